@@ -1,0 +1,57 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Benchmarks print figures measured side by side in one run, with their ratios.
+ * They never assert: speed targets live here, not in timed unit tests.
+ */
+export interface BenchContext {
+  /** A fresh temporary directory, removed after the benchmark. */
+  tmpDir(): string;
+  /** Prints one line: `name  key=value  key=value`. */
+  report(name: string, figures: Record<string, number | string>): void;
+}
+
+export interface Bench {
+  readonly name: string;
+  run(context: BenchContext): Promise<void>;
+}
+
+export function createContext(out: (line: string) => void): { context: BenchContext; cleanup(): void } {
+  const dirs: string[] = [];
+  return {
+    context: {
+      tmpDir() {
+        const dir = mkdtempSync(join(tmpdir(), 'homing-bench-'));
+        dirs.push(dir);
+        return dir;
+      },
+      report(name, figures) {
+        const parts = Object.entries(figures).map(([key, value]) => `${key}=${formatFigure(value)}`);
+        out(`  ${name.padEnd(44)} ${parts.join('  ')}`);
+      },
+    },
+    cleanup() {
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function formatFigure(value: number | string): string {
+  if (typeof value === 'string') return value;
+  if (Number.isInteger(value)) return String(value);
+  return value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(2) : value.toPrecision(3);
+}
+
+/** Median of a few timed runs of `fn`, in milliseconds. */
+export function medianMs(runs: number, fn: () => void): number {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    fn();
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}

@@ -1,0 +1,57 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+export interface CliContext {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** One `homing <name> …` command. `run` resolves to the process exit code. */
+export interface Command {
+  readonly name: string;
+  readonly summary: string;
+  readonly usage: string;
+  run(args: string[], context: CliContext): Promise<number>;
+}
+
+/** A mistake in how the command was called: one line, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** `util.parseArgs` in strict mode, with its errors turned into one-line UsageErrors. */
+export function parseCommandArgs<O extends Options>(
+  command: string,
+  args: string[],
+  options: O,
+  positionals: { min?: number; max?: number } = { max: 0 },
+) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: (positionals.max ?? 0) > 0 });
+  } catch (error) {
+    throw new UsageError(`${command}: ${cleanParseError(error)}`);
+  }
+  const count = parsed.positionals.length;
+  if (count < (positionals.min ?? 0)) throw new UsageError(`${command}: missing argument`);
+  if (positionals.max !== undefined && count > positionals.max) {
+    throw new UsageError(`${command}: unexpected argument "${parsed.positionals[positionals.max]}"`);
+  }
+  return parsed;
+}
+
+function cleanParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  // parseArgs appends advice about '--' that does not apply to our commands.
+  return message.split('. To specify')[0]!.replace(/\.$/, '').replace(/^Unknown option/, 'unknown flag');
+}
+
+export function parsePort(command: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) {
+    throw new UsageError(`${command}: --port must be a number from 0 to 65535, not "${value}"`);
+  }
+  return Number(value);
+}

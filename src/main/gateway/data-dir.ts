@@ -1,0 +1,39 @@
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+
+export const APP_NAME = 'Homing';
+
+/**
+ * The directory Electron's `app.getPath('userData')` gives an app named Homing,
+ * computed without Electron, so the tray app and the headless gateway share one
+ * data directory by default: ~/.config/Homing on Linux, ~/Library/Application
+ * Support/Homing on macOS, %APPDATA%\Homing on Windows.
+ */
+export function defaultDataDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = homedir(),
+): string {
+  switch (platform) {
+    case 'darwin':
+      return join(home, 'Library', 'Application Support', APP_NAME);
+    case 'win32':
+      return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), APP_NAME);
+    default: {
+      const xdg = env.XDG_CONFIG_HOME;
+      return join(xdg && isAbsolute(xdg) ? xdg : join(home, '.config'), APP_NAME);
+    }
+  }
+}
+
+/** `--data-dir` wins over `HOMING_DATA_DIR`, which wins over the default. */
+export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const chosen = flag ?? (env.HOMING_DATA_DIR || undefined);
+  return chosen ? resolve(chosen) : defaultDataDir(env);
+}
+
+/** Creates the data directory private to the user (0700) if it is missing. */
+export function ensureDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+}

@@ -1,0 +1,6 @@
+import { ledgerMigrations } from '../ledger/migrations';
+import { sessionMigrations } from '../session/migrations';
+import type { Migration } from './database';
+
+/** Every migration of homing.db, in the order they apply. Append only. */
+export const homingMigrations: readonly Migration[] = [...ledgerMigrations, ...sessionMigrations];

@@ -1,0 +1,3 @@
+import type { Migration } from '../db/database';
+
+export const sessionMigrations: readonly Migration[] = [];
