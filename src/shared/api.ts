@@ -39,17 +39,91 @@ export interface GatewayStatus {
   readonly uptimeMs: number;
 }
 
+/**
+ * A delivery obligation's life: `pending → attempting → delivered`,
+ * `attempting → failed` (retried later unless permanent), `→ abandoned`
+ * (attempt cap, stale cutoff, or discarded by the user).
+ */
+export const DELIVERY_STATES = ['pending', 'attempting', 'delivered', 'failed', 'abandoned'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/** One owed (or settled) reply as the window and `homing deliveries --json` see it. */
+export interface DeliveryRow {
+  readonly id: string;
+  readonly state: DeliveryState;
+  readonly platform: string;
+  readonly chatId: string;
+  readonly threadId: string | null;
+  readonly sessionKey: string;
+  readonly attempts: number;
+  readonly chunksDelivered: number;
+  readonly chunksTotal: number;
+  readonly lastError: string | null;
+  /** Why the row was abandoned (attempt cap, stale, discarded); null otherwise. */
+  readonly abandonReason: string | null;
+  /** When a failed row is retried next; null when it is not retried (permanent failure). */
+  readonly nextAttemptAt: number | null;
+  /** Wall-clock ms since the epoch. */
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export interface DeliveryPage {
+  readonly deliveries: readonly DeliveryRow[];
+  readonly page: number;
+  readonly pageSize: number;
+  readonly hasMore: boolean;
+}
+
+export interface SweepReport {
+  /** Rows this sweep claimed for sending. */
+  readonly claimed: number;
+  /** Rows moved to `abandoned` by the attempt cap or the stale cutoff. */
+  readonly abandoned: number;
+  /** Delivered rows older than the retention period, deleted. */
+  readonly pruned: number;
+  /** Owed rows left for a platform that is not connected (no attempt spent). */
+  readonly waitingForPlatform: number;
+  /** Rows still owed after the sweep (pending, attempting, failed and retried later). */
+  readonly owed: number;
+}
+
+/** Whether the ledger itself is healthy: a failing ledger never stops a reply, but it must be seen. */
+export interface LedgerHealth {
+  readonly ok: boolean;
+  readonly failures: number;
+  readonly lastError: string | null;
+  readonly lastFailureAt: number | null;
+}
+
 /** Everything the gateway announces. Discriminated by `type`; later issues add members. */
-export type GatewayEvent = { readonly type: 'gateway.state'; readonly state: GatewayState; readonly at: number };
+export type GatewayEvent =
+  | { readonly type: 'gateway.state'; readonly state: GatewayState; readonly at: number }
+  | { readonly type: 'delivery.changed'; readonly delivery: DeliveryRow; readonly at: number }
+  | { readonly type: 'sweep.completed'; readonly report: SweepReport; readonly at: number }
+  | { readonly type: 'ledger.health'; readonly health: LedgerHealth; readonly at: number };
 
 /** Params of each method, validated on arrival at the gateway. */
 export const apiParams = {
   getStatus: z.undefined(),
+  listDeliveries: z
+    .object({ state: z.enum(DELIVERY_STATES).optional(), page: z.number().int().min(1).max(1_000_000).optional() })
+    .strict()
+    .optional(),
+  retryDelivery: z.object({ id: z.string().regex(/^[0-9a-f]{24}$/, 'a delivery id is 24 hex characters') }).strict(),
+  discardDelivery: z.object({ id: z.string().regex(/^[0-9a-f]{24}$/, 'a delivery id is 24 hex characters') }).strict(),
+  sweepNow: z.undefined(),
+  getLedgerHealth: z.undefined(),
 } as const;
 
 /** The value each method returns. */
 export interface ApiResults {
   getStatus: GatewayStatus;
+  listDeliveries: DeliveryPage;
+  retryDelivery: DeliveryRow;
+  discardDelivery: DeliveryRow;
+  sweepNow: SweepReport;
+  getLedgerHealth: LedgerHealth;
 }
 
 export type MethodName = keyof typeof apiParams & keyof ApiResults;

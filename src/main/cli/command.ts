@@ -30,7 +30,7 @@ export function parseCommandArgs<O extends Options>(
 ) {
   let parsed;
   try {
-    parsed = parseArgs({ args, options, strict: true, allowPositionals: (positionals.max ?? 0) > 0 });
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
   } catch (error) {
     throw new UsageError(`${command}: ${cleanParseError(error)}`);
   }

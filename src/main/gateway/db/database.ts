@@ -33,11 +33,14 @@ export interface OpenDatabaseOptions {
  * fsyncs the WAL on every commit, which is what "recorded before sent" needs.
  */
 export function openDatabase(file: string, options: OpenDatabaseOptions): Db {
+  // Under the tray app the gateway runs in Electron's Node, whose ABI differs from
+  // the one node_modules was built for; the app points us at a matching binding.
+  const nativeBinding = options.nativeBinding ?? process.env.HOMING_SQLITE_BINDING;
   let db: Db;
   try {
     db = new Database(file, {
       readonly: options.readonly ?? false,
-      ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
+      ...(nativeBinding ? { nativeBinding } : {}),
     });
   } catch (error) {
     throw new DatabaseError(`cannot open the database ${file}: ${describe(error)}`);

@@ -1,3 +1,99 @@
 import type { Migration } from '../db/database';
 
-export const ledgerMigrations: readonly Migration[] = [];
+/**
+ * The ledger's schema, append-only: never edit a migration that has shipped, add
+ * the next number instead. Each one is applied in its own transaction by `migrate`.
+ */
+export const ledgerMigrations: readonly Migration[] = [
+  {
+    // Process instances that own obligations. An owner is an instance (random id),
+    // never a bare pid: pids are reused and restart at every boot, so liveness is
+    // judged on pid + process start time + boot id (see liveness.ts).
+    id: 'ledger-001-instances',
+    up(db) {
+      db.exec(`CREATE TABLE ledger_instances (
+        id TEXT PRIMARY KEY,
+        pid INTEGER NOT NULL,
+        process_start TEXT,
+        boot_id TEXT,
+        host TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        heartbeat_at INTEGER NOT NULL,
+        stopped_at INTEGER
+      ) STRICT`);
+    },
+  },
+  {
+    id: 'ledger-002-obligations',
+    up(db) {
+      // owed_ms: how long the row has been owed while some gateway was sweeping;
+      // the stale cutoff reads it instead of wall-clock age, so a long sleep or a
+      // clock jump never abandons a row that never had its chance (see sweep.ts).
+      db.exec(`CREATE TABLE ledger_obligations (
+        id TEXT PRIMARY KEY,
+        session_key TEXT NOT NULL,
+        platform TEXT NOT NULL,
+        chat_id TEXT NOT NULL,
+        thread_id TEXT,
+        reply_to TEXT,
+        content TEXT NOT NULL,
+        state TEXT NOT NULL
+          CHECK (state IN ('pending', 'attempting', 'delivered', 'failed', 'abandoned')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        owner_instance TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        last_attempt_at INTEGER,
+        next_attempt_at INTEGER,
+        delivered_at INTEGER,
+        owed_ms INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        abandon_reason TEXT,
+        chunk_count INTEGER NOT NULL CHECK (chunk_count >= 1),
+        chunks_delivered INTEGER NOT NULL DEFAULT 0
+      ) STRICT`);
+      // Partial indexes hold only owed rows, so a sweep costs in proportion to what
+      // is owed, however many delivered rows the table keeps. The sweep's queries
+      // repeat these WHERE clauses verbatim so the planner can use them.
+      db.exec(`CREATE INDEX ledger_obligations_unsettled
+        ON ledger_obligations (owner_instance) WHERE state IN ('pending', 'attempting')`);
+      db.exec(`CREATE INDEX ledger_obligations_retry
+        ON ledger_obligations (next_attempt_at) WHERE state = 'failed' AND next_attempt_at IS NOT NULL`);
+      db.exec(`CREATE INDEX ledger_obligations_delivered
+        ON ledger_obligations (delivered_at) WHERE state = 'delivered'`);
+      // Listing, newest first, with or without a state filter.
+      db.exec('CREATE INDEX ledger_obligations_created ON ledger_obligations (created_at)');
+      db.exec('CREATE INDEX ledger_obligations_state_created ON ledger_obligations (state, created_at)');
+    },
+  },
+  {
+    // Chunks: a long reply is sent as several messages; each has its own
+    // progress and a stable idempotency key, so recovery resumes exactly where the
+    // platform stopped receiving and a resend reuses the key.
+    // state: owed (not sent), sending (a send began; it may have arrived),
+    // delivered (the platform confirmed it).
+    id: 'ledger-003-chunks',
+    up(db) {
+      db.exec(`CREATE TABLE ledger_chunks (
+        obligation_id TEXT NOT NULL REFERENCES ledger_obligations (id) ON DELETE CASCADE,
+        chunk_index INTEGER NOT NULL CHECK (chunk_index >= 0),
+        text TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('owed', 'sending', 'delivered')),
+        platform_message_id TEXT,
+        idempotency_key TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (obligation_id, chunk_index)
+      ) STRICT, WITHOUT ROWID`);
+    },
+  },
+  {
+    // The ledger's own bookkeeping: when the last sweep ran (credits owed_ms).
+    id: 'ledger-004-meta',
+    up(db) {
+      db.exec(`CREATE TABLE ledger_meta (
+        key TEXT PRIMARY KEY,
+        value INTEGER NOT NULL
+      ) STRICT`);
+    },
+  },
+];

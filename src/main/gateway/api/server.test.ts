@@ -1,0 +1,120 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../../shared/api-client';
+import type { GatewayEvent } from '../../../shared/api';
+import type { MessagePipe } from '../../../shared/protocol';
+import { Gateway } from '../gateway';
+import { silentLogger } from '../logger';
+
+/** Two connected in-memory pipes that deliver asynchronously, like a real port. */
+function pipePair(): [MessagePipe, MessagePipe] {
+  const make = () => ({ listeners: [] as ((m: unknown) => void)[], closers: [] as (() => void)[], closed: false });
+  const a = make();
+  const b = make();
+  const side = (self: typeof a, other: typeof a): MessagePipe => ({
+    send: (message) => {
+      const copy = structuredClone(message);
+      if (!other.closed) queueMicrotask(() => other.listeners.forEach((listener) => listener(copy)));
+    },
+    onMessage: (listener) => self.listeners.push(listener),
+    onClose: (listener) => self.closers.push(listener),
+    close: () => {
+      for (const end of [self, other]) {
+        if (end.closed) continue;
+        end.closed = true;
+        end.closers.forEach((listener) => listener());
+      }
+    },
+  });
+  return [side(a, b), side(b, a)];
+}
+
+describe('the API protocol between a window and the gateway', () => {
+  let dataDir: string;
+  let gateway: Gateway;
+  let client: ApiClient;
+  let raw: MessagePipe;
+  const rawReplies: unknown[] = [];
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'homing-api-'));
+    gateway = Gateway.start({ dataDir, mode: 'headless', version: '9.9.9', logger: silentLogger });
+    const [clientEnd, serverEnd] = pipePair();
+    gateway.api.serve(serverEnd);
+    client = new ApiClient({ callTimeoutMs: 2_000 });
+    client.attach(clientEnd);
+    const [rawEnd, rawServerEnd] = pipePair();
+    gateway.api.serve(rawServerEnd);
+    rawEnd.onMessage((message) => rawReplies.push(message));
+    raw = rawEnd;
+    rawReplies.length = 0;
+  });
+
+  afterEach(() => {
+    gateway.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+  it('answers getStatus with the version, data directory, uptime and state from the core', async () => {
+    const result = await client.api.getStatus();
+    expect(result).toMatchObject({ ok: true, value: { version: '9.9.9', dataDir, state: 'running', mode: 'headless' } });
+    if (result.ok) expect(result.value.uptimeMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('answers an unknown method with an error value', async () => {
+    raw.send({ id: 1, method: 'dropTables' });
+    await settle();
+    expect(rawReplies).toEqual([{ id: 1, ok: false, error: { code: 'unknown-method', message: 'unknown method dropTables' } }]);
+  });
+
+  it('validates params on arrival', async () => {
+    raw.send({ id: 2, method: 'getStatus', params: { everything: true } });
+    await settle();
+    expect(rawReplies).toMatchObject([{ id: 2, ok: false, error: { code: 'bad-request' } }]);
+  });
+
+  it('answers a malformed request that has an id, and drops one without', async () => {
+    raw.send({ id: 3, method: 42 });
+    raw.send('not even an object');
+    raw.send(null);
+    await settle();
+    expect(rawReplies).toEqual([{ id: 3, ok: false, error: { code: 'bad-request', message: 'malformed request' } }]);
+  });
+
+  it('delivers events only to pipes that subscribed, until they unsubscribe', async () => {
+    const received: GatewayEvent[] = [];
+    const unsubscribe = client.api.subscribe((event) => received.push(event));
+    await settle();
+    gateway.bus.emit({ type: 'gateway.state', state: 'running', at: 1 });
+    await settle();
+    expect(received).toEqual([{ type: 'gateway.state', state: 'running', at: 1 }]);
+    expect(rawReplies).toEqual([]);
+    unsubscribe();
+    await settle();
+    gateway.bus.emit({ type: 'gateway.state', state: 'running', at: 2 });
+    await settle();
+    expect(received).toHaveLength(1);
+  });
+
+  it('fails calls in flight with a value when the pipe closes, and queues calls until a pipe is attached', async () => {
+    const lonely = new ApiClient({ callTimeoutMs: 2_000 });
+    const queued = lonely.api.getStatus();
+    const [clientEnd, serverEnd] = pipePair();
+    gateway.api.serve(serverEnd);
+    lonely.attach(clientEnd);
+    expect((await queued).ok).toBe(true);
+
+    const inFlight = lonely.api.getStatus();
+    clientEnd.close();
+    expect(await inFlight).toMatchObject({ ok: false, error: { code: 'disconnected' } });
+  });
+
+  it('times out with a value when nobody answers', async () => {
+    const lonely = new ApiClient({ callTimeoutMs: 20 });
+    expect(await lonely.api.getStatus()).toMatchObject({ ok: false, error: { code: 'timeout' } });
+  });
+});

@@ -1,0 +1,38 @@
+import { createHmac } from 'node:crypto';
+
+/** 48 bits: collisions need ~16 million people in one install before they become likely. */
+const HEX_LENGTH = 12;
+export const MIN_KEY_BYTES = 16;
+
+/**
+ * Names for people and chats that can be persisted and shown: a keyed
+ * HMAC-SHA256 of the raw id under the install's secret. A bare hash would let
+ * anyone holding a transcript recover a phone number or a small numeric id by
+ * hashing candidates; with the key they cannot, and two installs give the same
+ * person unrelated pseudonyms.
+ */
+export interface Pseudonymiser {
+  /** `user_<12 hex>`: a person on one platform; what transcripts and logs name. */
+  person(platform: string, senderId: string): string;
+  /** `user_<12 hex>` for a raw id regardless of platform (the `per-peer` DM scope). */
+  peer(senderId: string): string;
+  /** `user_<12 hex>` for a name in `identityLinks`: one person across platforms. */
+  linkedPerson(linkName: string): string;
+  /** `<platform>:<12 hex>`: a chat, for logs and what the agent is shown. */
+  chat(platform: string, chatId: string): string;
+}
+
+export function createPseudonymiser(key: Uint8Array): Pseudonymiser {
+  if (key.length < MIN_KEY_BYTES) throw new Error(`a pseudonym key needs at least ${MIN_KEY_BYTES} bytes`);
+  const secret = Buffer.from(key);
+  // Domain-separated and NUL-joined: the domain and the platform never contain
+  // NUL, and the raw id comes last, so distinct inputs never share a message.
+  const mac = (...parts: string[]) =>
+    createHmac('sha256', secret).update(parts.join('\u0000'), 'utf8').digest('hex').slice(0, HEX_LENGTH);
+  return {
+    person: (platform, senderId) => `user_${mac('person', platform, senderId)}`,
+    peer: (senderId) => `user_${mac('peer', senderId)}`,
+    linkedPerson: (linkName) => `user_${mac('link', linkName)}`,
+    chat: (platform, chatId) => `${platform}:${mac('chat', platform, chatId)}`,
+  };
+}

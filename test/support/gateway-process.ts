@@ -1,0 +1,57 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const HOMING_BIN = fileURLToPath(new URL('../../bin/homing.js', import.meta.url));
+
+export interface RunningGateway {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly port: number;
+  readonly token: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the built headless gateway (`homing gateway`) as a real child process
+ * and waits for the URL it prints. Needs `npm run build` first (npm test does it).
+ */
+export async function startHeadlessGateway(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunningGateway> {
+  const child = spawn(process.execPath, [HOMING_BIN, 'gateway', '--port', '0', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (data: Buffer) => (output += data.toString()));
+  child.stderr!.on('data', (data: Buffer) => (output += data.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the gateway printed no URL in 15 s:\n${output}`)), 15_000);
+    const check = () => {
+      const match = /Open the window: (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the gateway exited with ${code} before printing a URL:\n${output}`));
+    });
+  });
+  const parsed = new URL(url);
+  return {
+    child,
+    url,
+    port: Number(parsed.port),
+    token: parsed.searchParams.get('token')!,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
