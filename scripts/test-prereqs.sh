@@ -7,6 +7,7 @@ set -euo pipefail
 # command-or-file → Debian package
 declare -A NEEDS=(
   [/usr/bin/chromium]=chromium
+  [/usr/sbin/ngircd]=ngircd
 )
 
 missing=()

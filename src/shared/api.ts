@@ -96,12 +96,69 @@ export interface LedgerHealth {
   readonly lastFailureAt: number | null;
 }
 
+/** A conversation as the window and `homing sessions list --json` see it. */
+export interface SessionSummary {
+  readonly sessionId: string;
+  readonly sessionKey: string;
+  readonly platform: string;
+  readonly chatType: 'direct' | 'group' | 'channel' | 'thread';
+  /** The chat's pseudonym (`<platform>:<12 hex>`), never its raw id. */
+  readonly chat: string;
+  /** The chat's or the peer's display name when known. */
+  readonly title: string | null;
+  /** The last message, one line, shortened. */
+  readonly lastMessagePreview: string | null;
+  readonly messageCount: number;
+  readonly userMessageCount: number;
+  readonly assistantMessageCount: number;
+  /** Whether this is its key's current session (false once reset or superseded). */
+  readonly current: boolean;
+  /** Wall-clock ms since the epoch. */
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly lastMessageAt: number | null;
+  readonly endedAt: number | null;
+  readonly endReason: 'daily' | 'idle' | 'command' | null;
+}
+
+export interface SessionPage {
+  readonly sessions: readonly SessionSummary[];
+  /** 1-based. */
+  readonly page: number;
+  readonly pageSize: number;
+  readonly total: number;
+}
+
+/** One turn of a transcript; people appear as pseudonym plus display name. */
+export type TranscriptMessage =
+  | {
+      readonly role: 'user';
+      readonly at: number;
+      readonly messageRef: string | null;
+      readonly sender: { readonly pseudonym: string; readonly name: string | null };
+      readonly text: string;
+    }
+  | { readonly role: 'assistant'; readonly at: number; readonly obligationId: string; readonly text: string };
+
+export interface TranscriptPage {
+  readonly session: SessionSummary;
+  readonly messages: readonly TranscriptMessage[];
+  /** 1-based, oldest messages first. */
+  readonly page: number;
+  readonly pageSize: number;
+  readonly pageCount: number;
+  readonly totalMessages: number;
+}
+
+export type SessionChange = 'created' | 'message' | 'ended';
+
 /** Everything the gateway announces. Discriminated by `type`; later issues add members. */
 export type GatewayEvent =
   | { readonly type: 'gateway.state'; readonly state: GatewayState; readonly at: number }
   | { readonly type: 'delivery.changed'; readonly delivery: DeliveryRow; readonly at: number }
   | { readonly type: 'sweep.completed'; readonly report: SweepReport; readonly at: number }
-  | { readonly type: 'ledger.health'; readonly health: LedgerHealth; readonly at: number };
+  | { readonly type: 'ledger.health'; readonly health: LedgerHealth; readonly at: number }
+  | { readonly type: 'session.updated'; readonly session: SessionSummary; readonly change: SessionChange; readonly at: number };
 
 /** Params of each method, validated on arrival at the gateway. */
 export const apiParams = {
@@ -114,6 +171,17 @@ export const apiParams = {
   discardDelivery: z.object({ id: z.string().regex(/^[0-9a-f]{24}$/, 'a delivery id is 24 hex characters') }).strict(),
   sweepNow: z.undefined(),
   getLedgerHealth: z.undefined(),
+  listSessions: z
+    .object({ page: z.number().int().min(1).max(1_000_000).optional(), pageSize: z.number().int().min(1).max(200).optional() })
+    .strict()
+    .optional(),
+  getTranscript: z
+    .object({
+      sessionId: z.string().min(1).max(128),
+      page: z.number().int().min(1).max(1_000_000).optional(),
+      pageSize: z.number().int().min(1).max(500).optional(),
+    })
+    .strict(),
 } as const;
 
 /** The value each method returns. */
@@ -124,6 +192,8 @@ export interface ApiResults {
   discardDelivery: DeliveryRow;
   sweepNow: SweepReport;
   getLedgerHealth: LedgerHealth;
+  listSessions: SessionPage;
+  getTranscript: TranscriptPage;
 }
 
 export type MethodName = keyof typeof apiParams & keyof ApiResults;

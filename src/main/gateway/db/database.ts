@@ -1,3 +1,4 @@
+import { chmodSync, existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 
 export type Db = Database.Database;
@@ -31,11 +32,16 @@ export interface OpenDatabaseOptions {
  * of the WAL at commit, so a transaction that returned successfully can vanish on
  * power loss; for the ledger that would mean "sent but not recorded". `FULL`
  * fsyncs the WAL on every commit, which is what "recorded before sent" needs.
+ * `EXTRA` would add nothing here: it only matters in rollback-journal mode.
+ * On macOS fsync() does not flush the drive's cache, so `fullfsync` (F_FULLFSYNC)
+ * is switched on too; elsewhere it is a no-op. The delivery ledger's guarantee
+ * rests on this function: keep it in step with src/main/gateway/ledger.
  */
 export function openDatabase(file: string, options: OpenDatabaseOptions): Db {
   // Under the tray app the gateway runs in Electron's Node, whose ABI differs from
   // the one node_modules was built for; the app points us at a matching binding.
   const nativeBinding = options.nativeBinding ?? process.env.HOMING_SQLITE_BINDING;
+  const isNew = file !== ':memory:' && !existsSync(file);
   let db: Db;
   try {
     db = new Database(file, {
@@ -45,11 +51,14 @@ export function openDatabase(file: string, options: OpenDatabaseOptions): Db {
   } catch (error) {
     throw new DatabaseError(`cannot open the database ${file}: ${describe(error)}`);
   }
+  // Replies and conversation metadata are the user's alone.
+  if (isNew && !options.readonly) chmodSync(file, 0o600);
   try {
     db.pragma('busy_timeout = 5000');
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
+      db.pragma('fullfsync = ON');
       db.pragma('foreign_keys = ON');
       migrate(db, options.migrations);
     }

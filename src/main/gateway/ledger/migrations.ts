@@ -26,9 +26,12 @@ export const ledgerMigrations: readonly Migration[] = [
   {
     id: 'ledger-002-obligations',
     up(db) {
-      // owed_ms: how long the row has been owed while some gateway was sweeping;
-      // the stale cutoff reads it instead of wall-clock age, so a long sleep or a
+      // owed_since_awake: the ledger's "awake clock" (ledger_meta.awake_ms, time
+      // during which some gateway was sweeping) when the row became owed. The
+      // stale cutoff compares that clock, not wall-clock age, so a long sleep or a
       // clock jump never abandons a row that never had its chance (see sweep.ts).
+      // A shared clock rather than a per-row counter: a sweep writes one meta row,
+      // not every owed row.
       db.exec(`CREATE TABLE ledger_obligations (
         id TEXT PRIMARY KEY,
         session_key TEXT NOT NULL,
@@ -46,7 +49,7 @@ export const ledgerMigrations: readonly Migration[] = [
         last_attempt_at INTEGER,
         next_attempt_at INTEGER,
         delivered_at INTEGER,
-        owed_ms INTEGER NOT NULL DEFAULT 0,
+        owed_since_awake INTEGER NOT NULL DEFAULT 0,
         last_error TEXT,
         abandon_reason TEXT,
         chunk_count INTEGER NOT NULL CHECK (chunk_count >= 1),
@@ -87,7 +90,8 @@ export const ledgerMigrations: readonly Migration[] = [
     },
   },
   {
-    // The ledger's own bookkeeping: when the last sweep ran (credits owed_ms).
+    // The ledger's own bookkeeping: when the last sweep ran (last_sweep_at) and the
+    // awake clock (awake_ms) the stale cutoff counts in.
     id: 'ledger-004-meta',
     up(db) {
       db.exec(`CREATE TABLE ledger_meta (

@@ -1,3 +1,44 @@
 import type { Migration } from '../db/database';
 
-export const sessionMigrations: readonly Migration[] = [];
+/**
+ * The session index in homing.db. Append only: a shipped migration is never
+ * edited, a change is a new numbered entry.
+ *
+ * `sessions` has one row per session id, current or not, so an old transcript
+ * stays listed after a reset; `session_keys` says which session is current for
+ * each routing key. The transcripts themselves are the record of what was said;
+ * the counts and preview here are a summary of them for listing.
+ */
+export const sessionMigrations: readonly Migration[] = [
+  {
+    id: 'session-001-index',
+    up(db) {
+      db.exec(`
+        CREATE TABLE sessions (
+          session_id TEXT PRIMARY KEY,
+          session_key TEXT NOT NULL,
+          platform TEXT NOT NULL,
+          chat_type TEXT NOT NULL CHECK (chat_type IN ('direct', 'group', 'channel', 'thread')),
+          chat_pseudonym TEXT NOT NULL,
+          -- JSON: the raw ids needed to reply (platform, chat, thread); never shown.
+          address TEXT NOT NULL,
+          title TEXT,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL,
+          last_message_at INTEGER,
+          user_message_count INTEGER NOT NULL DEFAULT 0,
+          assistant_message_count INTEGER NOT NULL DEFAULT 0,
+          last_message_preview TEXT,
+          ended_at INTEGER,
+          end_reason TEXT CHECK (end_reason IN ('daily', 'idle', 'command'))
+        ) STRICT;
+        CREATE INDEX sessions_by_key ON sessions (session_key, created_at);
+        CREATE INDEX sessions_by_update ON sessions (updated_at DESC, session_id DESC);
+        CREATE TABLE session_keys (
+          session_key TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL REFERENCES sessions (session_id)
+        ) STRICT;
+      `);
+    },
+  },
+];

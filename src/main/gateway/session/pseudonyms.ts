@@ -27,8 +27,10 @@ export function createPseudonymiser(key: Uint8Array): Pseudonymiser {
   const secret = Buffer.from(key);
   // Domain-separated and NUL-joined: the domain and the platform never contain
   // NUL, and the raw id comes last, so distinct inputs never share a message.
+  // Hashed as UTF-16 code units, not UTF-8: UTF-8 turns every unpaired
+  // surrogate into U+FFFD, which would give distinct ids one pseudonym.
   const mac = (...parts: string[]) =>
-    createHmac('sha256', secret).update(parts.join('\u0000'), 'utf8').digest('hex').slice(0, HEX_LENGTH);
+    createHmac('sha256', secret).update(Buffer.from(parts.join('\u0000'), 'utf16le')).digest('hex').slice(0, HEX_LENGTH);
   return {
     person: (platform, senderId) => `user_${mac('person', platform, senderId)}`,
     peer: (senderId) => `user_${mac('peer', senderId)}`,

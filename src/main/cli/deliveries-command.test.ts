@@ -1,0 +1,99 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock, openTestDb, removeTempDirs, reply, tempDir, testLedger } from '../gateway/ledger/fixtures/test-ledger';
+import type { CliContext } from './command';
+import { runCli } from './run';
+
+afterEach(removeTempDirs);
+
+function capture(env: NodeJS.ProcessEnv = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const context: CliContext = { stdout: (text) => out.push(text), stderr: (text) => err.push(text), env };
+  return { context, out, err };
+}
+
+/** A data dir holding one failed, one owed-but-orphaned and one delivered reply. */
+function dataDir() {
+  const dir = tempDir();
+  const db = openTestDb(join(dir, 'homing.db'));
+  const clock = new ManualClock(Date.now());
+  const ledger = testLedger(db, clock);
+  for (const n of [1, 2, 3]) ledger.recordObligation(reply(n));
+  ledger.markAttempting(reply(1).obligationId);
+  ledger.markFailed(reply(1).obligationId, { error: 'chat not found', retryable: false, permanent: true });
+  ledger.markDelivered(reply(3).obligationId);
+  ledger.stop();
+  db.close();
+  return dir;
+}
+
+describe('homing deliveries / homing sweep', () => {
+  it('lists deliveries as JSON rows with the documented fields, filtered by state (HOMING_DATA_DIR honoured)', async () => {
+    const dir = dataDir();
+    const { context, out } = capture({ HOMING_DATA_DIR: dir });
+    expect(await runCli(['deliveries', 'list', '--json', '--state', 'failed'], context)).toBe(0);
+    const page = JSON.parse(out.join('\n'));
+    expect(page.deliveries).toEqual([
+      expect.objectContaining({
+        id: reply(1).obligationId,
+        state: 'failed',
+        platform: 'irc',
+        chatId: 'chat-1',
+        threadId: null,
+        sessionKey: reply(1).sessionKey,
+        attempts: 1,
+        chunksDelivered: 0,
+        chunksTotal: 1,
+        lastError: 'permanent: chat not found',
+        createdAt: expect.any(Number),
+        updatedAt: expect.any(Number),
+      }),
+    ]);
+    const table = capture();
+    expect(await runCli(['deliveries', 'list', '--data-dir', dir], table.context)).toBe(0);
+    expect(table.out[0]).toMatch(/^ID\s+STATE\s+PLATFORM/);
+    expect(table.out).toHaveLength(4);
+  });
+
+  it('retries and discards by id; an unknown id is a clear error with exit code 1', async () => {
+    const dir = dataDir();
+    const retried = capture();
+    expect(await runCli(['deliveries', 'retry', reply(1).obligationId, '--data-dir', dir], retried.context)).toBe(0);
+    expect(retried.out[0]).toMatch(/is owed again/);
+    const discarded = capture();
+    expect(await runCli(['deliveries', 'discard', reply(1).obligationId, '--data-dir', dir], discarded.context)).toBe(0);
+    const conflict = capture();
+    expect(await runCli(['deliveries', 'discard', reply(3).obligationId, '--data-dir', dir], conflict.context)).toBe(1);
+    expect(conflict.err[0]).toMatch(/already delivered/);
+    const unknown = capture();
+    expect(await runCli(['deliveries', 'retry', 'f'.repeat(24), '--data-dir', dir], unknown.context)).toBe(1);
+    expect(unknown.err).toEqual([`homing: no delivery with id ${'f'.repeat(24)}`]);
+  });
+
+  it.each([
+    [['deliveries'], /missing argument/],
+    [['deliveries', 'frob'], /unknown action "frob"/],
+    [['deliveries', 'list', '--state', 'lost'], /--state must be one of pending, attempting, delivered, failed, abandoned/],
+    [['deliveries', 'retry'], /which delivery\?/],
+    [['deliveries', 'retry', 'xyz'], /"xyz" is not a delivery id/],
+    [['deliveries', 'discard', 'f'.repeat(24), '--json'], /apply to list only/],
+    [['sweep', '--frob'], /unknown flag/],
+    [['sweep', 'now'], /unexpected argument "now"/],
+  ])('rejects %j with one line and exit code 2', async (argv, message) => {
+    const { context, err } = capture({ HOMING_DATA_DIR: tempDir() });
+    expect(await runCli(argv, context)).toBe(2);
+    expect(err).toHaveLength(1);
+    expect(err[0]).toMatch(message);
+  });
+
+  it('sweep claims nothing (no platform is connected here), says so, and reports what is owed', async () => {
+    const dir = dataDir();
+    const text = capture();
+    expect(await runCli(['sweep', '--data-dir', dir], text.context)).toBe(0);
+    expect(text.out[0]).toMatch(/nothing claimed or sent — this command connects to no chat platform/);
+    const json = capture();
+    expect(await runCli(['sweep', '--json', '--data-dir', dir], json.context)).toBe(0);
+    expect(JSON.parse(json.out.join('\n'))).toMatchObject({ claimed: 0, owed: 1, waitingForPlatform: 1, connectedPlatforms: [] });
+  });
+});

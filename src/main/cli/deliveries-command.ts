@@ -1,0 +1,126 @@
+import { DELIVERY_STATES, type DeliveryPage, type DeliveryRow, type DeliveryState } from '../../shared/api';
+import { resolveDataDir } from '../gateway/data-dir';
+import { parseCommandArgs, UsageError, type CliContext, type Command } from './command';
+import { withLedger } from './ledger-access';
+
+const USAGE = `Usage: homing deliveries list [--state STATE] [--page N] [--json] [--data-dir DIR]
+       homing deliveries retry <id> [--data-dir DIR]
+       homing deliveries discard <id> [--data-dir DIR]
+
+  list            replies the gateway owes or has sent, newest first
+  retry           make a failed or abandoned reply owed again (fresh attempts)
+  discard         stop trying to send an owed reply (it becomes abandoned)
+  --state STATE   only rows in this state: ${DELIVERY_STATES.join(', ')}
+  --page N        page of the list (50 per page, default 1)
+  --json          machine-readable output
+  --data-dir DIR  data directory (default: $HOMING_DATA_DIR, else the tray app's)`;
+
+export const deliveriesCommand: Command = {
+  name: 'deliveries',
+  summary: 'list owed and sent replies; retry or discard one',
+  usage: USAGE,
+  async run(args, context) {
+    const { values, positionals } = parseCommandArgs(
+      'deliveries',
+      args,
+      {
+        state: { type: 'string' },
+        page: { type: 'string' },
+        json: { type: 'boolean' },
+        'data-dir': { type: 'string' },
+      },
+      { min: 1, max: 2 },
+    );
+    const [action, target] = positionals;
+    const dataDir = resolveDataDir(values['data-dir'], context.env);
+    switch (action) {
+      case 'list': {
+        if (target !== undefined) throw new UsageError(`deliveries list: unexpected argument "${target}"`);
+        const state = parseState(values.state);
+        const page = parsePage(values.page);
+        const query = { page, ...(state ? { state } : {}) };
+        const result: DeliveryPage = withLedger(dataDir, (ledger) => ledger.listDeliveries(query)) ?? {
+          deliveries: [],
+          page,
+          pageSize: 50,
+          hasMore: false,
+        };
+        if (values.json) context.stdout(JSON.stringify(result, null, 2));
+        else printList(result, state, dataDir, context);
+        return 0;
+      }
+      case 'retry':
+      case 'discard': {
+        if (values.state !== undefined || values.page !== undefined || values.json !== undefined) {
+          throw new UsageError(`deliveries ${action}: --state, --page and --json apply to list only`);
+        }
+        const id = parseId(action, target);
+        const result = withLedger(dataDir, (ledger) => (action === 'retry' ? ledger.retryDelivery(id) : ledger.discardDelivery(id)));
+        if (!result || !result.ok) throw new Error(result?.message ?? `no delivery with id ${id} in ${dataDir}`);
+        context.stdout(
+          action === 'retry'
+            ? `Delivery ${id} is owed again (pending, fresh attempts). A running gateway sends it once ${result.row.platform} is connected.`
+            : `Delivery ${id} is discarded (abandoned); it will not be sent again.`,
+        );
+        return 0;
+      }
+      default:
+        throw new UsageError(`deliveries: unknown action "${action}"; use list, retry or discard`);
+    }
+  },
+};
+
+function parseState(value: string | undefined): DeliveryState | undefined {
+  if (value === undefined) return undefined;
+  const state = DELIVERY_STATES.find((candidate) => candidate === value);
+  if (!state) throw new UsageError(`deliveries list: --state must be one of ${DELIVERY_STATES.join(', ')}, not "${value}"`);
+  return state;
+}
+
+function parsePage(value: string | undefined): number {
+  if (value === undefined) return 1;
+  if (!/^[1-9]\d{0,6}$/.test(value)) throw new UsageError(`deliveries list: --page must be a positive number, not "${value}"`);
+  return Number(value);
+}
+
+function parseId(action: string, value: string | undefined): string {
+  if (value === undefined) throw new UsageError(`deliveries ${action}: which delivery? give its id (see homing deliveries list)`);
+  if (!/^[0-9a-f]{24}$/.test(value)) throw new UsageError(`deliveries ${action}: "${value}" is not a delivery id (24 hex characters)`);
+  return value;
+}
+
+function printList(result: DeliveryPage, state: DeliveryState | undefined, dataDir: string, context: CliContext): void {
+  if (result.deliveries.length === 0) {
+    context.stdout(`No deliveries${state ? ` in state ${state}` : ''}${result.page > 1 ? ` on page ${result.page}` : ''} (${dataDir}).`);
+    return;
+  }
+  const header = ['ID', 'STATE', 'PLATFORM', 'CHAT', 'ATTEMPTS', 'CHUNKS', 'UPDATED', 'NOTE'];
+  const rows = result.deliveries.map((row) => [
+    row.id,
+    row.state,
+    row.platform,
+    row.chatId + (row.threadId ? `/${row.threadId}` : ''),
+    String(row.attempts),
+    `${row.chunksDelivered}/${row.chunksTotal}`,
+    new Date(row.updatedAt).toISOString().replace('T', ' ').slice(0, 19),
+    note(row),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  for (const line of [header, ...rows]) {
+    context.stdout(line.map((cell, column) => (column === line.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd());
+  }
+  if (result.hasMore) context.stdout(`(more: --page ${result.page + 1})`);
+}
+
+function note(row: DeliveryRow): string {
+  switch (row.state) {
+    case 'abandoned':
+      return row.abandonReason ?? '';
+    case 'failed':
+      return `${row.nextAttemptAt === null ? 'not retried' : `retry at ${new Date(row.nextAttemptAt).toISOString()}`}: ${row.lastError ?? ''}`;
+    case 'pending':
+    case 'attempting':
+    case 'delivered':
+      return '';
+  }
+}

@@ -1,0 +1,127 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SessionPage, SessionSummary, TranscriptMessage } from '../../shared/api';
+import { resolveDataDir } from '../gateway/data-dir';
+import { openDatabase } from '../gateway/db/database';
+import { homingMigrations } from '../gateway/db/migrations';
+import { toDisplayLine, toTerminalText } from '../gateway/session/display-text';
+import { SessionReader } from '../gateway/session/session-reader';
+import { parseCommandArgs, UsageError, type CliContext, type Command } from './command';
+
+const USAGE = `Usage: homing sessions list [--json] [--page N] [--data-dir DIR]
+       homing sessions show <session-key-or-id> [--json] [--data-dir DIR]
+
+  list            conversations, most recently active first
+  show            one conversation's transcript (a key shows its current session)
+  --json          machine-readable output
+  --page N        page of the list (50 per page, default 1)
+  --data-dir DIR  data directory (default: $HOMING_DATA_DIR, else the tray app's)`;
+
+/**
+ * Reads the data directory's homing.db and transcripts directly, so it works
+ * whether or not a gateway is running (WAL lets both use the database). It only
+ * reads transcripts: a line a running gateway is writing is skipped, not cut.
+ */
+export const sessionsCommand: Command = {
+  name: 'sessions',
+  summary: 'list conversations and show their transcripts',
+  usage: USAGE,
+  async run(args, context) {
+    const { values, positionals } = parseCommandArgs(
+      'sessions',
+      args,
+      { json: { type: 'boolean' }, page: { type: 'string' }, 'data-dir': { type: 'string' } },
+      { min: 1, max: 2 },
+    );
+    const [action, target] = positionals;
+    const json = values.json ?? false;
+    const dataDir = resolveDataDir(values['data-dir'], context.env);
+    switch (action) {
+      case 'list': {
+        if (target !== undefined) throw new UsageError(`sessions list: unexpected argument "${target}"`);
+        const page = parsePage(values.page);
+        const result = withReader(dataDir, (reader) => reader.list({ page })) ?? { sessions: [], page, pageSize: 50, total: 0 };
+        if (json) context.stdout(JSON.stringify(result, null, 2));
+        else printList(result, dataDir, context);
+        return 0;
+      }
+      case 'show': {
+        if (target === undefined) throw new UsageError('sessions show: which session? give its id or key');
+        if (values.page !== undefined) throw new UsageError('sessions show: --page applies to list only');
+        const shown = withReader(dataDir, (reader) => {
+          const session = reader.find(target);
+          if (!session) return undefined;
+          const messages: TranscriptMessage[] = [];
+          for (let page = 1, pageCount = 1; page <= pageCount; page++) {
+            const result = reader.transcript(session.sessionId, { page, pageSize: 500 });
+            messages.push(...result.messages);
+            pageCount = result.pageCount;
+          }
+          const others = reader.history(session.sessionKey).filter((other) => other.sessionId !== session.sessionId);
+          return { session, otherSessions: others, messages };
+        });
+        if (!shown) throw new Error(`no session ${JSON.stringify(target)} in ${dataDir}`);
+        if (json) context.stdout(JSON.stringify(shown, null, 2));
+        else printTranscript(shown.session, shown.otherSessions, shown.messages, context);
+        return 0;
+      }
+      default:
+        throw new UsageError(`sessions: unknown action "${action}"; use list or show`);
+    }
+  },
+};
+
+function parsePage(value: string | undefined): number {
+  if (value === undefined) return 1;
+  if (!/^[1-9]\d{0,6}$/.test(value)) throw new UsageError(`sessions list: --page must be a positive number, not "${value}"`);
+  return Number(value);
+}
+
+/** undefined when the data directory has no database yet (nothing to show, nothing created). */
+function withReader<T>(dataDir: string, read: (reader: SessionReader) => T): T | undefined {
+  const file = join(dataDir, 'homing.db');
+  if (!existsSync(file)) return undefined;
+  const db = openDatabase(file, { migrations: homingMigrations });
+  try {
+    return read(new SessionReader(db, dataDir));
+  } finally {
+    db.close();
+  }
+}
+
+function printList(result: SessionPage, dataDir: string, context: CliContext): void {
+  if (result.total === 0) {
+    context.stdout(`No sessions in ${dataDir}.`);
+    return;
+  }
+  for (const session of result.sessions) {
+    const title = session.title ? toDisplayLine(session.title, 40) : session.chat;
+    const preview = session.lastMessagePreview ? `  “${toDisplayLine(session.lastMessagePreview, 60)}”` : '';
+    const state = session.current ? '' : ` (ended${session.endReason ? `: ${session.endReason}` : ''})`;
+    context.stdout(
+      `${session.sessionId}  ${session.platform}/${session.chatType}  ${session.messageCount} msgs  ${when(session.updatedAt)}  ${title}${state}${preview}`,
+    );
+  }
+  const pages = Math.max(1, Math.ceil(result.total / result.pageSize));
+  context.stdout(`— page ${result.page} of ${pages}, ${result.total} session${result.total === 1 ? '' : 's'}`);
+}
+
+function printTranscript(session: SessionSummary, others: SessionSummary[], messages: TranscriptMessage[], context: CliContext): void {
+  context.stdout(`Session ${session.sessionId}${session.current ? '' : ' (ended)'}`);
+  context.stdout(`  key      ${toDisplayLine(session.sessionKey, 200)}`);
+  context.stdout(`  chat     ${session.title ? `${toDisplayLine(session.title, 80)} ` : ''}(${session.chat}, ${session.platform}/${session.chatType})`);
+  context.stdout(`  messages ${session.messageCount}, started ${when(session.createdAt)}`);
+  if (others.length > 0) context.stdout(`  earlier  ${others.map((other) => other.sessionId).join(', ')}`);
+  context.stdout('');
+  for (const message of messages) {
+    const who =
+      message.role === 'user'
+        ? `${message.sender.name ? toDisplayLine(message.sender.name, 40) + ' ' : ''}(${message.sender.pseudonym})`
+        : 'assistant';
+    context.stdout(`[${when(message.at)}] ${who}: ${toTerminalText(message.text)}`);
+  }
+}
+
+function when(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+}

@@ -1,0 +1,42 @@
+import { resolveDataDir } from '../gateway/data-dir';
+import { parseCommandArgs, type Command } from './command';
+import { withLedger } from './ledger-access';
+
+const USAGE = `Usage: homing sweep [--json] [--data-dir DIR]
+
+  Applies the ledger's rules now: abandons rows past the attempt cap or the
+  stale cutoff, prunes delivered rows past the retention period, and reports
+  what is still owed. This command connects to no chat platform, so it claims
+  and sends nothing; the running gateway sends what is owed.
+
+  --json          machine-readable output
+  --data-dir DIR  data directory (default: $HOMING_DATA_DIR, else the tray app's)`;
+
+export const sweepCommand: Command = {
+  name: 'sweep',
+  summary: 'apply the delivery rules now and report what is owed',
+  usage: USAGE,
+  async run(args, context) {
+    const { values } = parseCommandArgs('sweep', args, { json: { type: 'boolean' }, 'data-dir': { type: 'string' } });
+    const dataDir = resolveDataDir(values['data-dir'], context.env);
+    // No deliverable platforms: nothing is claimed and no attempt is spent.
+    const report =
+      withLedger(dataDir, (ledger) => ledger.sweepRecoverable({ now: Date.now(), deliverablePlatforms: [] }).report) ?? {
+        claimed: 0,
+        abandoned: 0,
+        pruned: 0,
+        waitingForPlatform: 0,
+        owed: 0,
+      };
+    if (values.json) {
+      context.stdout(JSON.stringify({ ...report, connectedPlatforms: [] }, null, 2));
+      return 0;
+    }
+    context.stdout(`Swept ${dataDir}: nothing claimed or sent — this command connects to no chat platform; the running gateway sends what is owed.`);
+    context.stdout(`  still owed          ${report.owed}`);
+    context.stdout(`  waiting to be sent  ${report.waitingForPlatform}`);
+    context.stdout(`  abandoned now       ${report.abandoned} (attempt cap or stale cutoff)`);
+    context.stdout(`  pruned              ${report.pruned} delivered rows past retention`);
+    return 0;
+  },
+};

@@ -1,0 +1,225 @@
+import type { Agent, AgentResult, AgentTurn } from './agent.js';
+import { httpErrorResult, networkErrorResult, redact, serverMessage, type ErrorContext } from './openai-errors.js';
+import { SseParser } from './sse.js';
+import { abortedResult } from './timeout.js';
+
+export interface OpenAiAgentOptions {
+  /** E.g. `http://127.0.0.1:11434/v1` (Ollama), `http://127.0.0.1:1234/v1` (LM Studio). */
+  readonly baseUrl: string;
+  readonly model: string;
+  /** Resolved by the caller from the secret store or an environment variable. */
+  readonly apiKey?: string | undefined;
+  readonly systemPrompt?: string | undefined;
+  readonly temperature?: number | undefined;
+  readonly fetch?: typeof fetch | undefined;
+  readonly now?: (() => number) | undefined;
+}
+
+type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
+
+/** The request body for `POST {baseUrl}/chat/completions`. */
+export function chatRequestBody(options: OpenAiAgentOptions, turn: Pick<AgentTurn, 'history' | 'message'>) {
+  const messages: ChatMessage[] = [];
+  if (options.systemPrompt) messages.push({ role: 'system', content: options.systemPrompt });
+  for (const m of [...turn.history, turn.message]) messages.push({ role: m.role, content: m.text });
+  return {
+    model: options.model,
+    messages,
+    stream: true,
+    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+  };
+}
+
+/**
+ * Any OpenAI-compatible chat-completions server, streamed. The agent keeps no
+ * state between turns: the whole history goes with every request.
+ */
+export function createOpenAiAgent(options: OpenAiAgentOptions): Agent {
+  const fetchImpl = options.fetch ?? fetch;
+  const ctx: ErrorContext = {
+    url: displayUrl(options.baseUrl),
+    model: options.model,
+    apiKey: options.apiKey,
+    now: options.now ?? Date.now,
+  };
+  return {
+    kind: 'openai',
+    async runTurn(turn) {
+      try {
+        return await runChatTurn(fetchImpl, options, ctx, turn);
+      } catch (error) {
+        // runTurn never throws; anything unforeseen still becomes a result.
+        if (turn.signal.aborted) return abortedResult(turn.signal);
+        return { ok: false, kind: 'failed', error: redact(`unexpected error: ${String(error)}`, options.apiKey) };
+      }
+    },
+    async close() {},
+  };
+}
+
+async function runChatTurn(
+  fetchImpl: typeof fetch,
+  options: OpenAiAgentOptions,
+  ctx: ErrorContext,
+  turn: AgentTurn,
+): Promise<AgentResult> {
+  if (turn.signal.aborted) return abortedResult(turn.signal);
+  let response: Response;
+  try {
+    response = await fetchImpl(`${options.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream, application/json',
+        ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+      },
+      body: JSON.stringify(chatRequestBody(options, turn)),
+      signal: turn.signal,
+    });
+  } catch (error) {
+    return turn.signal.aborted ? abortedResult(turn.signal) : networkErrorResult(error, ctx, 'connect');
+  }
+
+  if (!response.ok) {
+    const body = await response.text().catch(() => '');
+    return turn.signal.aborted ? abortedResult(turn.signal) : httpErrorResult(response.status, response.headers, body, ctx);
+  }
+  const contentType = response.headers.get('content-type') ?? '';
+  // Some servers ignore `stream: true` and answer with one JSON completion.
+  if (contentType.includes('application/json')) return readCompletion(response, ctx, turn);
+  return readStream(response, ctx, turn);
+}
+
+async function readCompletion(response: Response, ctx: ErrorContext, turn: AgentTurn): Promise<AgentResult> {
+  let body: string;
+  try {
+    body = await response.text();
+  } catch (error) {
+    return turn.signal.aborted ? abortedResult(turn.signal) : networkErrorResult(error, ctx, 'stream');
+  }
+  let parsed: Completion;
+  try {
+    parsed = JSON.parse(body) as Completion;
+  } catch {
+    return badResponse(ctx, 'its JSON reply could not be parsed');
+  }
+  if (parsed?.error) return { ok: false, kind: 'failed', error: `the server reported an error: ${serverMessage(body, ctx)}` };
+  const text = parsed?.choices?.[0]?.message?.content;
+  if (typeof text !== 'string') return badResponse(ctx, 'its reply has no choices[0].message.content');
+  if (text === '') return badResponse(ctx, 'the reply was empty');
+  turn.onToken(text);
+  return { ok: true, text };
+}
+
+async function readStream(response: Response, ctx: ErrorContext, turn: AgentTurn): Promise<AgentResult> {
+  const state: StreamState = { text: '', done: false, finished: false, events: 0 };
+  const parser = new SseParser((data) => onEvent(data, state, ctx, turn));
+  const reader = response.body?.getReader();
+  if (!reader) return badResponse(ctx, 'it sent no body');
+  const decoder = new TextDecoder();
+  try {
+    while (!state.done && !state.failure) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      parser.push(decoder.decode(value, { stream: true }));
+    }
+    parser.push(decoder.decode());
+    parser.end();
+  } catch (error) {
+    return turn.signal.aborted ? abortedResult(turn.signal) : networkErrorResult(error, ctx, 'stream');
+  } finally {
+    // After [DONE] or a failure, stop reading; the server may keep the socket.
+    reader.cancel().catch(() => {});
+  }
+  if (state.failure) return state.failure;
+  if (state.events === 0) return badResponse(ctx, 'its reply is not a chat-completions event stream');
+  if (!state.done && !state.finished) {
+    return { ok: false, kind: 'failed', error: `the stream from ${ctx.url} ended before the reply was complete` };
+  }
+  if (state.text === '') return badResponse(ctx, 'the reply was empty');
+  return { ok: true, text: state.text };
+}
+
+interface StreamState {
+  text: string;
+  /** `data: [DONE]` seen. */
+  done: boolean;
+  /** A `finish_reason` seen: a server that omits [DONE] still finished. */
+  finished: boolean;
+  events: number;
+  failure?: AgentResult;
+}
+
+interface Completion {
+  error?: unknown;
+  choices?: { message?: { content?: unknown }; delta?: { content?: unknown }; finish_reason?: unknown }[];
+}
+
+function onEvent(data: string, state: StreamState, ctx: ErrorContext, turn: AgentTurn): void {
+  if (state.done || state.failure) return;
+  state.events++;
+  if (data.trim() === '[DONE]') {
+    state.done = true;
+    return;
+  }
+  let chunk: Completion;
+  try {
+    chunk = JSON.parse(data) as Completion;
+  } catch {
+    state.failure = badResponse(ctx, 'an event in its stream is not JSON');
+    return;
+  }
+  if (chunk?.error) {
+    state.failure = { ok: false, kind: 'failed', error: `the server reported an error mid-reply: ${serverMessage(data, ctx)}` };
+    return;
+  }
+  // A usage-only chunk has `choices: []`; a role-only first delta has no content.
+  const choice = chunk?.choices?.[0];
+  const content = choice?.delta?.content;
+  if (typeof content === 'string' && content !== '') {
+    state.text += content;
+    turn.onToken(content);
+  }
+  if (choice?.finish_reason) state.finished = true;
+}
+
+function badResponse(ctx: ErrorContext, why: string): AgentResult {
+  return { ok: false, kind: 'bad-response', error: `${ctx.url} did not answer like an OpenAI-compatible server: ${why}` };
+}
+
+/** The URL as it may appear in messages and logs: without user:password. */
+export function displayUrl(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    url.username = '';
+    url.password = '';
+    return url.toString().replace(/\/+$/, '');
+  } catch {
+    return baseUrl;
+  }
+}
+
+/**
+ * Asks whether an Ollama server answers at `baseUrl` (`GET /api/tags`) and
+ * returns its model names, or undefined when nothing answers within
+ * `timeoutMs`. Used at first run to offer Ollama.
+ */
+export async function detectOllama(
+  fetchImpl: typeof fetch = fetch,
+  baseUrl = 'http://127.0.0.1:11434',
+  timeoutMs = 1_500,
+): Promise<string[] | undefined> {
+  try {
+    const response = await fetchImpl(`${baseUrl.replace(/\/+$/, '')}/api/tags`, {
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (!response.ok) return undefined;
+    const body = (await response.json()) as { models?: { name?: unknown; model?: unknown }[] };
+    if (!Array.isArray(body?.models)) return undefined;
+    return body.models
+      .map((m) => (typeof m?.name === 'string' ? m.name : typeof m?.model === 'string' ? m.model : undefined))
+      .filter((name): name is string => name !== undefined);
+  } catch {
+    return undefined;
+  }
+}

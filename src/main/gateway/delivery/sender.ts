@@ -1,0 +1,35 @@
+/** Where one chunk goes, and the key a resend of it reuses. */
+export interface SendTarget {
+  readonly chatId: string;
+  readonly threadId: string | null;
+  /** The message being answered; adapters decide how (or whether) each chunk quotes it. */
+  readonly replyTo: string | null;
+  /** Stable per chunk across resends and restarts (Matrix txnId, Discord nonce, Message-ID, origin-id). */
+  readonly idempotencyKey: string;
+}
+
+export type SendResult =
+  | { readonly ok: true; readonly platformMessageId: string }
+  | {
+      readonly ok: false;
+      readonly retryable: boolean;
+      /** The platform's retry-after (e.g. Telegram's parameters.retry_after × 1000). */
+      readonly retryAfterMs?: number;
+      /** Blocked, chat gone, forbidden: the row fails without retrying. */
+      readonly permanent: boolean;
+      readonly error: string;
+      /**
+       * Set when the platform answered with a refusal, so the message surely did
+       * not arrive. Leave unset after a timeout or a dropped connection: then it
+       * may have arrived, and its resend carries the marker.
+       */
+      readonly notDelivered?: boolean;
+    };
+
+/** What the delivery loop needs from a platform adapter (issue 5 implements it). */
+export interface PlatformSender {
+  readonly name: string;
+  /** True where the server deduplicates a resend with the same key (Matrix, Discord). */
+  readonly serverIdempotency: boolean;
+  send(text: string, target: SendTarget): Promise<SendResult>;
+}

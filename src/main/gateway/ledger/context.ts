@@ -1,0 +1,34 @@
+import type { DeliveryRow } from '../../../shared/api';
+import type { Clock } from '../clock';
+import type { Db } from '../db/database';
+import type { LedgerPolicy } from './policy';
+import type { ProcessProbe } from './process-identity';
+import { loadObligation, toDeliveryRow } from './rows';
+
+/** What the ledger's parts (send path, sweep, operator actions) share. */
+export interface LedgerContext {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly probe: ProcessProbe;
+  readonly policy: LedgerPolicy;
+  /** The instance this process owns rows as. */
+  instanceId(): string;
+  /** Announces a row's new state (after the write committed). */
+  changed(id: string): void;
+}
+
+/** Builds `changed` so the row is only read back when somebody listens. */
+export function changeNotifier(db: Db, onChange: ((row: DeliveryRow) => void) | undefined): (id: string) => void {
+  if (!onChange) return () => {};
+  return (id) => {
+    let row;
+    try {
+      row = loadObligation(db, id);
+    } catch {
+      // The write has committed; failing to read it back for an event must not
+      // make the caller believe the write failed.
+      return;
+    }
+    if (row) onChange(toDeliveryRow(row));
+  };
+}

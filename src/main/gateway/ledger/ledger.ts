@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import type { DeliveryPage, DeliveryRow, DeliveryState } from '../../../shared/api';
+import type { Clock } from '../clock';
+import type { Db } from '../db/database';
+import { changeNotifier, type LedgerContext } from './context';
+import { heartbeat, registerInstance, stopInstance } from './instances';
+import * as actions from './operator-actions';
+import { DEFAULT_POLICY, type LedgerPolicy } from './policy';
+import { createSystemProbe, type ProcessProbe } from './process-identity';
+import { loadChunks, type Chunk } from './rows';
+import * as send from './send-path';
+import { countOwed, sweepRecoverable, type SweepOutcome, type SweepParams } from './sweep';
+
+export interface LedgerOptions {
+  readonly db: Db;
+  readonly clock: Clock;
+  /** Default: the OS (/proc on Linux, ps elsewhere). */
+  readonly probe?: ProcessProbe;
+  /** Instance ids; default 16 random hex characters. */
+  readonly newInstanceId?: () => string;
+  readonly policy?: Partial<LedgerPolicy>;
+  /** Called after every committed state change (the gateway emits `delivery.changed`). */
+  readonly onChange?: (row: DeliveryRow) => void;
+}
+
+/**
+ * The delivery ledger: every owed reply, durably recorded before it is sent, and
+ * the sweep that finds what is still owed after a crash, a kill or a sleep.
+ * Methods are synchronous (better-sqlite3) and throw only when SQLite itself
+ * fails (busy, full, read-only, corrupt); expected outcomes are result values.
+ * The delivery loop wraps every call so such a failure never stops a reply.
+ */
+export class Ledger {
+  readonly policy: LedgerPolicy;
+  private readonly ctx: LedgerContext;
+  private currentId: string;
+  private registered = false;
+
+  constructor(private readonly options: LedgerOptions) {
+    this.policy = { ...DEFAULT_POLICY, ...options.policy };
+    const probe = options.probe ?? createSystemProbe();
+    this.currentId = this.newId();
+    this.ctx = {
+      db: options.db,
+      clock: options.clock,
+      probe,
+      policy: this.policy,
+      instanceId: () => this.currentId,
+      changed: changeNotifier(options.db, options.onChange),
+    };
+  }
+
+  /** The instance rows are owned as (registered or not). */
+  get instanceId(): string {
+    return this.currentId;
+  }
+
+  /** Registers this process as an instance; call once before owning rows. */
+  register(): string {
+    registerInstance(this.ctx.db, this.currentId, this.ctx.probe.self(), this.ctx.clock.now());
+    this.registered = true;
+    return this.currentId;
+  }
+
+  /**
+   * Renews the lease. If a sweeper has meanwhile declared this instance dead
+   * (possible only when both the lease lapsed and the process looked gone, e.g.
+   * from another pid namespace), its rows may already be claimed: re-register
+   * under a fresh id instead of fighting over them.
+   */
+  heartbeat(): void {
+    if (!this.registered) return;
+    if (!heartbeat(this.ctx.db, this.currentId, this.ctx.clock.now())) {
+      this.currentId = this.newId();
+      this.register();
+    }
+  }
+
+  /** A clean stop: rows this instance still owns are recoverable at once. */
+  stop(): void {
+    if (!this.registered) return;
+    stopInstance(this.ctx.db, this.currentId, this.ctx.clock.now());
+    this.registered = false;
+  }
+
+  recordObligation(input: send.RecordInput): send.RecordResult {
+    return send.recordObligation(this.ctx, input);
+  }
+
+  markAttempting(id: string): send.AttemptResult {
+    return send.markAttempting(this.ctx, id);
+  }
+
+  markChunkSending(id: string, chunkIndex: number): send.ChunkResult {
+    return send.markChunkSending(this.ctx, id, chunkIndex);
+  }
+
+  markChunkUnsent(id: string, chunkIndex: number): send.ChunkResult {
+    return send.markChunkUnsent(this.ctx, id, chunkIndex);
+  }
+
+  markChunkDelivered(id: string, chunkIndex: number, platformMessageId: string): send.ChunkResult {
+    return send.markChunkDelivered(this.ctx, id, chunkIndex, platformMessageId);
+  }
+
+  markDelivered(id: string): send.DeliveredResult {
+    return send.markDelivered(this.ctx, id);
+  }
+
+  markFailed(id: string, failure: send.SendFailure): send.FailedResult {
+    return send.markFailed(this.ctx, id, failure);
+  }
+
+  sweepRecoverable(params: SweepParams): SweepOutcome {
+    return sweepRecoverable(this.ctx, params);
+  }
+
+  chunks(id: string): Chunk[] {
+    return loadChunks(this.ctx.db, id);
+  }
+
+  getDelivery(id: string): DeliveryRow | undefined {
+    return actions.getDelivery(this.ctx, id);
+  }
+
+  listDeliveries(query: { state?: DeliveryState; page?: number } = {}): DeliveryPage {
+    return actions.listDeliveries(this.ctx, query);
+  }
+
+  retryDelivery(id: string): actions.ActionResult {
+    return actions.retryDelivery(this.ctx, id);
+  }
+
+  discardDelivery(id: string): actions.ActionResult {
+    return actions.discardDelivery(this.ctx, id);
+  }
+
+  owedCount(): number {
+    return countOwed(this.ctx);
+  }
+
+  private newId(): string {
+    return this.options.newInstanceId?.() ?? randomBytes(8).toString('hex');
+  }
+}

@@ -1,0 +1,64 @@
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { migrate } from '../db/database';
+import { homingMigrations } from '../db/migrations';
+import { ledgerMigrations } from './migrations';
+import { openTestDb, removeTempDirs, tempDir } from './fixtures/test-ledger';
+import { join } from 'node:path';
+
+afterEach(removeTempDirs);
+
+describe('ledger migrations', () => {
+  it('are numbered in order under the ledger- prefix, each id unique', () => {
+    const ids = ledgerMigrations.map((migration) => migration.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    ids.forEach((id, index) => expect(id).toMatch(new RegExp(`^ledger-${String(index + 1).padStart(3, '0')}-[a-z-]+$`)));
+  });
+
+  it('apply one by one on a fresh database, and each leaves a usable schema', () => {
+    const db = new Database(join(tempDir(), 'steps.db'));
+    for (let count = 1; count <= ledgerMigrations.length; count++) {
+      const ran = migrate(db, ledgerMigrations.slice(0, count));
+      expect(ran).toEqual([ledgerMigrations[count - 1]!.id]);
+    }
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name);
+    expect(tables).toEqual(expect.arrayContaining(['ledger_instances', 'ledger_obligations', 'ledger_chunks', 'ledger_meta']));
+    db.close();
+  });
+
+  it('are applied once: reopening the database runs nothing', () => {
+    const file = join(tempDir(), 'homing.db');
+    openTestDb(file).close();
+    const db = new Database(file);
+    expect(migrate(db, homingMigrations)).toEqual([]);
+    db.close();
+  });
+
+  it('open homing.db in WAL mode with synchronous = FULL (a recorded obligation survives power loss)', () => {
+    const db = openTestDb();
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    db.close();
+  });
+
+  it('reject an obligation in an unknown state and a chunk without its obligation', () => {
+    const db = openTestDb();
+    expect(() =>
+      db
+        .prepare(
+          `INSERT INTO ledger_obligations (id, session_key, platform, chat_id, content, state, created_at, updated_at, chunk_count)
+           VALUES ('a', 'k', 'irc', 'c', 'x', 'lost', 0, 0, 1)`,
+        )
+        .run(),
+    ).toThrow(/CHECK constraint/);
+    expect(() =>
+      db
+        .prepare(
+          `INSERT INTO ledger_chunks (obligation_id, chunk_index, text, state, idempotency_key, updated_at)
+           VALUES ('nope', 0, 'x', 'owed', 'k', 0)`,
+        )
+        .run(),
+    ).toThrow(/FOREIGN KEY/);
+    db.close();
+  });
+});

@@ -1,0 +1,94 @@
+import type { DeliveryRow } from '../../../shared/api';
+import type { Db } from '../db/database';
+import type { ChunkState, ObligationState } from './states';
+
+/** An obligation row as SQLite returns it. */
+export interface ObligationSql {
+  id: string;
+  session_key: string;
+  platform: string;
+  chat_id: string;
+  thread_id: string | null;
+  reply_to: string | null;
+  content: string;
+  state: ObligationState;
+  attempts: number;
+  owner_instance: string | null;
+  created_at: number;
+  updated_at: number;
+  last_attempt_at: number | null;
+  next_attempt_at: number | null;
+  delivered_at: number | null;
+  owed_since_awake: number;
+  last_error: string | null;
+  abandon_reason: string | null;
+  chunk_count: number;
+  chunks_delivered: number;
+}
+
+export interface ChunkSql {
+  obligation_id: string;
+  chunk_index: number;
+  text: string;
+  state: ChunkState;
+  platform_message_id: string | null;
+  idempotency_key: string;
+  updated_at: number;
+}
+
+/** One chunk of a reply, as the delivery loop needs it. */
+export interface Chunk {
+  readonly index: number;
+  readonly text: string;
+  readonly state: ChunkState;
+  readonly platformMessageId: string | null;
+  readonly idempotencyKey: string;
+}
+
+/** Where a reply goes. */
+export interface DeliveryTarget {
+  readonly platform: string;
+  readonly chatId: string;
+  readonly threadId: string | null;
+  /** The platform's id of the message being answered, when the reply quotes it. */
+  readonly replyTo: string | null;
+}
+
+export function toDeliveryRow(row: ObligationSql): DeliveryRow {
+  return {
+    id: row.id,
+    state: row.state,
+    platform: row.platform,
+    chatId: row.chat_id,
+    threadId: row.thread_id,
+    sessionKey: row.session_key,
+    attempts: row.attempts,
+    chunksDelivered: row.chunks_delivered,
+    chunksTotal: row.chunk_count,
+    lastError: row.last_error,
+    abandonReason: row.abandon_reason,
+    nextAttemptAt: row.next_attempt_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toChunk(row: ChunkSql): Chunk {
+  return {
+    index: row.chunk_index,
+    text: row.text,
+    state: row.state,
+    platformMessageId: row.platform_message_id,
+    idempotencyKey: row.idempotency_key,
+  };
+}
+
+export function loadObligation(db: Db, id: string): ObligationSql | undefined {
+  return db.prepare('SELECT * FROM ledger_obligations WHERE id = ?').get(id) as ObligationSql | undefined;
+}
+
+export function loadChunks(db: Db, id: string): Chunk[] {
+  return (
+    db.prepare('SELECT * FROM ledger_chunks WHERE obligation_id = ? ORDER BY chunk_index').all(id) as ChunkSql[]
+  ).map(toChunk);
+}

@@ -1,0 +1,212 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Db } from '../db/database';
+import type { Ledger } from './ledger';
+import type { LedgerPolicy } from './policy';
+import { ManualClock, openTestDb, removeTempDirs, reply, testLedger } from './fixtures/test-ledger';
+
+afterEach(removeTempDirs);
+
+const IRC = { name: 'irc', serverIdempotency: false };
+const MATRIX = { name: 'matrix', serverIdempotency: true };
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+function setup(policy: Partial<LedgerPolicy> = {}) {
+  const db = openTestDb();
+  const clock = new ManualClock();
+  const ledger = testLedger(db, clock, { policy });
+  return { db, clock, ledger, policy };
+}
+
+/** Records a row as a gateway that then crashed (its instance is dead). */
+function orphan(db: Db, clock: ManualClock, n: number, platform = 'irc', chunks = 1): string {
+  const crashed = testLedger(db, clock);
+  const input = reply(n, platform, chunks);
+  crashed.recordObligation(input);
+  crashed.stop();
+  return input.obligationId;
+}
+
+function sweep(ledger: Ledger, clock: ManualClock, platforms = [IRC]) {
+  return ledger.sweepRecoverable({ now: clock.now(), deliverablePlatforms: platforms });
+}
+
+describe('the sweep', () => {
+  it('claims a dead owner’s row once, counting the attempt, and leaves a live owner’s row alone', () => {
+    const { db, clock, ledger } = setup();
+    const orphaned = orphan(db, clock, 1);
+    const alive = testLedger(db, clock);
+    alive.recordObligation(reply(2));
+
+    const outcome = sweep(ledger, clock);
+    expect(outcome.claimed).toHaveLength(1);
+    expect(outcome.claimed[0]).toMatchObject({ id: orphaned, attempts: 1, needsMarker: false, firstChunk: { index: 0 } });
+    expect(ledger.getDelivery(orphaned)).toMatchObject({ state: 'attempting', attempts: 1 });
+    expect(sweep(ledger, clock).claimed).toEqual([]);
+    expect(ledger.getDelivery(reply(2).obligationId)).toMatchObject({ state: 'pending', attempts: 0 });
+  });
+
+  it('abandons a row whose owners kept dying once the attempt cap is spent', () => {
+    const { db, clock } = setup();
+    const id = orphan(db, clock, 1);
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const sweeper = testLedger(db, clock);
+      expect(sweep(sweeper, clock).claimed.map((claim) => claim.attempts)).toEqual([attempt]);
+      sweeper.stop(); // dies mid-send
+    }
+    const last = testLedger(db, clock);
+    const outcome = sweep(last, clock);
+    expect(outcome.claimed).toEqual([]);
+    expect(outcome.report.abandoned).toBe(1);
+    expect(last.getDelivery(id)).toMatchObject({ state: 'abandoned', attempts: 5, abandonReason: 'attempt cap: 5 attempts made' });
+  });
+
+  it('abandons a row still owed after the stale cutoff of time the gateway was running, even if never tried', () => {
+    const { db, clock, ledger } = setup({ staleAfterMs: 10 * MINUTE, maxCreditMs: 2 * MINUTE });
+    const id = orphan(db, clock, 1, 'matrix');
+    const states: string[] = [];
+    for (let minute = 0; minute <= 11; minute++) {
+      sweep(ledger, clock, [IRC]);
+      states.push(ledger.getDelivery(id)!.state);
+      clock.advance(MINUTE);
+    }
+    // Owed 10 minutes of running time at the 11th sweep.
+    expect(states.slice(0, 10)).toEqual(Array(10).fill('pending'));
+    expect(states[10]).toBe('abandoned');
+    expect(ledger.getDelivery(id)).toMatchObject({ state: 'abandoned', attempts: 0, abandonReason: 'stale: still owed after 10 min' });
+  });
+
+  it('a long sleep or a clock jump does not abandon a row that was never tried', () => {
+    const { db, clock, ledger } = setup();
+    const id = orphan(db, clock, 1);
+    sweep(ledger, clock, []);
+    clock.advance(30 * HOUR); // the laptop slept; or the clock jumped
+    const outcome = sweep(ledger, clock, [IRC]);
+    expect(outcome.report.abandoned).toBe(0);
+    expect(outcome.claimed.map((claim) => claim.id)).toEqual([id]);
+  });
+
+  it('a clock set back credits no owed time', () => {
+    const { db, clock, ledger } = setup({ staleAfterMs: 10 * MINUTE, maxCreditMs: 5 * MINUTE });
+    const id = orphan(db, clock, 1, 'matrix');
+    sweep(ledger, clock, []);
+    clock.advance(-5 * HOUR);
+    sweep(ledger, clock, []);
+    clock.advance(4 * MINUTE);
+    sweep(ledger, clock, []);
+    const owed = db
+      .prepare(`SELECT (SELECT value FROM ledger_meta WHERE key = 'awake_ms') - owed_since_awake AS ms FROM ledger_obligations WHERE id = ?`)
+      .get(id);
+    expect(owed).toEqual({ ms: 4 * MINUTE });
+  });
+
+  it('a platform that is not connected keeps its row’s attempt budget, and the row is delivered once it returns', () => {
+    const { db, clock, ledger } = setup();
+    const id = orphan(db, clock, 1, 'matrix');
+    for (let sweeps = 0; sweeps < 10; sweeps++) {
+      const outcome = sweep(ledger, clock, [IRC]);
+      expect(outcome.claimed).toEqual([]);
+      expect(outcome.report).toMatchObject({ waitingForPlatform: 1, owed: 1 });
+      clock.advance(MINUTE);
+    }
+    expect(ledger.getDelivery(id)).toMatchObject({ state: 'pending', attempts: 0 });
+
+    const outcome = sweep(ledger, clock, [IRC, MATRIX]);
+    expect(outcome.claimed).toMatchObject([{ id, attempts: 1, target: { platform: 'matrix' } }]);
+    ledger.markChunkDelivered(id, 0, '$event');
+    ledger.markDelivered(id);
+    expect(ledger.getDelivery(id)).toMatchObject({ state: 'delivered', attempts: 1 });
+  });
+
+  it('retries a failed row after its backoff, and never retries a permanent failure', () => {
+    const { db, clock, ledger } = setup();
+    const retryable = orphan(db, clock, 1);
+    const permanent = orphan(db, clock, 2);
+    expect(sweep(ledger, clock).claimed).toHaveLength(2);
+    ledger.markFailed(retryable, { error: 'connection reset', retryable: true, permanent: false });
+    ledger.markFailed(permanent, { error: '403 bot was blocked by the user', retryable: false, permanent: true });
+
+    clock.advance(ledger.policy.backoffBaseMs - 1);
+    expect(sweep(ledger, clock).claimed).toEqual([]);
+    clock.advance(1);
+    expect(sweep(ledger, clock).claimed).toMatchObject([{ id: retryable, attempts: 2 }]);
+    ledger.markFailed(retryable, { error: 'connection reset', retryable: true, permanent: false });
+    // The backoff doubles.
+    expect(ledger.getDelivery(retryable)!.nextAttemptAt).toBe(clock.now() + 2 * ledger.policy.backoffBaseMs);
+
+    clock.advance(HOUR);
+    const later = sweep(ledger, clock);
+    expect(later.claimed.map((claim) => claim.id)).toEqual([retryable]);
+    expect(ledger.getDelivery(permanent)).toMatchObject({ state: 'failed', attempts: 1, nextAttemptAt: null });
+  });
+
+  it('honours the platform’s retry-after when it is longer than the backoff', () => {
+    const { db, clock, ledger } = setup();
+    const id = orphan(db, clock, 1);
+    sweep(ledger, clock);
+    ledger.markFailed(id, { error: '429 Too Many Requests: retry after 60', retryable: true, retryAfterMs: 60_000, permanent: false });
+    clock.advance(59_999);
+    expect(sweep(ledger, clock).claimed).toEqual([]);
+    clock.advance(1);
+    expect(sweep(ledger, clock).claimed.map((claim) => claim.id)).toEqual([id]);
+  });
+
+  it('prunes delivered rows after the retention period and never deletes an owed row', () => {
+    const { db, clock, ledger } = setup({ retentionMs: 7 * 24 * HOUR });
+    const delivered = reply(1);
+    ledger.recordObligation(delivered);
+    ledger.markAttempting(delivered.obligationId);
+    ledger.markDelivered(delivered.obligationId);
+    const owed = orphan(db, clock, 2, 'matrix'); // waits for a platform that never connects
+    const failedForGood = orphan(db, clock, 3);
+    sweep(ledger, clock);
+    ledger.markFailed(failedForGood, { error: 'chat not found', retryable: false, permanent: true });
+
+    clock.advance(7 * 24 * HOUR);
+    expect(sweep(ledger, clock, []).report.pruned).toBe(0);
+    clock.advance(1);
+    expect(sweep(ledger, clock, []).report.pruned).toBe(1);
+    expect(ledger.getDelivery(delivered.obligationId)).toBeUndefined();
+    expect(ledger.chunks(delivered.obligationId)).toEqual([]);
+    expect(ledger.getDelivery(owed)).toMatchObject({ state: 'pending' });
+    expect(ledger.getDelivery(failedForGood)).toMatchObject({ state: 'failed' });
+  });
+
+  it('settles a row whose every chunk was confirmed before its owner died, without sending again', () => {
+    const { db, clock, ledger } = setup();
+    const crashed = testLedger(db, clock);
+    const input = reply(1, 'irc', 2);
+    crashed.recordObligation(input);
+    crashed.markAttempting(input.obligationId);
+    crashed.markChunkDelivered(input.obligationId, 0, 'a');
+    crashed.markChunkDelivered(input.obligationId, 1, 'b');
+    crashed.stop();
+    expect(sweep(ledger, clock).claimed).toEqual([]);
+    expect(ledger.getDelivery(input.obligationId)).toMatchObject({ state: 'delivered', attempts: 1 });
+  });
+
+  it('reads and writes owed rows only through the partial indexes, so its cost follows what is owed, not the table', () => {
+    const { db } = setup();
+    const source = readFileSync(fileURLToPath(new URL('./sweep.ts', import.meta.url)), 'utf8');
+    // Every statement of the sweep that touches many rows names its partial index…
+    const named = [...source.matchAll(/INDEXED BY (ledger_obligations_\w+)/g)].map((match) => match[1]);
+    expect(new Set(named)).toEqual(new Set(['ledger_obligations_unsettled', 'ledger_obligations_retry', 'ledger_obligations_delivered']));
+    // …and SQLite can serve each with it (INDEXED BY fails to prepare otherwise).
+    const plan = (sql: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((row) => row.detail).join(' | ');
+    expect(plan(`SELECT id FROM ledger_obligations INDEXED BY ledger_obligations_unsettled WHERE state IN ('pending', 'attempting')`)).toMatch(
+      /INDEX ledger_obligations_unsettled/,
+    );
+    expect(
+      plan(`SELECT id FROM ledger_obligations INDEXED BY ledger_obligations_retry WHERE state = 'failed' AND next_attempt_at IS NOT NULL`),
+    ).toMatch(/INDEX ledger_obligations_retry/);
+    expect(
+      plan(`SELECT id FROM ledger_obligations INDEXED BY ledger_obligations_delivered WHERE state = 'delivered' AND delivered_at < 5`),
+    ).toMatch(/INDEX ledger_obligations_delivered \(delivered_at<\?\)/);
+    expect(() => db.prepare(`SELECT id FROM ledger_obligations INDEXED BY ledger_obligations_delivered WHERE state = 'failed'`)).toThrow(
+      /no query solution/,
+    );
+  });
+});

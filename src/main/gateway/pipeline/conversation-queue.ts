@@ -1,0 +1,62 @@
+/**
+ * Runs tasks so that one conversation's messages are handled strictly in order
+ * (a message that arrives while the agent is still answering waits its turn),
+ * while different conversations run in parallel, up to a limit.
+ */
+export class ConversationQueue {
+  private readonly tails = new Map<string, Promise<void>>();
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('the concurrency limit must be a positive integer');
+  }
+
+  setLimit(limit: number): void {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('the concurrency limit must be a positive integer');
+    this.limit = limit;
+    this.wakeWaiters();
+  }
+
+  /** Conversations with work queued or running. */
+  get activeConversations(): number {
+    return this.tails.size;
+  }
+
+  /** Resolves with the task's result once it has run, after the conversation's earlier tasks. */
+  run<T>(conversation: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(conversation) ?? Promise.resolve();
+    const result = previous.then(() => this.withSlot(task));
+    // The tail never rejects, so one failed task does not block the conversation.
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(conversation, tail);
+    void tail.then(() => {
+      if (this.tails.get(conversation) === tail) this.tails.delete(conversation);
+    });
+    return result;
+  }
+
+  /** Resolves when every queued task has finished. */
+  async drain(): Promise<void> {
+    while (this.tails.size > 0) await Promise.all([...this.tails.values()]);
+  }
+
+  private async withSlot<T>(task: () => Promise<T>): Promise<T> {
+    while (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
+    try {
+      return await task();
+    } finally {
+      this.running--;
+      this.wakeWaiters();
+    }
+  }
+
+  private wakeWaiters(): void {
+    const free = this.limit - this.running;
+    for (const wake of this.waiting.splice(0, Math.max(0, free))) wake();
+  }
+}

@@ -1,0 +1,75 @@
+import type { SessionSource } from '../session/source';
+
+/**
+ * What every chat platform implements. The gateway knows platforms only through
+ * this interface: connection state as events, inbound messages, and `send`, whose
+ * result says whether a failure is worth retrying.
+ */
+
+export type AdapterState = 'connecting' | 'connected' | 'degraded' | 'disconnected' | 'auth-failed';
+
+export interface InboundMessage {
+  readonly source: SessionSource;
+  readonly text: string;
+  /**
+   * The platform's id for this message, stable if the platform delivers it again;
+   * it is part of the obligation id, so a redelivered message never makes a
+   * second obligation.
+   */
+  readonly messageRef: string;
+  /** What a reply should point at (the message, a thread root), where the platform has replies. */
+  readonly replyTo?: string | undefined;
+}
+
+export interface SendTarget {
+  readonly chatId: string;
+  readonly threadId?: string | undefined;
+  readonly replyTo?: string | undefined;
+  /** Stable per chunk across resends; platforms that deduplicate on it get it verbatim. */
+  readonly idempotencyKey: string;
+}
+
+export type SendResult =
+  | { readonly ok: true; readonly platformMessageId: string }
+  | {
+      readonly ok: false;
+      /** Worth trying again later (network, rate limit, server error). */
+      readonly retryable: boolean;
+      /** The platform's own retry-after, when it gave one. */
+      readonly retryAfterMs?: number | undefined;
+      /** Never going to work (blocked, chat gone, forbidden): fail without retrying. */
+      readonly permanent: boolean;
+      readonly error: string;
+    };
+
+/** The unit a platform counts its message limit in. */
+export type LengthUnit = 'code-points' | 'utf16' | 'bytes';
+
+export interface MessageLimits {
+  readonly maxLength: number;
+  readonly unit: LengthUnit;
+}
+
+export type AdapterEvent =
+  | { readonly type: 'state'; readonly state: AdapterState; readonly error?: string | undefined }
+  | { readonly type: 'message'; readonly message: InboundMessage };
+
+export interface PlatformAdapter {
+  /** The platform's name in session keys and the ledger (`irc`, `local`, …). */
+  readonly platform: string;
+  readonly limits: MessageLimits;
+  /** True when the platform deduplicates a resend by its idempotency key (Matrix txnId, Discord nonce). */
+  readonly idempotentSends: boolean;
+  state(): AdapterState;
+  /** Starts connecting (and reconnecting with backoff); progress arrives as state events. */
+  connect(): Promise<void>;
+  /** Disconnects and stops reconnecting. */
+  disconnect(): Promise<void>;
+  send(text: string, target: SendTarget): Promise<SendResult>;
+  onEvent(listener: (event: AdapterEvent) => void): () => void;
+  /**
+   * After a resume from sleep: checks that the connection still works (a socket can
+   * look open long after the server dropped it) and reconnects if it does not.
+   */
+  probe(): Promise<void>;
+}

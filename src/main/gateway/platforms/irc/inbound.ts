@@ -1,0 +1,56 @@
+import type { IrcMessageEvent } from 'irc-framework';
+import type { InboundMessage } from '../adapter';
+import { addressedText, mentions } from './nick';
+
+export interface InboundContext {
+  /** Our current nick first, then the configured one (people address either). */
+  readonly ownNicks: readonly string[];
+  readonly isChannel: (target: string) => boolean;
+  readonly isSelf: (nick: string) => boolean;
+  readonly isAllowed: (nick: string) => boolean;
+  readonly messageRef: (event: IrcMessageEvent, chatId: string) => string;
+}
+
+export type InboundDecision =
+  | { readonly kind: 'message'; readonly message: InboundMessage }
+  /** Addressed to us by someone not on the allowlist. */
+  | { readonly kind: 'refuse'; readonly nick: string }
+  | { readonly kind: 'ignore' };
+
+/**
+ * What a PRIVMSG or ACTION means for the gateway. Channel chatter not addressed to
+ * us is ignored; so is anything from ourselves or from the server. The allowlist is
+ * checked only for lines meant for us, so a busy channel never causes refusals.
+ */
+export function decideInbound(kind: 'privmsg' | 'action', event: IrcMessageEvent, context: InboundContext): InboundDecision {
+  if (event.from_server || !event.nick || context.isSelf(event.nick)) return { kind: 'ignore' };
+  const inChannel = context.isChannel(event.target);
+  let text: string | undefined;
+  if (kind === 'action') {
+    // A channel /me counts only when it names us; the agent sees it as IRC logs show it.
+    text = !inChannel || mentions(event.message, context.ownNicks) ? `* ${event.nick} ${event.message}` : undefined;
+  } else {
+    text = inChannel ? addressedText(event.message, context.ownNicks) : event.message;
+  }
+  if (text === undefined || text.trim() === '') return { kind: 'ignore' };
+  if (!context.isAllowed(event.nick)) return { kind: 'refuse', nick: event.nick };
+
+  const chatId = inChannel ? event.target : event.nick;
+  const messageRef = context.messageRef(event, chatId);
+  return {
+    kind: 'message',
+    message: {
+      source: {
+        platform: 'irc',
+        chatId,
+        chatType: inChannel ? 'group' : 'direct',
+        senderId: event.nick,
+        senderName: event.nick,
+        ...(inChannel ? { chatName: event.target } : {}),
+        messageId: messageRef,
+      },
+      text,
+      messageRef,
+    },
+  };
+}

@@ -1,0 +1,296 @@
+import type { IrcMessageEvent } from 'irc-framework';
+import { systemClock, type Clock } from '../../clock';
+import { silentLogger, type Logger } from '../../logger';
+import type { AdapterEvent, AdapterState, MessageLimits, PlatformAdapter, SendResult, SendTarget } from '../adapter';
+import type { IrcConfig } from './config-schema';
+import { IrcConnection, type CloseReason } from './connection';
+import { decideInbound } from './inbound';
+import { textBudget, toProtocolLines } from './lines';
+import { MessageRefs } from './message-ref';
+import { DEFAULT_PACING, Pacer, type PacingOptions } from './pacer';
+
+export interface IrcAdapterOptions {
+  readonly config: IrcConfig;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  /** Outgoing line pacing (default: a burst of 4, then one line per 400 ms). */
+  readonly pacing?: PacingOptions;
+  /** Wait before reconnect attempt `attempt` (1, 2, …); default exponential 1 s → 5 min with jitter. */
+  readonly reconnectDelayMs?: (attempt: number) => number;
+  /** How long `probe()` waits for a PONG before it drops the connection (default 5 s). */
+  readonly probeTimeoutMs?: number;
+  /** How long `send` waits for the server to confirm a chunk's lines (default 15 s). */
+  readonly ackTimeoutMs?: number;
+  /** How long registration may take before the attempt is abandoned (default 30 s). */
+  readonly registerTimeoutMs?: number;
+  /** Bytes per chunk the pipeline should hand to `send` (default 4000). */
+  readonly chunkBytes?: number;
+  /** The notice a sender who is not on the allowlist gets, once per connection. */
+  readonly refusalText?: string;
+  /** Told about each refusal notice sent (for the UI and for tests). */
+  readonly onRefused?: (nick: string) => void;
+}
+
+export const DEFAULT_REFUSAL = 'Sorry, this assistant only answers its owner.';
+
+export function defaultReconnectDelay(attempt: number): number {
+  const base = Math.min(300_000, 1_000 * 2 ** Math.min(attempt - 1, 16));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+/**
+ * IRC through irc-framework: joins the configured channels, turns lines addressed to
+ * it (and all direct messages) into inbound messages, and sends replies as paced
+ * PRIVMSG lines that fit the 512-byte line limit after the server adds our prefix.
+ *
+ * IRC has no message ids and no server-side deduplication (`idempotentSends: false`).
+ * A send counts as done when the server has processed every line: a PING after the
+ * last line comes back as PONG, and no 401/403/404 for the target came before it.
+ */
+export class IrcAdapter implements PlatformAdapter {
+  readonly platform = 'irc';
+  readonly limits: MessageLimits;
+  readonly idempotentSends = false;
+
+  private readonly config: IrcConfig;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly pacer: Pacer;
+  private readonly refs: MessageRefs;
+  private readonly listeners = new Set<(event: AdapterEvent) => void>();
+  private current: AdapterState = 'disconnected';
+  private running = false;
+  private connection: IrcConnection | undefined;
+  /** The connection once registered: the only one `send` uses. */
+  private live: IrcConnection | undefined;
+  private refusedThisConnection = new Set<string>();
+  private failedAttempts = 0;
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private registerTimer: ReturnType<typeof setTimeout> | undefined;
+  private reconnectImmediately = false;
+  private sendQueue: Promise<unknown> = Promise.resolve();
+  private sendSeq = 0;
+
+  constructor(private readonly options: IrcAdapterOptions) {
+    this.config = options.config;
+    this.logger = options.logger ?? silentLogger;
+    this.clock = options.clock ?? systemClock;
+    this.pacer = new Pacer(options.pacing ?? DEFAULT_PACING, this.clock);
+    this.refs = new MessageRefs(this.clock.now());
+    this.limits = { maxLength: options.chunkBytes ?? 4000, unit: 'bytes' };
+  }
+
+  state(): AdapterState {
+    return this.current;
+  }
+
+  /** The nick we hold now (another one when ours was taken), or undefined when not connected. */
+  currentNick(): string | undefined {
+    return this.live?.nick;
+  }
+
+  onEvent(listener: (event: AdapterEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async connect(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.failedAttempts = 0;
+    this.attempt();
+  }
+
+  async disconnect(): Promise<void> {
+    this.running = false;
+    this.clearTimers();
+    const connection = this.connection;
+    this.connection = undefined;
+    this.live = undefined;
+    if (connection?.open) {
+      connection.quit('Homing is going offline');
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const gaveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, 2_000)));
+      await Promise.race([connection.whenClosed, gaveUp]);
+      clearTimeout(timer);
+      connection.destroy();
+    }
+    this.setState('disconnected');
+  }
+
+  async probe(): Promise<void> {
+    if (!this.running) return;
+    const live = this.live;
+    if (!live) {
+      // Waiting out a backoff that began before the sleep: the network may be back now.
+      if (this.reconnectTimer) {
+        clearTimeout(this.reconnectTimer);
+        this.reconnectTimer = undefined;
+        this.attempt();
+      }
+      return;
+    }
+    const answer = await live.ping(this.options.probeTimeoutMs ?? 5_000);
+    if (answer === 'timeout' && live === this.live) {
+      this.logger.warn('irc: no PONG after resume, reconnecting');
+      this.reconnectImmediately = true;
+      live.destroy();
+      // Resolve once the adapter has seen the drop, so the caller sees the new state.
+      await live.whenClosed;
+    }
+  }
+
+  send(text: string, target: SendTarget): Promise<SendResult> {
+    // One send at a time, so the lines of two chunks never interleave.
+    const result = this.sendQueue.then(() => this.sendNow(text, target));
+    this.sendQueue = result.catch(() => undefined);
+    return result.catch((error: unknown) => failure(true, `irc send failed: ${String(error)}`));
+  }
+
+  private async sendNow(text: string, target: SendTarget): Promise<SendResult> {
+    const chatId = target.chatId;
+    if (!/^[^\s,:\0][^\s,\0]*$/.test(chatId) || Buffer.byteLength(chatId) > 200) {
+      return failure(false, `not an IRC nick or channel: ${JSON.stringify(chatId)}`);
+    }
+    const connection = this.live;
+    if (!connection?.nick) return failure(true, 'not connected to the IRC server');
+    const lines = toProtocolLines(text, textBudget(connection.nick, chatId));
+    if (lines.length === 0) return failure(false, 'nothing to send: the text is blank');
+
+    const watch = connection.watchTarget(chatId);
+    for (const [index, line] of lines.entries()) {
+      await this.pacer.take();
+      if (this.live !== connection) {
+        watch.stop();
+        return failure(true, `connection lost after ${index} of ${lines.length} lines`);
+      }
+      connection.write(`PRIVMSG ${chatId} :${line}`);
+    }
+    const ack = await connection.ping(this.options.ackTimeoutMs ?? 15_000);
+    const error = watch.stop();
+    if (error) return failure(false, `the server cannot deliver to ${chatId}: ${error}`);
+    if (ack !== 'pong') return failure(true, `the server did not confirm the message (${ack})`);
+    // Synthetic: IRC gives sent lines no id. Unique per adapter instance, for logs and the ledger.
+    return { ok: true, platformMessageId: `irc:${this.refs.instance}:${++this.sendSeq}` };
+  }
+
+  private attempt(): void {
+    if (!this.running) return;
+    this.setState('connecting');
+    this.refusedThisConnection = new Set();
+    const connection: IrcConnection = new IrcConnection(
+      this.config,
+      {
+        registered: (nick) => this.onRegistered(connection, nick),
+        joinFailed: (channel, reason) => {
+          if (connection !== this.live) return;
+          this.logger.warn('irc: cannot join channel', { channel, reason });
+          this.setState('degraded', `cannot join ${channel}: ${reason}`);
+        },
+        message: (kind, event) => this.onMessage(connection, kind, event),
+        closed: (reason) => this.onClosed(connection, reason),
+      },
+      this.logger,
+    );
+    this.connection = connection;
+    this.registerTimer = setTimeout(() => {
+      if (connection === this.connection && !connection.nick) {
+        this.logger.warn('irc: registration timed out');
+        connection.destroy();
+      }
+    }, this.options.registerTimeoutMs ?? 30_000);
+    connection.start();
+  }
+
+  private onRegistered(connection: IrcConnection, nick: string): void {
+    if (connection !== this.connection) return;
+    clearTimeout(this.registerTimer);
+    this.failedAttempts = 0;
+    this.live = connection;
+    if (nick !== this.config.nick) this.logger.warn('irc: connected under another nick', { nick, wanted: this.config.nick });
+    this.setState('connected');
+  }
+
+  private onMessage(connection: IrcConnection, kind: 'privmsg' | 'action', event: IrcMessageEvent): void {
+    if (connection !== this.live || !connection.nick) return;
+    const own = connection.nick;
+    const allowed = new Set(this.config.allow.map((nick) => connection.caseLower(nick)));
+    const decision = decideInbound(kind, event, {
+      ownNicks: own === this.config.nick ? [own] : [own, this.config.nick],
+      isChannel: (target) => connection.isChannel(target),
+      isSelf: (nick) => connection.caseLower(nick) === connection.caseLower(own),
+      isAllowed: (nick) => allowed.has(connection.caseLower(nick)),
+      messageRef: (message, chatId) => this.refs.next(message, chatId),
+    });
+    switch (decision.kind) {
+      case 'ignore':
+        return;
+      case 'refuse':
+        void this.refuse(connection, decision.nick);
+        return;
+      case 'message':
+        this.emit({ type: 'message', message: decision.message });
+        return;
+    }
+  }
+
+  /** At most one refusal per sender per connection, so a stranger cannot make us flood. */
+  private async refuse(connection: IrcConnection, nick: string): Promise<void> {
+    const key = connection.caseLower(nick);
+    if (this.refusedThisConnection.has(key)) return;
+    this.refusedThisConnection.add(key);
+    this.logger.info('irc: refused a sender not on the allowlist', { nick });
+    await this.pacer.take();
+    if (this.live !== connection) return;
+    connection.write(`NOTICE ${nick} :${this.options.refusalText ?? DEFAULT_REFUSAL}`);
+    this.options.onRefused?.(nick);
+  }
+
+  private onClosed(connection: IrcConnection, reason: CloseReason): void {
+    if (connection !== this.connection) return;
+    clearTimeout(this.registerTimer);
+    this.connection = undefined;
+    this.live = undefined;
+    if (!this.running || reason.kind === 'requested') return;
+    if (reason.kind === 'auth-failed') {
+      // The same credentials will be refused again; wait for a new config (connect()).
+      this.running = false;
+      this.setState('auth-failed', reason.error);
+      return;
+    }
+    this.setState('disconnected', reason.error);
+    const delay = this.reconnectImmediately ? 0 : (this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts);
+    this.reconnectImmediately = false;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.attempt();
+    }, delay);
+  }
+
+  private clearTimers(): void {
+    clearTimeout(this.reconnectTimer);
+    clearTimeout(this.registerTimer);
+    this.reconnectTimer = undefined;
+  }
+
+  private setState(state: AdapterState, error?: string): void {
+    if (state === this.current && error === undefined) return;
+    this.current = state;
+    this.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
+  }
+
+  private emit(event: AdapterEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.logger.error('irc: an event listener threw', { error });
+      }
+    }
+  }
+}
+
+/** IRC failures are either worth retrying (connection) or never going to work (target, text). */
+function failure(retryable: boolean, error: string): SendResult {
+  return { ok: false, retryable, permanent: !retryable, error };
+}

@@ -1,0 +1,67 @@
+/**
+ * The small part of irc-framework 4.14 (plain JavaScript, no types of its own) that
+ * the IRC adapter and its tests use.
+ */
+declare module 'irc-framework' {
+  export interface IrcClientOptions {
+    host: string;
+    port: number;
+    tls?: boolean;
+    rejectUnauthorized?: boolean;
+    nick: string;
+    username?: string;
+    gecos?: string;
+    password?: string;
+    version?: string | null;
+    auto_reconnect?: boolean;
+    /** Seconds between the client's own keep-alive PINGs. */
+    ping_interval?: number;
+    /** Seconds without any data before the client drops the connection. */
+    ping_timeout?: number;
+  }
+
+  /** A PRIVMSG, ACTION or NOTICE as irc-framework reports it. */
+  export interface IrcMessageEvent {
+    nick: string;
+    ident: string;
+    hostname: string;
+    target: string;
+    message: string;
+    tags: Record<string, string>;
+    /** Milliseconds since the epoch from the IRCv3 server-time tag, if the server sent one. */
+    time?: number;
+    from_server: boolean;
+  }
+
+  export interface IrcParsedLine {
+    command: string;
+    params: string[];
+    nick: string;
+    tags: Record<string, string>;
+  }
+
+  export class Client {
+    constructor(options?: IrcClientOptions);
+    connect(options?: IrcClientOptions): void;
+    raw(...args: (string | number)[]): void;
+    quit(message?: string): void;
+    join(channel: string, key?: string): void;
+    changeNick(nick: string): void;
+    say(target: string, message: string): void;
+    notice(target: string, message: string): void;
+    caseLower(text: string): string;
+    readonly connected: boolean;
+    readonly user: { nick: string };
+    readonly network: { supports(feature: string): string | boolean | undefined };
+    readonly connection: { end(data?: string | null, hadError?: boolean): void };
+    on(event: string, listener: (...args: never[]) => void): this;
+    once(event: string, listener: (...args: never[]) => void): this;
+    off(event: string, listener: (...args: never[]) => void): this;
+    removeAllListeners(event?: string): this;
+  }
+
+  export function ircLineParser(line: string): IrcParsedLine | null;
+
+  const ircFramework: { Client: typeof Client; ircLineParser: typeof ircLineParser };
+  export default ircFramework;
+}

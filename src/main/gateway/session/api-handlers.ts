@@ -1,0 +1,19 @@
+import { ApiFailure, type ApiHandlers } from '../api/server';
+import { isSessionId } from './session-id';
+import { SessionNotFoundError, type SessionReader } from './session-reader';
+
+/** The window's session methods; params arrive validated by the API server. */
+export function sessionApiHandlers(reader: () => SessionReader): Pick<ApiHandlers, 'listSessions' | 'getTranscript'> {
+  return {
+    listSessions: (params) => reader().list(params ?? {}),
+    getTranscript: (params) => {
+      if (!isSessionId(params.sessionId)) throw new ApiFailure('bad-request', 'getTranscript: sessionId is not a session id');
+      try {
+        return reader().transcript(params.sessionId, params);
+      } catch (error) {
+        if (error instanceof SessionNotFoundError) throw new ApiFailure('not-found', error.message);
+        throw error;
+      }
+    },
+  };
+}

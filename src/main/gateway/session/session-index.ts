@@ -1,0 +1,145 @@
+import type { SessionSummary } from '../../../shared/api';
+import type { Db } from '../db/database';
+import type { ResetReason } from './continuation';
+import type { ChatType } from './source';
+
+/** The raw ids needed to reply in a session's chat. Kept in the index only, never shown. */
+export interface DeliveryAddress {
+  readonly platform: string;
+  readonly chatId: string;
+  readonly chatType: ChatType;
+  readonly threadId?: string;
+}
+
+export interface NewSessionRow {
+  readonly sessionId: string;
+  readonly sessionKey: string;
+  readonly platform: string;
+  readonly chatType: ChatType;
+  readonly chat: string;
+  readonly address: DeliveryAddress;
+  readonly title: string | null;
+  readonly createdAt: number;
+}
+
+interface Row {
+  session_id: string;
+  session_key: string;
+  platform: string;
+  chat_type: ChatType;
+  chat_pseudonym: string;
+  address: string;
+  title: string | null;
+  created_at: number;
+  updated_at: number;
+  last_message_at: number | null;
+  user_message_count: number;
+  assistant_message_count: number;
+  last_message_preview: string | null;
+  ended_at: number | null;
+  end_reason: ResetReason | null;
+  current: number;
+}
+
+const SELECT = `SELECT s.*, (k.session_id IS NOT NULL) AS current
+  FROM sessions s LEFT JOIN session_keys k ON k.session_id = s.session_id`;
+
+/** The SQL of the session index; synchronous, like all of better-sqlite3. */
+export class SessionIndex {
+  private readonly byId;
+  private readonly byKey;
+  private readonly page;
+  private readonly countAll;
+  private readonly allForKey;
+  private readonly insertRow;
+  private readonly setCurrentRow;
+  private readonly endRow;
+  private readonly userMessage;
+  private readonly assistantMessage;
+  private readonly addressUpdate;
+
+  constructor(private readonly db: Db) {
+    this.byId = db.prepare<[string], Row>(`${SELECT} WHERE s.session_id = ?`);
+    this.byKey = db.prepare<[string], Row>(`${SELECT} WHERE k.session_key = ?`);
+    this.page = db.prepare<[number, number], Row>(`${SELECT} ORDER BY s.updated_at DESC, s.session_id DESC LIMIT ? OFFSET ?`);
+    this.countAll = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM sessions');
+    this.allForKey = db.prepare<[string], Row>(`${SELECT} WHERE s.session_key = ? ORDER BY s.created_at DESC, s.session_id DESC`);
+    this.insertRow = db.prepare(`INSERT INTO sessions
+      (session_id, session_key, platform, chat_type, chat_pseudonym, address, title, created_at, updated_at)
+      VALUES (@sessionId, @sessionKey, @platform, @chatType, @chat, @address, @title, @createdAt, @createdAt)`);
+    this.setCurrentRow = db.prepare(`INSERT INTO session_keys (session_key, session_id) VALUES (?, ?)
+      ON CONFLICT (session_key) DO UPDATE SET session_id = excluded.session_id`);
+    this.endRow = db.prepare('UPDATE sessions SET ended_at = ?, end_reason = ?, updated_at = ? WHERE session_id = ? AND ended_at IS NULL');
+    this.userMessage = db.prepare(`UPDATE sessions SET user_message_count = user_message_count + 1,
+      last_message_at = @at, updated_at = @at, last_message_preview = @preview WHERE session_id = @sessionId`);
+    this.assistantMessage = db.prepare(`UPDATE sessions SET assistant_message_count = assistant_message_count + 1,
+      last_message_at = @at, updated_at = @at, last_message_preview = @preview WHERE session_id = @sessionId`);
+    // Deliberately leaves updated_at and last_message_at alone: a metadata change
+    // must not make a conversation look active to the idle reset.
+    this.addressUpdate = db.prepare(`UPDATE sessions SET address = @address, title = coalesce(@title, title)
+      WHERE session_id = @sessionId`);
+  }
+
+  get(sessionId: string): SessionSummary | undefined {
+    const row = this.byId.get(sessionId);
+    return row && toSummary(row);
+  }
+
+  current(sessionKey: string): SessionSummary | undefined {
+    const row = this.byKey.get(sessionKey);
+    return row && toSummary(row);
+  }
+
+  address(sessionId: string): DeliveryAddress | undefined {
+    const row = this.byId.get(sessionId);
+    return row && (JSON.parse(row.address) as DeliveryAddress);
+  }
+
+  /** Every session a key has had, newest first. */
+  history(sessionKey: string): SessionSummary[] {
+    return this.allForKey.all(sessionKey).map(toSummary);
+  }
+
+  list(page: number, pageSize: number): { sessions: SessionSummary[]; total: number } {
+    const sessions = this.page.all(pageSize, (page - 1) * pageSize).map(toSummary);
+    return { sessions, total: this.countAll.get()!.n };
+  }
+
+  /** Inserts a session and makes it its key's current one, ending the previous one. */
+  start(row: NewSessionRow, previous: { sessionId: string; reason: ResetReason } | undefined): void {
+    this.db.transaction(() => {
+      if (previous) this.endRow.run(row.createdAt, previous.reason, row.createdAt, previous.sessionId);
+      this.insertRow.run({ ...row, address: JSON.stringify(row.address) });
+      this.setCurrentRow.run(row.sessionKey, row.sessionId);
+    })();
+  }
+
+  recordMessage(sessionId: string, role: 'user' | 'assistant', at: number, preview: string): void {
+    (role === 'user' ? this.userMessage : this.assistantMessage).run({ sessionId, at, preview });
+  }
+
+  updateAddress(sessionId: string, address: DeliveryAddress, title: string | null): void {
+    this.addressUpdate.run({ sessionId, address: JSON.stringify(address), title });
+  }
+}
+
+function toSummary(row: Row): SessionSummary {
+  return {
+    sessionId: row.session_id,
+    sessionKey: row.session_key,
+    platform: row.platform,
+    chatType: row.chat_type,
+    chat: row.chat_pseudonym,
+    title: row.title,
+    lastMessagePreview: row.last_message_preview,
+    messageCount: row.user_message_count + row.assistant_message_count,
+    userMessageCount: row.user_message_count,
+    assistantMessageCount: row.assistant_message_count,
+    current: row.current === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    lastMessageAt: row.last_message_at,
+    endedAt: row.ended_at,
+    endReason: row.end_reason,
+  };
+}

@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import type { SessionPage, SessionSummary, TranscriptMessage, TranscriptPage } from '../../../shared/api';
+import type { Db } from '../db/database';
+import { resolveInside } from './path-safety';
+import { isSessionId } from './session-id';
+import { SessionIndex } from './session-index';
+import { readContext, readTurnPage, type ContextLimits, type LoadedContext } from './transcript-reader';
+import type { Turn } from './transcript-record';
+
+export const SESSIONS_DIR = 'sessions';
+export const TRANSCRIPT_SUFFIX = '.jsonl';
+export const DEFAULT_LIST_PAGE_SIZE = 50;
+export const DEFAULT_TRANSCRIPT_PAGE_SIZE = 100;
+
+export class SessionNotFoundError extends Error {
+  override readonly name = 'SessionNotFoundError';
+}
+
+/**
+ * Read-only access to sessions: what the window's API and the CLI use. It
+ * never writes a transcript, not even to repair a torn tail, because it may
+ * run beside a gateway that is in the middle of an append.
+ */
+export class SessionReader {
+  readonly sessionsDir: string;
+  protected readonly index: SessionIndex;
+
+  constructor(db: Db, dataDir: string) {
+    this.sessionsDir = join(dataDir, SESSIONS_DIR);
+    this.index = new SessionIndex(db);
+  }
+
+  /** `sessions/<id>.jsonl`; throws UnsafePathError for anything that is not a plain name inside `sessions/`. */
+  transcriptPath(sessionId: string): string {
+    return resolveInside(this.sessionsDir, sessionId, TRANSCRIPT_SUFFIX);
+  }
+
+  get(sessionId: string): SessionSummary | undefined {
+    return isSessionId(sessionId) ? this.index.get(sessionId) : undefined;
+  }
+
+  /** A session id, or a session key (its current session). */
+  find(keyOrId: string): SessionSummary | undefined {
+    return this.get(keyOrId) ?? this.index.current(keyOrId);
+  }
+
+  /** Every session its key has had, newest first. */
+  history(sessionKey: string): SessionSummary[] {
+    return this.index.history(sessionKey);
+  }
+
+  /** Newest activity first; pages are 1-based. */
+  list(options: { page?: number; pageSize?: number } = {}): SessionPage {
+    const page = options.page ?? 1;
+    const pageSize = options.pageSize ?? DEFAULT_LIST_PAGE_SIZE;
+    const { sessions, total } = this.index.list(page, pageSize);
+    return { sessions, page, pageSize, total };
+  }
+
+  /** Page `page` (1-based, oldest first) of a transcript. */
+  transcript(sessionId: string, options: { page?: number; pageSize?: number } = {}): TranscriptPage {
+    const session = this.get(sessionId);
+    if (!session) throw new SessionNotFoundError(`no session ${JSON.stringify(sessionId.slice(0, 80))}`);
+    const page = options.page ?? 1;
+    const pageSize = options.pageSize ?? DEFAULT_TRANSCRIPT_PAGE_SIZE;
+    const { turns, totalTurns } = readTurnPage(this.transcriptPath(session.sessionId), page - 1, pageSize);
+    return {
+      session,
+      messages: turns.map(toMessage),
+      page,
+      pageSize,
+      pageCount: Math.max(1, Math.ceil(totalTurns / pageSize)),
+      totalMessages: totalTurns,
+    };
+  }
+
+  /** The last turns, as they are on disk now (a torn tail is skipped, not repaired). */
+  readContext(sessionId: string, limits?: ContextLimits): LoadedContext {
+    return readContext(this.transcriptPath(sessionId), limits);
+  }
+}
+
+export function toMessage(turn: Turn): TranscriptMessage {
+  return turn.type === 'user'
+    ? {
+        role: 'user',
+        at: turn.at,
+        messageRef: turn.messageRef ?? null,
+        sender: { pseudonym: turn.sender.id, name: turn.sender.name ?? null },
+        text: turn.text,
+      }
+    : { role: 'assistant', at: turn.at, obligationId: turn.obligationId, text: turn.text };
+}

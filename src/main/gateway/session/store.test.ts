@@ -1,0 +1,271 @@
+import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { GatewayEvent } from '../../../shared/api';
+import { openDatabase, type Db } from '../db/database';
+import { homingMigrations } from '../db/migrations';
+import { defaultContinuationPolicy, lastDailyBoundary, parseSessionCommand, type ContinuationPolicy } from './continuation';
+import { createPseudonymiser } from './pseudonyms';
+import { createSessionIdSource } from './session-id';
+import { SessionNotFoundError, SessionReader } from './session-reader';
+import type { SessionSource } from './source';
+import { SessionStore } from './store';
+
+const MINUTE = 60_000;
+const pseudonyms = createPseudonymiser(Buffer.alloc(32, 3));
+
+let dataDir: string;
+let db: Db;
+let clock: { t: number; now(): number; monotonic(): number };
+let events: Extract<GatewayEvent, { type: 'session.updated' }>[];
+
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'homing-store-'));
+  db = openDatabase(join(dataDir, 'homing.db'), { migrations: homingMigrations });
+  clock = { t: Date.UTC(2026, 0, 30, 12, 0, 0), now: () => clock.t, monotonic: () => clock.t };
+  events = [];
+});
+afterEach(() => {
+  db.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function store(policy: Partial<ContinuationPolicy> = {}): SessionStore {
+  let counter = 0;
+  return new SessionStore({
+    db,
+    dataDir,
+    pseudonyms,
+    clock,
+    policy: { ...defaultContinuationPolicy, ...policy },
+    newSessionId: createSessionIdSource(clock, (size) => Buffer.alloc(size, ++counter)),
+    onEvent: (event) => events.push(event),
+  });
+}
+
+const group: SessionSource = {
+  platform: 'telegram',
+  chatId: '-1001234567890',
+  chatType: 'group',
+  senderId: '123456789',
+  senderName: 'Alice\u202e\nAdmin',
+  chatName: 'Homing testers',
+};
+const signalDm: SessionSource = { platform: 'signal', chatId: '+15551234567', chatType: 'direct', senderId: '+15551234567', senderName: 'Bob' };
+
+describe('SessionStore: resolving a conversation', () => {
+  it('starts a session for a new key and continues it for the next message', () => {
+    const sessions = store();
+    const first = sessions.resolve(group);
+    expect(first).toEqual({ sessionKey: 'agent:main:telegram:group:-1001234567890', sessionId: expect.any(String), status: 'new' });
+    clock.t += MINUTE;
+    expect(sessions.resolve(group)).toEqual({ ...first, status: 'continued' });
+  });
+
+  it('writes transcripts as sessions/<session id>.jsonl', () => {
+    const sessions = store();
+    const { sessionId } = sessions.resolve(group);
+    sessions.appendUserTurn(sessionId, { source: group, text: 'hi' });
+    expect(readdirSync(join(dataDir, 'sessions'))).toEqual([`${sessionId}.jsonl`]);
+  });
+
+  it('names people by pseudonym and a cleaned display name, never by raw id', () => {
+    const sessions = store();
+    const { sessionId } = sessions.resolve(signalDm);
+    const turn = sessions.appendUserTurn(sessionId, { source: { ...signalDm, senderName: 'Bob\u001b[31m' }, text: 'hello', messageRef: '1712345678' });
+    expect(turn.sender).toEqual({ id: pseudonyms.person('signal', '+15551234567'), name: 'Bob [31m' });
+    sessions.appendAssistantTurn(sessionId, { obligationId: 'a'.repeat(24), text: 'hi Bob' });
+    const transcript = readFileSync(sessions.transcriptPath(sessionId), 'utf8');
+    const listing = JSON.stringify(sessions.list());
+    for (const shown of [transcript, listing, JSON.stringify(events)]) {
+      expect(shown).not.toContain('5551234567');
+    }
+    // …while the index keeps the raw address, which replying needs.
+    expect(sessions.deliveryAddress(sessionId)).toEqual({ platform: 'signal', chatId: '+15551234567', chatType: 'direct' });
+  });
+
+  it('announces created, message and ended changes', () => {
+    const sessions = store();
+    const { sessionId } = sessions.resolve(group);
+    sessions.appendUserTurn(sessionId, { source: group, text: 'hi' });
+    const renewed = sessions.startNewSession(group);
+    expect(events.map((event) => [event.change, event.session.sessionId])).toEqual([
+      ['created', sessionId],
+      ['message', sessionId],
+      ['ended', sessionId],
+      ['created', renewed.sessionId],
+    ]);
+    expect(events[1]!.session.lastMessagePreview).toBe('hi');
+  });
+
+  it('refuses to append to a session that does not exist', () => {
+    expect(() => store().appendUserTurn('20260130-120000-000-0000000000', { source: group, text: 'x' })).toThrow(SessionNotFoundError);
+  });
+});
+
+describe('SessionStore: context and interrupted turns', () => {
+  it('loads the last turns for the agent in order, and respects a character budget', () => {
+    const sessions = store();
+    const { sessionId } = sessions.resolve(group);
+    for (let i = 0; i < 6; i++) {
+      if (i % 2 === 0) sessions.appendUserTurn(sessionId, { source: group, text: `q${i}`, messageRef: `m${i}` });
+      else sessions.appendAssistantTurn(sessionId, { obligationId: `o${i}`, text: `a${i}`, replyTo: `m${i - 1}` });
+    }
+    expect(sessions.loadContext(sessionId, { maxTurns: 3 }).turns.map((turn) => turn.text)).toEqual(['a3', 'q4', 'a5']);
+    expect(sessions.loadContext(sessionId, { maxChars: 4 }).turns.map((turn) => turn.text)).toEqual(['q4', 'a5']);
+    expect(sessions.get(sessionId)).toMatchObject({ messageCount: 6, userMessageCount: 3, assistantMessageCount: 3, lastMessagePreview: 'a5' });
+  });
+
+  it('finds user messages left without a reply, and decides by the freshness window', () => {
+    const sessions = store();
+    const { sessionId } = sessions.resolve(group);
+    sessions.appendUserTurn(sessionId, { source: group, text: 'first', messageRef: 'm1' });
+    sessions.appendAssistantTurn(sessionId, { obligationId: 'o1', text: 'reply', replyTo: 'm1' });
+    expect(sessions.findInterruptedTurn(sessionId)).toBeUndefined();
+
+    sessions.appendUserTurn(sessionId, { source: group, text: 'second', messageRef: 'm2' });
+    sessions.appendUserTurn(sessionId, { source: group, text: 'third', messageRef: 'm3' });
+    clock.t += 59 * MINUTE;
+    const fresh = sessions.findInterruptedTurn(sessionId);
+    expect(fresh?.turns.map((turn) => turn.messageRef)).toEqual(['m2', 'm3']);
+    expect(fresh?.decision).toBe('auto-continue');
+    expect(fresh?.ageMs).toBe(59 * MINUTE);
+
+    clock.t += 2 * MINUTE;
+    expect(sessions.findInterruptedTurn(sessionId)?.decision).toBe('ask-user');
+    expect(store({ freshnessWindowSeconds: 0 }).findInterruptedTurn(sessionId)?.decision).toBe('ask-user');
+  });
+
+  it('finds the assistant turn that carries an obligation', () => {
+    const sessions = store();
+    const { sessionId } = sessions.resolve(group);
+    sessions.appendAssistantTurn(sessionId, { obligationId: 'b'.repeat(24), text: 'reply' });
+    expect(sessions.findAssistantTurn(sessionId, 'b'.repeat(24))?.text).toBe('reply');
+    expect(sessions.findAssistantTurn(sessionId, 'c'.repeat(24))).toBeUndefined();
+  });
+});
+
+describe('SessionStore: a torn last line', () => {
+  it('is skipped by a reader without touching the file, and cut by the store before it appends', () => {
+    const sessions = store();
+    const { sessionId } = sessions.resolve(group);
+    sessions.appendUserTurn(sessionId, { source: group, text: 'kept' });
+    const path = sessions.transcriptPath(sessionId);
+    appendFileSync(path, '{"type":"assistant","at":1,"obligationId":"x","te');
+    const tornSize = statSync(path).size;
+
+    expect(new SessionReader(db, dataDir).readContext(sessionId).turns.map((turn) => turn.text)).toEqual(['kept']);
+    expect(statSync(path).size).toBe(tornSize);
+
+    const restarted = store();
+    expect(restarted.loadContext(sessionId).turns.map((turn) => turn.text)).toEqual(['kept']);
+    expect(readFileSync(path, 'utf8').endsWith('\n')).toBe(true);
+    restarted.appendAssistantTurn(sessionId, { obligationId: 'y', text: 'after repair' });
+    expect(restarted.loadContext(sessionId).turns.map((turn) => turn.text)).toEqual(['kept', 'after repair']);
+  });
+});
+
+describe('SessionStore: continuation rules', () => {
+  it('by default (reset none) continues a conversation however long it was quiet', () => {
+    const sessions = store();
+    const { sessionId } = sessions.resolve(group);
+    sessions.appendUserTurn(sessionId, { source: group, text: 'hi' });
+    clock.t += 400 * 24 * 60 * MINUTE;
+    expect(sessions.resolve(group)).toMatchObject({ sessionId, status: 'continued' });
+  });
+
+  it('idle: starts a new session after the idle minutes, and the old transcript stays readable', () => {
+    const sessions = store({ reset: { mode: 'idle', idleMinutes: 30 } });
+    const { sessionId } = sessions.resolve(group);
+    sessions.appendUserTurn(sessionId, { source: group, text: 'before the break' });
+    clock.t += 29 * MINUTE;
+    expect(sessions.resolve(group)).toMatchObject({ sessionId, status: 'continued' });
+    clock.t += 30 * MINUTE; // 30 minutes after the last message; resolving alone is no activity
+    const renewed = sessions.resolve(group);
+    expect(renewed).toMatchObject({ status: 'reset', resetReason: 'idle', previousSessionId: sessionId });
+    expect(renewed.sessionId).not.toBe(sessionId);
+    expect(renewed.sessionId > sessionId).toBe(true);
+    expect(sessions.transcript(sessionId).messages.map((message) => message.text)).toEqual(['before the break']);
+    expect(sessions.get(sessionId)).toMatchObject({ current: false, endReason: 'idle' });
+  });
+
+  it('daily: starts a new session once the local reset hour has passed since the last message', () => {
+    const sessions = store({ reset: { mode: 'daily', atHour: 4 } });
+    clock.t = lastDailyBoundary(Date.UTC(2026, 5, 15, 12), 4) + 24 * 60 * MINUTE - MINUTE; // 03:59 local, next day
+    const { sessionId } = sessions.resolve(group);
+    sessions.appendUserTurn(sessionId, { source: group, text: 'late night' });
+    clock.t += MINUTE - 1;
+    expect(sessions.resolve(group)).toMatchObject({ sessionId, status: 'continued' });
+    clock.t += 2 * MINUTE; // 04:01
+    expect(sessions.resolve(group)).toMatchObject({ status: 'reset', resetReason: 'daily', previousSessionId: sessionId });
+  });
+
+  it('applies a per-chat-type override', () => {
+    const sessions = store({ reset: { mode: 'none' }, resetByChatType: { group: { mode: 'idle', idleMinutes: 10 } } });
+    const inGroup = sessions.resolve(group);
+    const inDm = sessions.resolve(signalDm);
+    clock.t += 11 * MINUTE;
+    expect(sessions.resolve(group)).toMatchObject({ status: 'reset', previousSessionId: inGroup.sessionId });
+    expect(sessions.resolve(signalDm)).toMatchObject({ status: 'continued', sessionId: inDm.sessionId });
+  });
+
+  it('/new and /reset start a new session id for the key; earlier ones stay listed and readable', () => {
+    expect(parseSessionCommand('/new')).toEqual({ command: 'new', rest: '' });
+    expect(parseSessionCommand('  /reset@HomingBot  start over ')).toEqual({ command: 'reset', rest: 'start over' });
+    expect(parseSessionCommand('/newer')).toBeUndefined();
+    expect(parseSessionCommand('please /new')).toBeUndefined();
+
+    const sessions = store();
+    const first = sessions.resolve(group);
+    sessions.appendUserTurn(first.sessionId, { source: group, text: 'old topic' });
+    clock.t += MINUTE;
+    const second = sessions.startNewSession(group);
+    expect(second).toMatchObject({ sessionKey: first.sessionKey, status: 'reset', resetReason: 'command', previousSessionId: first.sessionId });
+    expect(sessions.resolve(group)).toMatchObject({ sessionId: second.sessionId, status: 'continued' });
+    expect(sessions.history(first.sessionKey).map((session) => [session.sessionId, session.current])).toEqual([
+      [second.sessionId, true],
+      [first.sessionId, false],
+    ]);
+    expect(sessions.find(first.sessionKey)?.sessionId).toBe(second.sessionId);
+    expect(sessions.transcript(first.sessionId).messages).toHaveLength(1);
+  });
+});
+
+describe('SessionStore: listing and pages', () => {
+  it('lists the most recently active first, with platform, title, preview and counts, in pages', () => {
+    const sessions = store();
+    const chats = ['-1', '-2', '-3'].map((chatId) => ({ ...group, chatId, chatName: `chat ${chatId}` }));
+    const ids = chats.map((source) => {
+      clock.t += MINUTE;
+      const { sessionId } = sessions.resolve(source);
+      sessions.appendUserTurn(sessionId, { source, text: `hello in ${source.chatId}\nsecond line` });
+      return sessionId;
+    });
+    clock.t += MINUTE;
+    sessions.appendAssistantTurn(ids[0]!, { obligationId: 'o', text: 'answer' });
+
+    const page1 = sessions.list({ page: 1, pageSize: 2 });
+    expect(page1.total).toBe(3);
+    expect(page1.sessions.map((session) => session.sessionId)).toEqual([ids[0], ids[2]]);
+    expect(page1.sessions[1]).toMatchObject({
+      platform: 'telegram',
+      chatType: 'group',
+      title: 'chat -3',
+      lastMessagePreview: 'hello in -3 second line',
+      messageCount: 1,
+      current: true,
+    });
+    expect(sessions.list({ page: 2, pageSize: 2 }).sessions.map((session) => session.sessionId)).toEqual([ids[1]]);
+  });
+
+  it('pages a transcript oldest first', () => {
+    const sessions = store();
+    const { sessionId } = sessions.resolve(group);
+    for (let i = 0; i < 5; i++) sessions.appendUserTurn(sessionId, { source: group, text: `m${i}` });
+    const page = sessions.transcript(sessionId, { page: 2, pageSize: 2 });
+    expect(page).toMatchObject({ page: 2, pageSize: 2, pageCount: 3, totalMessages: 5 });
+    expect(page.messages.map((message) => message.text)).toEqual(['m2', 'm3']);
+    expect(page.messages[0]).toMatchObject({ role: 'user', sender: { pseudonym: pseudonyms.person('telegram', '123456789'), name: 'Alice Admin' } });
+  });
+});

@@ -1,0 +1,282 @@
+import { mkdirSync, statSync } from 'node:fs';
+import type { GatewayEvent, SessionChange, SessionSummary } from '../../../shared/api';
+import { systemClock, type Clock } from '../clock';
+import type { Db } from '../db/database';
+import { silentLogger, type Logger } from '../logger';
+import {
+  decideInterrupted,
+  defaultContinuationPolicy,
+  resetPolicyFor,
+  staleReason,
+  type ContinuationPolicy,
+  type InterruptedDecision,
+  type ResetReason,
+} from './continuation';
+import { MAX_PREVIEW, sanitizeDisplayName, toDisplayLine } from './display-text';
+import type { Pseudonymiser } from './pseudonyms';
+import { createSessionIdSource, type SessionIdSource } from './session-id';
+import type { DeliveryAddress } from './session-index';
+import { createSessionKeyBuilder, type SessionKeyOptions } from './session-key';
+import { SessionNotFoundError, SessionReader } from './session-reader';
+import type { SessionSource } from './source';
+import { appendDurably, repairTornTail } from './transcript-file';
+import { findAssistantTurn, readContext, readUnansweredTail, type ContextLimits, type LoadedContext } from './transcript-reader';
+import { formatRecord, TRANSCRIPT_VERSION, type AssistantTurn, type TranscriptRecord, type UserTurn } from './transcript-record';
+
+export interface SessionStoreOptions {
+  readonly db: Db;
+  readonly dataDir: string;
+  readonly pseudonyms: Pseudonymiser;
+  readonly keys?: Omit<SessionKeyOptions, 'pseudonyms'>;
+  readonly policy?: ContinuationPolicy;
+  readonly clock?: Clock;
+  readonly newSessionId?: SessionIdSource;
+  readonly logger?: Logger;
+  readonly onEvent?: (event: Extract<GatewayEvent, { type: 'session.updated' }>) => void;
+}
+
+export type ResolveStatus = 'new' | 'continued' | 'reset';
+
+export interface ResolvedSession {
+  readonly sessionKey: string;
+  readonly sessionId: string;
+  readonly status: ResolveStatus;
+  /** Why the previous session ended (status `reset` only). */
+  readonly resetReason?: ResetReason;
+  /** The session this one replaced (status `reset` only); its transcript stays readable. */
+  readonly previousSessionId?: string;
+}
+
+export interface InterruptedTurn {
+  readonly sessionId: string;
+  /** The user turns after the last reply, oldest first. */
+  readonly turns: readonly UserTurn[];
+  readonly ageMs: number;
+  /** Inside the freshness window: answer it now; outside: tell the user instead. */
+  readonly decision: InterruptedDecision;
+}
+
+/**
+ * The gateway's sessions: routes a source to its conversation, and writes and
+ * reads transcripts. It is the only writer of `sessions/`; appends are
+ * synchronous and fsynced, so when `append…Turn` returns, the turn survives
+ * kill -9 and power loss.
+ *
+ * Write order: transcript line first (durable), then the index row. A crash
+ * between the two leaves the index a message behind the transcript, never
+ * ahead of it; the transcript is the record.
+ */
+export class SessionStore extends SessionReader {
+  private readonly pseudonyms: Pseudonymiser;
+  private readonly keyFor: (source: SessionSource) => string;
+  private readonly policy: ContinuationPolicy;
+  private readonly clock: Clock;
+  private readonly newSessionId: SessionIdSource;
+  private readonly logger: Logger;
+  private readonly onEvent: SessionStoreOptions['onEvent'];
+  /** Transcripts whose tail this process has checked; its own appends leave them whole. */
+  private readonly checked = new Set<string>();
+
+  constructor(options: SessionStoreOptions) {
+    super(options.db, options.dataDir);
+    this.pseudonyms = options.pseudonyms;
+    this.keyFor = createSessionKeyBuilder({ ...options.keys, pseudonyms: options.pseudonyms });
+    this.policy = options.policy ?? defaultContinuationPolicy;
+    this.clock = options.clock ?? systemClock;
+    this.newSessionId = options.newSessionId ?? createSessionIdSource(this.clock);
+    this.logger = options.logger ?? silentLogger;
+    this.onEvent = options.onEvent;
+    mkdirSync(this.sessionsDir, { recursive: true, mode: 0o700 });
+  }
+
+  sessionKeyFor(source: SessionSource): string {
+    return this.keyFor(source);
+  }
+
+  /**
+   * The conversation a message from `source` belongs to: the key's current
+   * session, or a new one if there is none or the reset policy says the
+   * current one went stale.
+   */
+  resolve(source: SessionSource): ResolvedSession {
+    const sessionKey = this.keyFor(source);
+    const now = this.clock.now();
+    const current = this.index.current(sessionKey);
+    if (!current) return this.begin(source, sessionKey, now, undefined);
+    const stale = staleReason(current.lastMessageAt ?? current.createdAt, now, resetPolicyFor(this.policy, source.chatType));
+    if (stale) return this.begin(source, sessionKey, now, { sessionId: current.sessionId, reason: stale });
+    // The latest message says where replies go now (per-peer sessions span platforms).
+    this.index.updateAddress(current.sessionId, addressOf(source), titleOf(source));
+    return { sessionKey, sessionId: current.sessionId, status: 'continued' };
+  }
+
+  /** `/new` or `/reset` from the chat: a new session id for the key; the old transcript stays. */
+  startNewSession(source: SessionSource): ResolvedSession {
+    const sessionKey = this.keyFor(source);
+    const current = this.index.current(sessionKey);
+    const previous = current ? { sessionId: current.sessionId, reason: 'command' as const } : undefined;
+    return this.begin(source, sessionKey, this.clock.now(), previous);
+  }
+
+  appendUserTurn(sessionId: string, turn: { source: SessionSource; text: string; messageRef?: string }): UserTurn {
+    const { source } = turn;
+    const senderId = source.senderId !== undefined ? this.pseudonyms.person(source.platform, source.senderId) : undefined;
+    const name = sanitizeDisplayName(source.senderName);
+    const record: UserTurn = {
+      type: 'user',
+      at: this.clock.now(),
+      ...(turn.messageRef !== undefined ? { messageRef: turn.messageRef } : {}),
+      sender: { id: senderId ?? this.pseudonyms.chat(source.platform, source.chatId), ...(name ? { name } : {}) },
+      text: turn.text,
+    };
+    this.append(sessionId, record);
+    return record;
+  }
+
+  appendAssistantTurn(sessionId: string, turn: { obligationId: string; text: string; replyTo?: string }): AssistantTurn {
+    const record: AssistantTurn = {
+      type: 'assistant',
+      at: this.clock.now(),
+      obligationId: turn.obligationId,
+      ...(turn.replyTo !== undefined ? { replyTo: turn.replyTo } : {}),
+      text: turn.text,
+    };
+    this.append(sessionId, record);
+    return record;
+  }
+
+  /** The last turns for the agent, read from the end of the transcript (a torn tail is repaired first). */
+  loadContext(sessionId: string, limits?: ContextLimits): LoadedContext {
+    return readContext(this.checkedPath(sessionId), limits);
+  }
+
+  /**
+   * User messages at the end of the transcript that got no reply: the turn
+   * was interrupted (crash, kill, power loss). Whether one also has a delivery
+   * obligation is the ledger's to say; the pipeline decides what to do.
+   */
+  findInterruptedTurn(sessionId: string): InterruptedTurn | undefined {
+    const turns = readUnansweredTail(this.checkedPath(sessionId));
+    const last = turns.at(-1);
+    if (!last) return undefined;
+    const now = this.clock.now();
+    return {
+      sessionId,
+      turns,
+      ageMs: now - last.at,
+      decision: decideInterrupted(last.at, now, this.policy.freshnessWindowSeconds),
+    };
+  }
+
+  /** Whether the reply carried by `obligationId` is already in the transcript (recovery after a crash). */
+  findAssistantTurn(sessionId: string, obligationId: string): AssistantTurn | undefined {
+    return findAssistantTurn(this.checkedPath(sessionId), obligationId);
+  }
+
+  /** The raw ids to reply to; for the delivery layer only, never for display. */
+  deliveryAddress(sessionId: string): DeliveryAddress | undefined {
+    return this.index.address(sessionId);
+  }
+
+  private begin(
+    source: SessionSource,
+    sessionKey: string,
+    now: number,
+    previous: { sessionId: string; reason: ResetReason } | undefined,
+  ): ResolvedSession {
+    const sessionId = this.newSessionId();
+    this.index.start(
+      {
+        sessionId,
+        sessionKey,
+        platform: source.platform,
+        chatType: source.chatType,
+        chat: this.pseudonyms.chat(source.platform, source.chatId),
+        address: addressOf(source),
+        title: titleOf(source),
+        createdAt: now,
+      },
+      previous,
+    );
+    this.logger.info('session started', {
+      sessionId,
+      chat: this.pseudonyms.chat(source.platform, source.chatId),
+      ...(previous ? { previousSessionId: previous.sessionId, reason: previous.reason } : {}),
+    });
+    if (previous) this.announce(previous.sessionId, 'ended', now);
+    this.announce(sessionId, 'created', now);
+    return previous
+      ? { sessionKey, sessionId, status: 'reset', resetReason: previous.reason, previousSessionId: previous.sessionId }
+      : { sessionKey, sessionId, status: 'new' };
+  }
+
+  private append(sessionId: string, turn: UserTurn | AssistantTurn): void {
+    const session = this.get(sessionId);
+    if (!session) throw new SessionNotFoundError(`no session ${JSON.stringify(sessionId.slice(0, 80))}`);
+    const path = this.checkedPath(sessionId);
+    const lines: TranscriptRecord[] = isEmpty(path) ? [headerOf(session)] : [];
+    lines.push(turn);
+    try {
+      appendDurably(path, lines.map(formatRecord).join(''));
+    } catch (error) {
+      // A failed write (disk full) may have left part of a line: check again next time.
+      this.checked.delete(sessionId);
+      throw error;
+    }
+    this.index.recordMessage(sessionId, turn.type, turn.at, toDisplayLine(turn.text, MAX_PREVIEW));
+    this.announce(sessionId, 'message', turn.at);
+  }
+
+  /** The transcript's path, its torn tail (from a killed earlier run) cut off once per process. */
+  private checkedPath(sessionId: string): string {
+    const path = this.transcriptPath(sessionId);
+    if (!this.checked.has(sessionId)) {
+      const dropped = repairTornTail(path);
+      if (dropped > 0) this.logger.warn('repaired a torn transcript line', { sessionId, bytes: dropped });
+      this.checked.add(sessionId);
+    }
+    return path;
+  }
+
+  private announce(sessionId: string, change: SessionChange, at: number): void {
+    if (!this.onEvent) return;
+    const session = this.index.get(sessionId);
+    if (session) this.onEvent({ type: 'session.updated', session, change, at });
+  }
+}
+
+function addressOf(source: SessionSource): DeliveryAddress {
+  return {
+    platform: source.platform,
+    chatId: source.chatId,
+    chatType: source.chatType,
+    ...(source.threadId !== undefined ? { threadId: source.threadId } : {}),
+  };
+}
+
+function titleOf(source: SessionSource): string | null {
+  const name = source.chatType === 'direct' ? (source.senderName ?? source.chatName) : source.chatName;
+  return sanitizeDisplayName(name) ?? null;
+}
+
+function headerOf(session: SessionSummary): TranscriptRecord {
+  return {
+    type: 'session',
+    v: TRANSCRIPT_VERSION,
+    sessionId: session.sessionId,
+    sessionKey: session.sessionKey,
+    createdAt: session.createdAt,
+    platform: session.platform,
+    chatType: session.chatType,
+    chat: session.chat,
+  };
+}
+
+function isEmpty(path: string): boolean {
+  try {
+    return statSync(path).size === 0;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw error;
+  }
+}

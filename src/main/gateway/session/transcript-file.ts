@@ -1,0 +1,164 @@
+import { closeSync, constants, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/**
+ * Byte-level I/O of append-only JSONL files. A line is complete only when its
+ * newline is on disk: whatever follows the last newline is the torn remains of
+ * an append that was interrupted (kill -9, power loss) and is never read as a
+ * record. Splitting on the byte 0x0A is safe in UTF-8, which never uses it
+ * inside a multi-byte character.
+ */
+
+const CHUNK = 64 * 1024;
+const NEWLINE = 0x0a;
+// A planted symlink must not redirect a transcript write (absent on Windows).
+const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/** Appends complete lines and fsyncs them; a new file's directory entry is fsynced too. */
+export function appendDurably(path: string, text: string): void {
+  const created = !existsSync(path);
+  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NO_FOLLOW, 0o600);
+  try {
+    const bytes = Buffer.from(text, 'utf8');
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  if (created) fsyncDirectory(dirname(path));
+}
+
+function fsyncDirectory(dir: string): void {
+  if (process.platform === 'win32') return; // directories cannot be opened for fsync there
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Cuts a torn last line off, so the next append starts on a line of its own.
+ * Only the file's single writer may call this: to a concurrent reader, a line
+ * being written right now looks exactly like a torn one. Returns the bytes dropped.
+ */
+export function repairTornTail(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDWR | NO_FOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const keep = completeLength(fd, size);
+    if (keep === size) return 0;
+    ftruncateSync(fd, keep);
+    fsyncSync(fd);
+    return size - keep;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The length of the file up to and including its last newline. */
+function completeLength(fd: number, size: number): number {
+  let pos = size;
+  while (pos > 0) {
+    const start = Math.max(0, pos - CHUNK);
+    const chunk = readAt(fd, start, pos - start);
+    const nl = chunk.lastIndexOf(NEWLINE);
+    if (nl >= 0) return start + nl + 1;
+    pos = start;
+  }
+  return 0;
+}
+
+export interface BackwardRead {
+  /** Bytes read from the file: what the cost of a tail read is measured in. */
+  readonly bytesRead: number;
+}
+
+/**
+ * Visits complete lines from the last to the first, reading the file from its
+ * end in chunks, until `visit` returns false. The cost depends on how much is
+ * visited, not on the file's length.
+ */
+export function readLinesBackward(path: string, visit: (line: string) => boolean): BackwardRead {
+  const fd = openForRead(path);
+  if (fd === undefined) return { bytesRead: 0 };
+  let bytesRead = 0;
+  try {
+    let pos = fstatSync(fd).size;
+    let carry: Buffer | undefined;
+    let pastTornTail = false;
+    while (pos > 0) {
+      const start = Math.max(0, pos - CHUNK);
+      const chunk = readAt(fd, start, pos - start);
+      bytesRead += chunk.length;
+      pos = start;
+      const data = carry ? Buffer.concat([chunk, carry]) : chunk;
+      let end = data.length;
+      while (end > 0) {
+        const nl = data.lastIndexOf(NEWLINE, end - 1);
+        if (nl < 0) break;
+        if (pastTornTail && nl + 1 < end && !visit(data.toString('utf8', nl + 1, end))) return { bytesRead };
+        pastTornTail = true; // the bytes after the file's last newline are not a line
+        end = nl;
+      }
+      carry = data.subarray(0, end);
+    }
+    if (pastTornTail && carry && carry.length > 0) visit(carry.toString('utf8'));
+    return { bytesRead };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Visits complete lines from the first to the last until `visit` returns false. */
+export function readLinesForward(path: string, visit: (line: string) => boolean): void {
+  const fd = openForRead(path);
+  if (fd === undefined) return;
+  try {
+    const size = fstatSync(fd).size;
+    let pos = 0;
+    let carry: Buffer | undefined;
+    while (pos < size) {
+      const chunk = readAt(fd, pos, Math.min(CHUNK, size - pos));
+      pos += chunk.length;
+      const data = carry ? Buffer.concat([carry, chunk]) : chunk;
+      let start = 0;
+      for (let nl = data.indexOf(NEWLINE); nl >= 0; nl = data.indexOf(NEWLINE, start)) {
+        if (nl > start && !visit(data.toString('utf8', start, nl))) return;
+        start = nl + 1;
+      }
+      carry = data.subarray(start);
+    }
+    // A remainder without a newline is a torn tail: not a line.
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function openForRead(path: string): number | undefined {
+  try {
+    return openSync(path, constants.O_RDONLY | NO_FOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function readAt(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const n = readSync(fd, buffer, filled, length - filled, position + filled);
+    if (n === 0) break; // the file shrank under us
+    filled += n;
+  }
+  return buffer.subarray(0, filled);
+}

@@ -1,0 +1,104 @@
+import { readLinesBackward, readLinesForward } from './transcript-file';
+import { isTurn, parseRecord, type AssistantTurn, type TranscriptHeader, type Turn, type UserTurn } from './transcript-record';
+
+export interface ContextLimits {
+  /** The most recent turns to return (default 50). */
+  readonly maxTurns?: number;
+  /** A budget on the returned turns' text, in UTF-16 code units (default: none). */
+  readonly maxChars?: number;
+}
+
+export interface LoadedContext {
+  /** Oldest first. */
+  readonly turns: Turn[];
+  /** Older turns exist that the limits left out. */
+  readonly truncated: boolean;
+  readonly bytesRead: number;
+}
+
+export const DEFAULT_CONTEXT_TURNS = 50;
+
+/**
+ * The last turns of a transcript, read from its end: the cost follows the size
+ * of what is returned, not the length of the conversation. The budget is
+ * strict: a turn that does not fit ends the context there.
+ */
+export function readContext(path: string, limits: ContextLimits = {}): LoadedContext {
+  const maxTurns = Math.max(0, limits.maxTurns ?? DEFAULT_CONTEXT_TURNS);
+  const maxChars = limits.maxChars ?? Infinity;
+  const turns: Turn[] = [];
+  let chars = 0;
+  let truncated = false;
+  const { bytesRead } = readLinesBackward(path, (line) => {
+    const record = parseRecord(line);
+    if (!record) return true;
+    if (!isTurn(record)) return false; // the header: the start of the session
+    if (turns.length >= maxTurns || chars + record.text.length > maxChars) {
+      truncated = true;
+      return false;
+    }
+    chars += record.text.length;
+    turns.push(record);
+    return true;
+  });
+  return { turns: turns.reverse(), truncated, bytesRead };
+}
+
+/**
+ * The user turns after the last assistant turn (oldest first): messages that
+ * were never answered, at most `limit` of them.
+ */
+export function readUnansweredTail(path: string, limit = 20): UserTurn[] {
+  const turns: UserTurn[] = [];
+  readLinesBackward(path, (line) => {
+    const record = parseRecord(line);
+    if (!record) return true;
+    if (record.type !== 'user') return false;
+    turns.push(record);
+    return turns.length < limit;
+  });
+  return turns.reverse();
+}
+
+/** The assistant turn carrying `obligationId`, searched among the last `searchTurns` turns. */
+export function findAssistantTurn(path: string, obligationId: string, searchTurns = 200): AssistantTurn | undefined {
+  let found: AssistantTurn | undefined;
+  let seen = 0;
+  readLinesBackward(path, (line) => {
+    const record = parseRecord(line);
+    if (!record) return true;
+    if (!isTurn(record)) return false;
+    if (record.type === 'assistant' && record.obligationId === obligationId) {
+      found = record;
+      return false;
+    }
+    return ++seen < searchTurns;
+  });
+  return found;
+}
+
+export interface TurnPage {
+  readonly header: TranscriptHeader | undefined;
+  readonly turns: Turn[];
+  readonly totalTurns: number;
+}
+
+/** Page `page` (0 = oldest) of `pageSize` turns, plus the total count; reads the whole file. */
+export function readTurnPage(path: string, page: number, pageSize: number): TurnPage {
+  const first = page * pageSize;
+  const turns: Turn[] = [];
+  let header: TranscriptHeader | undefined;
+  let index = 0;
+  readLinesForward(path, (line) => {
+    const record = parseRecord(line);
+    if (!record) return true;
+    if (!isTurn(record)) {
+      header ??= record;
+      return true;
+    }
+    if (index >= first && index < first + pageSize) turns.push(record);
+    index++;
+    return true;
+  });
+  return { header, turns, totalTurns: index };
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { CHAT_TYPES } from './source';
+
+/**
+ * One line of a transcript (`sessions/<id>.jsonl`). The first line describes
+ * the session, so a transcript can be read without the database; every other
+ * line is a turn. People appear as pseudonym plus display name, never by raw id.
+ */
+export const TRANSCRIPT_VERSION = 1;
+
+const headerSchema = z.object({
+  type: z.literal('session'),
+  v: z.literal(TRANSCRIPT_VERSION),
+  sessionId: z.string(),
+  sessionKey: z.string(),
+  createdAt: z.number(),
+  platform: z.string(),
+  chatType: z.enum(CHAT_TYPES),
+  /** The chat's pseudonym (`<platform>:<12 hex>`). */
+  chat: z.string(),
+});
+
+const userTurnSchema = z.object({
+  type: z.literal('user'),
+  at: z.number(),
+  /** The inbound message's id on the platform (the ledger keys obligations by it). */
+  messageRef: z.string().optional(),
+  sender: z.object({ id: z.string(), name: z.string().optional() }),
+  text: z.string(),
+});
+
+const assistantTurnSchema = z.object({
+  type: z.literal('assistant'),
+  at: z.number(),
+  /** The delivery obligation that carries this reply. */
+  obligationId: z.string(),
+  /** The user turn's messageRef this answers. */
+  replyTo: z.string().optional(),
+  text: z.string(),
+});
+
+export const transcriptRecordSchema = z.discriminatedUnion('type', [headerSchema, userTurnSchema, assistantTurnSchema]);
+
+export type TranscriptHeader = z.infer<typeof headerSchema>;
+export type UserTurn = z.infer<typeof userTurnSchema>;
+export type AssistantTurn = z.infer<typeof assistantTurnSchema>;
+export type Turn = UserTurn | AssistantTurn;
+export type TranscriptRecord = z.infer<typeof transcriptRecordSchema>;
+
+export function isTurn(record: TranscriptRecord): record is Turn {
+  return record.type !== 'session';
+}
+
+/** One complete line, newline included. */
+export function formatRecord(record: TranscriptRecord): string {
+  return JSON.stringify(record) + '\n';
+}
+
+/** A line that is not a record (hand-edited, from a future version) is skipped, not fatal. */
+export function parseRecord(line: string): TranscriptRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const parsed = transcriptRecordSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
