@@ -106,7 +106,7 @@ function makeAdapter(server: RunningNgircd, config: Partial<IrcConfigInput> = {}
   };
 }
 
-const target = (chatId: string): SendTarget => ({ chatId, idempotencyKey: `key-${chatId}` });
+const target = (chatId: string): SendTarget => ({ chatId, threadId: null, replyTo: null, idempotencyKey: `key-${chatId}` });
 const fromBot = (user: User, nick = 'homing') => user.privmsgs.filter((event) => event.nick === nick);
 
 describe('IRC adapter against ngircd', () => {

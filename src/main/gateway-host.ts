@@ -47,6 +47,8 @@ const gateway = Gateway.start({
   mode: 'app',
   version: HOMING_VERSION,
   logger,
+  // The main process reports sleep from powerMonitor ('resume' messages).
+  detectSleep: false,
 });
 
 parentPort.on('message', (event) => {
@@ -56,8 +58,9 @@ parentPort.on('message', (event) => {
     gateway.api.serve(portPipe(port));
     port.start();
   } else if (kind === 'stop') {
-    gateway.stop();
-    process.exit(0);
+    void gateway.stop().finally(() => process.exit(0));
+  } else if (kind === 'resume') {
+    void gateway.resumed(Number((event.data as { sleptMs?: unknown }).sleptMs) || 0);
   }
 });
 parentPort.postMessage({ type: 'ready', pid: process.pid });

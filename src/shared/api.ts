@@ -152,13 +152,48 @@ export interface TranscriptPage {
 
 export type SessionChange = 'created' | 'message' | 'ended';
 
+export type PlatformState = 'connecting' | 'connected' | 'degraded' | 'disconnected' | 'auth-failed';
+
+export interface PlatformStatus {
+  readonly name: string;
+  readonly state: PlatformState;
+  /** The last error in plain words, when the platform is not connected. */
+  readonly error: string | null;
+}
+
+/** config.json as the window edits it; secrets are never included, only whether each is set. */
+export interface ConfigView {
+  readonly path: string;
+  /** The configuration in force (defaults filled in). */
+  readonly config: unknown;
+  /** Why the file on disk is not in force (the last good one is), or null. */
+  readonly error: string | null;
+  readonly secretsSet: readonly string[];
+}
+
+export type TurnOutcomeKind = 'answered' | 'agent-error' | 'cancelled' | 'command';
+
 /** Everything the gateway announces. Discriminated by `type`; later issues add members. */
 export type GatewayEvent =
   | { readonly type: 'gateway.state'; readonly state: GatewayState; readonly at: number }
   | { readonly type: 'delivery.changed'; readonly delivery: DeliveryRow; readonly at: number }
   | { readonly type: 'sweep.completed'; readonly report: SweepReport; readonly at: number }
   | { readonly type: 'ledger.health'; readonly health: LedgerHealth; readonly at: number }
-  | { readonly type: 'session.updated'; readonly session: SessionSummary; readonly change: SessionChange; readonly at: number };
+  | { readonly type: 'session.updated'; readonly session: SessionSummary; readonly change: SessionChange; readonly at: number }
+  | { readonly type: 'turn.started'; readonly sessionId: string; readonly platform: string; readonly at: number }
+  | { readonly type: 'turn.token'; readonly sessionId: string; readonly text: string }
+  | {
+      readonly type: 'turn.finished';
+      readonly sessionId: string;
+      readonly outcome: TurnOutcomeKind;
+      /** The agent's error in plain words (outcome `agent-error`). */
+      readonly error: string | null;
+      readonly at: number;
+    }
+  | { readonly type: 'reply.recorded'; readonly sessionId: string; readonly obligationId: string; readonly chunks: number; readonly at: number }
+  | { readonly type: 'platform.state'; readonly platform: PlatformStatus; readonly at: number }
+  | { readonly type: 'config.changed'; readonly error: string | null; readonly at: number }
+  | { readonly type: 'gateway.resumed'; readonly sleptMs: number; readonly at: number };
 
 /** Params of each method, validated on arrival at the gateway. */
 export const apiParams = {
@@ -182,6 +217,21 @@ export const apiParams = {
       pageSize: z.number().int().min(1).max(500).optional(),
     })
     .strict(),
+  sendLocalMessage: z
+    .object({
+      text: z.string().min(1, 'the message is empty').max(100_000),
+      /** Lets the window resend without making a second turn. */
+      clientMessageId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+    })
+    .strict(),
+  cancelTurn: z.object({ sessionId: z.string().min(1).max(128) }).strict(),
+  listPlatforms: z.undefined(),
+  reconnectPlatform: z.object({ name: z.string().min(1).max(32) }).strict(),
+  getConfig: z.undefined(),
+  setConfig: z.object({ config: z.record(z.string(), z.unknown()) }).strict(),
+  setSecret: z
+    .object({ name: z.enum(['agent.apiKey', 'irc.password']), value: z.string().max(10_000).nullable() })
+    .strict(),
 } as const;
 
 /** The value each method returns. */
@@ -194,6 +244,13 @@ export interface ApiResults {
   getLedgerHealth: LedgerHealth;
   listSessions: SessionPage;
   getTranscript: TranscriptPage;
+  sendLocalMessage: { readonly messageRef: string };
+  cancelTurn: { readonly cancelled: boolean };
+  listPlatforms: readonly PlatformStatus[];
+  reconnectPlatform: PlatformStatus;
+  getConfig: ConfigView;
+  setConfig: ConfigView;
+  setSecret: { readonly secretsSet: readonly string[] };
 }
 
 export type MethodName = keyof typeof apiParams & keyof ApiResults;

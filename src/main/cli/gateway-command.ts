@@ -1,8 +1,9 @@
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Gateway } from '../gateway/gateway';
 import { resolveDataDir } from '../gateway/data-dir';
 import { createLineLogger } from '../gateway/logger';
-import { startHeadlessServer } from '../headless/server';
+import { startHeadlessServer, type HeadlessServer } from '../headless/server';
 import { HOMING_VERSION } from '../version';
 import { parseCommandArgs, parsePort, type Command } from './command';
 
@@ -14,43 +15,63 @@ function defaultRendererDir(): string {
 export const gatewayCommand: Command = {
   name: 'gateway',
   summary: 'run the gateway headless and serve its window on 127.0.0.1',
-  usage: 'Usage: homing gateway [--data-dir DIR] [--port N]\n\n  --port N        port on 127.0.0.1 (default 0: any free port)\n  --data-dir DIR  data directory (default: $HOMING_DATA_DIR, else the tray app\'s)',
+  usage: [
+    'Usage: homing gateway [--config FILE] [--data-dir DIR] [--port N] [--no-ui]',
+    '',
+    '  --config FILE   configuration file (default: config.json in the data directory)',
+    "  --data-dir DIR  data directory (default: $HOMING_DATA_DIR, else the tray app's)",
+    '  --port N        port on 127.0.0.1 for the window (default 0: any free port)',
+    '  --no-ui         serve no window: the gateway and its platforms only',
+  ].join('\n'),
   async run(args, context) {
     const { values } = parseCommandArgs('gateway', args, {
+      config: { type: 'string' },
       'data-dir': { type: 'string' },
       port: { type: 'string' },
+      'no-ui': { type: 'boolean' },
     });
     const port = parsePort('gateway', values.port, 0);
     const dataDir = resolveDataDir(values['data-dir'], context.env);
     const logger = createLineLogger({ level: context.env.HOMING_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
 
-    const gateway = Gateway.start({ dataDir, mode: 'headless', version: HOMING_VERSION, logger });
-    let server;
-    try {
-      server = await startHeadlessServer({
-        port,
-        rendererDir: context.env.HOMING_RENDERER_DIR ?? defaultRendererDir(),
-        api: gateway.api,
-        logger,
-      });
-    } catch (error) {
-      gateway.stop();
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') throw new Error(`port ${port} on 127.0.0.1 is in use; choose another with --port`);
-      throw error;
+    const gateway = Gateway.start({
+      dataDir,
+      mode: 'headless',
+      version: HOMING_VERSION,
+      logger,
+      env: context.env,
+      ...(values.config ? { configFile: resolve(values.config) } : {}),
+    });
+    if (gateway.config.lastError) context.stderr(`homing: ${gateway.config.lastError} (running on the defaults until it is fixed)`);
+    let server: HeadlessServer | undefined;
+    if (!values['no-ui']) {
+      try {
+        server = await startHeadlessServer({
+          port,
+          rendererDir: context.env.HOMING_RENDERER_DIR ?? defaultRendererDir(),
+          api: gateway.api,
+          logger,
+        });
+      } catch (error) {
+        await gateway.stop();
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE') throw new Error(`port ${port} on 127.0.0.1 is in use; choose another with --port`);
+        throw error;
+      }
     }
     context.stdout(`Homing ${HOMING_VERSION} gateway — data in ${dataDir}`);
-    context.stdout(`Open the window: ${server.url}`);
+    context.stdout(server ? `Open the window: ${server.url}` : 'No window (--no-ui). Stop with Ctrl-C.');
 
     await new Promise<void>((resolveStop) => {
       const stop = (signal: string) => {
         logger.info('stopping', { signal });
         process.off('SIGINT', onInt);
         process.off('SIGTERM', onTerm);
-        void server.close().then(() => {
-          gateway.stop();
+        void (async () => {
+          await server?.close();
+          await gateway.stop();
           resolveStop();
-        });
+        })();
       };
       const onInt = () => stop('SIGINT');
       const onTerm = () => stop('SIGTERM');

@@ -1,15 +1,28 @@
 import { join } from 'node:path';
-import type { GatewayMode, GatewayState, GatewayStatus } from '../../shared/api';
+import type { ConfigView, GatewayMode, GatewayState, GatewayStatus } from '../../shared/api';
+import type { Agent } from './agents/agent';
+import { turnTimeoutMs } from './agents/config-schema';
+import { createAgent } from './agents/create-agent';
 import { ApiServer, type ApiHandlers } from './api/server';
 import { systemClock, type Clock } from './clock';
+import { ConfigService } from './config/config-service';
+import type { HomingConfig } from './config/schema';
 import { ensureDataDir } from './data-dir';
-import { deliveryApiHandlers } from './delivery/api-handlers';
-import { DeliveryService } from './delivery/delivery-service';
-import type { PlatformSender } from './delivery/sender';
 import { openDatabase, type Db } from './db/database';
 import { homingMigrations } from './db/migrations';
+import { deliveryApiHandlers } from './delivery/api-handlers';
+import { DeliveryService } from './delivery/delivery-service';
 import { EventBus } from './events';
 import type { Logger } from './logger';
+import { ConversationQueue } from './pipeline/conversation-queue';
+import { Pipeline } from './pipeline/pipeline';
+import { pipelineApiHandlers } from './pipeline/api-handlers';
+import { recoverInterruptedTurns } from './pipeline/recovery';
+import { platformWanted, type PlatformTuning } from './platforms/catalog';
+import { LocalAdapter } from './platforms/local/local-adapter';
+import { PlatformManager } from './platforms/manager';
+import { SleepDetector } from './power/sleep-detector';
+import { FileSecretStore, type SecretStore } from './secrets/secret-store';
 import { sessionApiHandlers } from './session/api-handlers';
 import { openSessionStore } from './session/open-store';
 import type { SessionStore } from './session/store';
@@ -22,46 +35,104 @@ export interface GatewayOptions {
   readonly clock?: Clock;
   /** The pseudonym key from safeStorage (tray app); without it, `<dataDir>/install-secret` is used. */
   readonly installSecret?: Uint8Array;
+  /** Default `<dataDir>/config.json`. */
+  readonly configFile?: string;
+  /** Default `<dataDir>/secrets.json`; the tray app may pass a safeStorage-backed store. */
+  readonly secrets?: SecretStore;
+  /** Where `apiKeyEnv` / `passwordEnv` are looked up (default process.env). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Adapter timing for tests (IRC pacing, backoff). */
+  readonly tuning?: PlatformTuning;
+  /** Detect a resume from sleep by clock comparison (headless has no OS hook). Default true. */
+  readonly detectSleep?: boolean;
 }
 
 /**
- * The gateway core: owns the data directory, the database and the event bus, and
- * answers the API. It runs in a process of its own (a utilityProcess under the
- * tray app, plain Node in headless mode) and never imports electron.
+ * The gateway core: owns the data directory, the database, the configuration,
+ * the platforms, the agent and the message pipeline, and answers the API. It
+ * runs in a process of its own (a utilityProcess under the tray app, plain Node
+ * in headless mode) and never imports electron.
  */
 export class Gateway {
   readonly bus: EventBus;
   readonly api: ApiServer;
   readonly db: Db;
-  readonly sessions: SessionStore;
-  /** The delivery ledger, the send loop and the connected platforms. */
+  /** The delivery ledger, the send loop and the deliverable platforms. */
   readonly deliveries: DeliveryService;
+  readonly platforms: PlatformManager;
+  readonly pipeline: Pipeline;
+  readonly config: ConfigService;
+  readonly local: LocalAdapter;
+  readonly secrets: SecretStore;
+  /** Resolves once platforms are started and interrupted turns are recovered. */
+  readonly ready: Promise<void>;
+  private sessionStore: SessionStore;
+  private agent: { agent: Agent; timeoutMs: number; fingerprint: string };
   private state: GatewayState = 'starting';
   private readonly startedAt: number;
   private readonly startedMonotonic: number;
   private readonly clock: Clock;
+  private readonly queue: ConversationQueue;
+  private readonly sleep: SleepDetector;
 
   private constructor(
     private readonly options: GatewayOptions,
     db: Db,
   ) {
+    const { logger, dataDir } = options;
     this.clock = options.clock ?? systemClock;
     this.startedAt = this.clock.now();
     this.startedMonotonic = this.clock.monotonic();
     this.db = db;
-    this.bus = new EventBus(options.logger);
-    this.sessions = openSessionStore({
-      db,
-      dataDir: options.dataDir,
-      clock: this.clock,
-      logger: options.logger,
-      bus: this.bus,
-      ...(options.installSecret ? { installSecret: options.installSecret } : {}),
-    });
+    this.bus = new EventBus(logger);
+    this.secrets = options.secrets ?? new FileSecretStore(dataDir, logger);
+    this.config = new ConfigService(options.configFile ?? join(dataDir, 'config.json'), logger, (config, error) =>
+      this.onConfig(config, error),
+    );
+    const config = this.config.current;
+    this.queue = new ConversationQueue(config.maxConcurrentTurns);
+    this.sessionStore = this.openSessions(config);
+    this.agent = this.buildAgent(config);
     // Registers this process's ledger instance, starts its heartbeat and sweep
-    // timers (unref'd) and sweeps once: what a crashed predecessor owed is found now.
-    this.deliveries = DeliveryService.start({ db, clock: this.clock, logger: options.logger, bus: this.bus });
-    this.api = new ApiServer(this.handlers(), this.bus, options.logger);
+    // timers (unref'd) and sweeps once; platforms join as they connect.
+    this.deliveries = DeliveryService.start({
+      db,
+      clock: this.clock,
+      logger,
+      bus: this.bus,
+      policy: {
+        maxAttempts: config.delivery.maxAttempts,
+        staleAfterMs: config.delivery.staleHours * 3600_000,
+        retentionMs: config.delivery.retentionDays * 86_400_000,
+        leaseMs: config.delivery.leaseSeconds * 1000,
+      },
+      inOrder: (sessionKey, task) => void this.queue.run(sessionKey, task).catch(() => undefined),
+    });
+    this.pipeline = new Pipeline({
+      sessions: () => this.sessionStore,
+      deliveries: this.deliveries,
+      agent: () => this.agent,
+      adapter: (platform) => this.platforms.get(platform),
+      queue: this.queue,
+      bus: this.bus,
+      logger,
+      clock: this.clock,
+      contextTurns: () => this.config.current.sessions.contextTurns,
+    });
+    this.platforms = new PlatformManager({
+      bus: this.bus,
+      logger,
+      clock: this.clock,
+      onMessage: (message) => void this.pipeline.handle(message),
+      onConnected: (sender) => this.deliveries.registerPlatform(sender),
+    });
+    this.local = new LocalAdapter(() => {});
+    this.sleep = new SleepDetector({
+      clock: this.clock,
+      onResume: (sleptMs) => void this.resumed(sleptMs),
+    });
+    this.api = new ApiServer(this.handlers(), this.bus, logger);
+    this.ready = this.boot();
   }
 
   static start(options: GatewayOptions): Gateway {
@@ -74,9 +145,12 @@ export class Gateway {
       db.close();
       throw error;
     }
-    gateway.setState('running');
-    options.logger.info('gateway running', { dataDir: options.dataDir, mode: options.mode, pid: process.pid });
+    options.logger.info('gateway starting', { dataDir: options.dataDir, mode: options.mode, pid: process.pid });
     return gateway;
+  }
+
+  get sessions(): SessionStore {
+    return this.sessionStore;
   }
 
   getStatus(): GatewayStatus {
@@ -91,23 +165,133 @@ export class Gateway {
     };
   }
 
-  /**
-   * The seam for platform adapters (issue 5): a connected adapter registers its
-   * sender, which makes its platform deliverable and sweeps for what it is owed.
-   * Returns the function to call when it disconnects.
-   */
-  registerPlatform(sender: PlatformSender): () => void {
-    return this.deliveries.registerPlatform(sender);
+  configView(): ConfigView {
+    return this.config.view(this.secrets.names());
   }
 
-  stop(): void {
-    if (this.state === 'stopped') return;
+  /** Rebuilds the agent and platforms from the current config (after a secret changed). */
+  refresh(): void {
+    this.onConfig(this.config.current, null, true);
+  }
+
+  /** Called by the tray app on `resume` (headless mode detects it itself): reconnect and sweep. */
+  async resumed(sleptMs: number): Promise<void> {
+    this.options.logger.info('resumed from sleep', { sleptMs });
+    this.bus.emit({ type: 'gateway.resumed', sleptMs, at: this.clock.now() });
+    await this.platforms.probeAll();
+    this.deliveries.sweepNow();
+  }
+
+  /**
+   * Stops taking messages, gives running turns and sends `deadlineMs` to finish,
+   * and leaves whatever is still owed to the ledger for the next start.
+   */
+  async stop(deadlineMs = 5_000): Promise<void> {
+    if (this.state === 'stopping' || this.state === 'stopped') return;
     this.setState('stopping');
+    await this.ready.catch(() => undefined);
+    this.sleep.stop();
+    this.config.unwatch();
+    await this.pipeline.stop(deadlineMs);
+    await this.platforms.stopAll();
+    await this.agent.agent.close().catch(() => undefined);
     this.api.closeAll();
     this.deliveries.stop();
     this.db.close();
     this.setState('stopped');
     this.options.logger.info('gateway stopped');
+  }
+
+  private async boot(): Promise<void> {
+    // The local chat connects first: its sweep runs before any new message is taken.
+    await this.platforms.apply(this.wantedPlatforms(this.config.current));
+    const report = await recoverInterruptedTurns({
+      db: this.db,
+      sessions: this.sessionStore,
+      ledger: this.deliveries.ledger,
+      pipeline: this.pipeline,
+      clock: this.clock,
+      logger: this.options.logger,
+    }).catch((error: unknown) => {
+      this.options.logger.error('recovering interrupted turns failed', { error });
+      return undefined;
+    });
+    if (report && report.rerun + report.told + report.restored > 0) {
+      this.options.logger.info('recovered interrupted turns', { ...report });
+    }
+    if (this.options.detectSleep ?? true) this.sleep.start();
+    this.config.watch();
+    if (this.state === 'starting') this.setState('running');
+    this.options.logger.info('gateway running', { platforms: this.platforms.list().map((platform) => platform.name) });
+  }
+
+  private onConfig(config: HomingConfig, error: string | null, quiet = false): void {
+    if (!quiet) this.bus.emit({ type: 'config.changed', error, at: this.clock.now() });
+    if (error || this.state === 'stopping' || this.state === 'stopped') return;
+    this.queue.setLimit(config.maxConcurrentTurns);
+    this.sessionStore = this.openSessions(config);
+    const next = this.buildAgent(config);
+    if (next.fingerprint !== this.agent.fingerprint) {
+      const previous = this.agent.agent;
+      this.agent = next;
+      void previous.close().catch(() => undefined);
+    } else {
+      void next.agent.close().catch(() => undefined);
+    }
+    void this.platforms.apply(this.wantedPlatforms(config));
+  }
+
+  private openSessions(config: HomingConfig): SessionStore {
+    const { sessions } = config;
+    return openSessionStore({
+      db: this.db,
+      dataDir: this.options.dataDir,
+      clock: this.clock,
+      logger: this.options.logger,
+      bus: this.bus,
+      keys: {
+        dmScope: sessions.dmScope,
+        groupSessionsPerUser: sessions.groupSessionsPerUser,
+        identityLinks: sessions.identityLinks,
+      },
+      policy: {
+        freshnessWindowSeconds: sessions.freshnessWindowSeconds,
+        reset: sessions.reset,
+        resetByChatType: sessions.resetByChatType,
+      },
+      ...(this.options.installSecret ? { installSecret: this.options.installSecret } : {}),
+    });
+  }
+
+  private buildAgent(config: HomingConfig): { agent: Agent; timeoutMs: number; fingerprint: string } {
+    const apiKey = this.secrets.get('agent.apiKey');
+    const fingerprint = JSON.stringify([config.agent, apiKey !== undefined]);
+    const built = createAgent(config.agent, {
+      ...(apiKey !== undefined ? { apiKey } : {}),
+      env: this.options.env ?? process.env,
+      dataDir: this.options.dataDir,
+      version: this.options.version,
+      status: () => ({
+        version: this.options.version,
+        uptimeMs: this.getStatus().uptimeMs,
+        platforms: this.platforms.list(),
+        owed: this.deliveries.ledger.owedCount(),
+      }),
+    });
+    if (built.ok) return { agent: built.agent, timeoutMs: turnTimeoutMs(config.agent), fingerprint };
+    this.options.logger.error(`the agent cannot start: ${built.error}`);
+    return { agent: unavailableAgent(built.error), timeoutMs: 10_000, fingerprint };
+  }
+
+  private wantedPlatforms(config: HomingConfig) {
+    return platformWanted(config, {
+      local: this.local,
+      secrets: this.secrets,
+      env: this.options.env ?? process.env,
+      logger: this.options.logger,
+      clock: this.clock,
+      tuning: this.options.tuning ?? {},
+    });
   }
 
   private setState(state: GatewayState): void {
@@ -118,8 +302,18 @@ export class Gateway {
   private handlers(): ApiHandlers {
     return {
       getStatus: () => this.getStatus(),
-      ...sessionApiHandlers(() => this.sessions),
+      ...sessionApiHandlers(() => this.sessionStore),
       ...deliveryApiHandlers(() => this.deliveries),
+      ...pipelineApiHandlers(this),
     };
   }
+}
+
+/** Stands in for an agent whose settings cannot work (a named variable is unset): every turn says why. */
+function unavailableAgent(error: string): Agent {
+  return {
+    kind: 'builtin',
+    runTurn: async () => ({ ok: false, kind: 'unreachable', error }),
+    close: async () => {},
+  };
 }

@@ -40,7 +40,7 @@ describe('the API protocol between a window and the gateway', () => {
 
   beforeEach(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'homing-api-'));
-    gateway = Gateway.start({ dataDir, mode: 'headless', version: '9.9.9', logger: silentLogger });
+    gateway = Gateway.start({ dataDir, mode: 'headless', version: '9.9.9', logger: silentLogger, detectSleep: false });
     const [clientEnd, serverEnd] = pipePair();
     gateway.api.serve(serverEnd);
     client = new ApiClient({ callTimeoutMs: 2_000 });
@@ -52,8 +52,8 @@ describe('the API protocol between a window and the gateway', () => {
     rawReplies.length = 0;
   });
 
-  afterEach(() => {
-    gateway.stop();
+  afterEach(async () => {
+    await gateway.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

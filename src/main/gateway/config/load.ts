@@ -44,8 +44,9 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
 function jsonErrorWhere(text: string, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const position = /position (\d+)/.exec(message);
-  if (!position) return message;
-  const offset = Number(position[1]);
+  const atEnd = /end of JSON input/.test(message);
+  if (!position && !atEnd) return message;
+  const offset = position ? Number(position[1]) : text.trimEnd().length;
   const before = text.slice(0, offset);
   const line = before.split('\n').length;
   const column = offset - before.lastIndexOf('\n');

@@ -1,6 +1,7 @@
 import { ledgerMigrations } from '../ledger/migrations';
+import { pipelineMigrations } from '../pipeline/migrations';
 import { sessionMigrations } from '../session/migrations';
 import type { Migration } from './database';
 
 /** Every migration of homing.db, in the order they apply. Append only. */
-export const homingMigrations: readonly Migration[] = [...ledgerMigrations, ...sessionMigrations];
+export const homingMigrations: readonly Migration[] = [...ledgerMigrations, ...sessionMigrations, ...pipelineMigrations];

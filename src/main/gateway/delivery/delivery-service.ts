@@ -18,6 +18,12 @@ export interface DeliveryServiceOptions {
   readonly heartbeatMs?: number;
   /** How often the sweep runs while the gateway runs: retries failed rows, picks up dead owners' rows. */
   readonly sweepEveryMs?: number;
+  /**
+   * Runs a claimed row's delivery in its conversation's order (the pipeline's
+   * queue), so a resent reply never overtakes or interleaves with a newer one.
+   * Without it, claimed rows are sent at once.
+   */
+  readonly inOrder?: (sessionKey: string, task: () => Promise<unknown>) => void;
 }
 
 const EMPTY_REPORT: SweepReport = { claimed: 0, abandoned: 0, pruned: 0, waitingForPlatform: 0, owed: 0 };
@@ -57,7 +63,8 @@ export class DeliveryService {
     const service = new DeliveryService(options);
     service.ledger.register();
     const heartbeatMs = options.heartbeatMs ?? Math.max(1000, Math.floor(service.ledger.policy.leaseMs / 3));
-    const sweepEveryMs = options.sweepEveryMs ?? service.ledger.policy.leaseMs;
+    // A third of the lease: a dead owner's rows are claimed soon after its lease runs out.
+    const sweepEveryMs = options.sweepEveryMs ?? Math.max(1000, Math.floor(service.ledger.policy.leaseMs / 3));
     service.every(heartbeatMs, () => service.ledger.heartbeat(), 'heartbeat');
     service.every(sweepEveryMs, () => service.sweep(), 'sweep');
     service.sweep();
@@ -119,7 +126,10 @@ export class DeliveryService {
     for (const claim of outcome.claimed) {
       const sender = this.platforms.get(claim.target.platform);
       // Claimed only for registered platforms; one unregistered since is retried later.
-      if (sender) void this.deliverer.deliverClaimed(claim, sender);
+      if (!sender) continue;
+      const deliver = () => this.deliverer.deliverClaimed(claim, sender);
+      if (this.options.inOrder) this.options.inOrder(claim.sessionKey, deliver);
+      else void deliver();
     }
     this.options.bus.emit({ type: 'sweep.completed', report: outcome.report, at: this.options.clock.now() });
     return outcome.report;

@@ -135,6 +135,20 @@ export class Ledger {
     return actions.discardDelivery(this.ctx, id);
   }
 
+  /**
+   * Replies recorded for a conversation since `since`: after a crash, tells a
+   * turn whose reply was recorded (but not yet appended to the transcript) from
+   * one that never got that far.
+   */
+  repliesSince(sessionKey: string, since: number): { id: string; content: string; createdAt: number }[] {
+    return this.ctx.db
+      .prepare(
+        `SELECT id, content, created_at AS createdAt FROM ledger_obligations
+         WHERE created_at >= ? AND session_key = ? ORDER BY created_at`,
+      )
+      .all(since, sessionKey) as { id: string; content: string; createdAt: number }[];
+  }
+
   owedCount(): number {
     return countOwed(this.ctx);
   }

@@ -1,3 +1,4 @@
+import type { SendResult, SendTarget } from '../delivery/sender';
 import type { SessionSource } from '../session/source';
 
 /**
@@ -21,26 +22,8 @@ export interface InboundMessage {
   readonly replyTo?: string | undefined;
 }
 
-export interface SendTarget {
-  readonly chatId: string;
-  readonly threadId?: string | undefined;
-  readonly replyTo?: string | undefined;
-  /** Stable per chunk across resends; platforms that deduplicate on it get it verbatim. */
-  readonly idempotencyKey: string;
-}
-
-export type SendResult =
-  | { readonly ok: true; readonly platformMessageId: string }
-  | {
-      readonly ok: false;
-      /** Worth trying again later (network, rate limit, server error). */
-      readonly retryable: boolean;
-      /** The platform's own retry-after, when it gave one. */
-      readonly retryAfterMs?: number | undefined;
-      /** Never going to work (blocked, chat gone, forbidden): fail without retrying. */
-      readonly permanent: boolean;
-      readonly error: string;
-    };
+/** One chunk's destination and its idempotency key; one shape for adapters and the delivery loop. */
+export type { SendResult, SendTarget } from '../delivery/sender';
 
 /** The unit a platform counts its message limit in. */
 export type LengthUnit = 'code-points' | 'utf16' | 'bytes';

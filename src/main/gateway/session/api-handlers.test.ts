@@ -13,8 +13,8 @@ beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'homing-session-api-'));
   gateway = Gateway.start({ dataDir, mode: 'headless', version: '0.0.0-test', logger: silentLogger });
 });
-afterEach(() => {
-  gateway.stop();
+afterEach(async () => {
+  await gateway.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 

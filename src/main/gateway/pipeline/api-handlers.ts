@@ -1,0 +1,37 @@
+import { ApiFailure, type ApiHandlers } from '../api/server';
+import type { Gateway } from '../gateway';
+
+type PipelineHandlers = Pick<
+  ApiHandlers,
+  'sendLocalMessage' | 'cancelTurn' | 'listPlatforms' | 'reconnectPlatform' | 'getConfig' | 'setConfig' | 'setSecret'
+>;
+
+/** The API's methods for the local chat, platforms and configuration. */
+export function pipelineApiHandlers(gateway: Gateway): PipelineHandlers {
+  return {
+    sendLocalMessage: async ({ text, clientMessageId }) => {
+      await gateway.ready;
+      if (gateway.local.state() !== 'connected') throw new ApiFailure('unavailable', 'the gateway is stopping');
+      const message = gateway.local.receive(text, clientMessageId);
+      return { messageRef: message.messageRef };
+    },
+    cancelTurn: ({ sessionId }) => ({ cancelled: gateway.pipeline.cancel(sessionId) }),
+    listPlatforms: () => gateway.platforms.list(),
+    reconnectPlatform: async ({ name }) => {
+      if (!(await gateway.platforms.reconnect(name))) throw new ApiFailure('not-found', `no platform named ${name} is configured`);
+      return gateway.platforms.status(name)!;
+    },
+    getConfig: () => gateway.configView(),
+    setConfig: ({ config }) => {
+      const result = gateway.config.write(config);
+      if (!result.ok) throw new ApiFailure('bad-request', result.error);
+      return gateway.configView();
+    },
+    setSecret: ({ name, value }) => {
+      if (value === null) gateway.secrets.delete(name);
+      else gateway.secrets.set(name, value);
+      gateway.refresh();
+      return { secretsSet: gateway.secrets.names() };
+    },
+  };
+}

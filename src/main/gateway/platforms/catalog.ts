@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../clock';
+import type { HomingConfig } from '../config/schema';
+import type { Logger } from '../logger';
+import type { SecretStore } from '../secrets/secret-store';
+import { IrcAdapter, type IrcAdapterOptions } from './irc/irc-adapter';
+import type { LocalAdapter } from './local/local-adapter';
+import type { AdapterFactory } from './manager';
+
+/** Adapter timing that tests shorten (pacing, backoff); real use takes the defaults. */
+export interface PlatformTuning {
+  readonly irc?: Partial<Omit<IrcAdapterOptions, 'config' | 'logger' | 'clock'>>;
+}
+
+export interface CatalogDeps {
+  readonly local: LocalAdapter;
+  readonly secrets: SecretStore;
+  readonly env: NodeJS.ProcessEnv;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly tuning: PlatformTuning;
+}
+
+/**
+ * The platforms a config asks for, each with a fingerprint of everything its
+ * adapter is built from (secrets as a hash), so a config change restarts exactly
+ * the adapters it touches. The local chat is always there.
+ */
+export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<string, { fingerprint: string; create: AdapterFactory }> {
+  const wanted = new Map<string, { fingerprint: string; create: AdapterFactory }>();
+  wanted.set('local', { fingerprint: 'local', create: () => deps.local });
+
+  const irc = config.platforms.irc;
+  if (irc && irc.enabled) {
+    const { enabled: _enabled, passwordEnv, password: _never, ...settings } = irc;
+    const password = (passwordEnv ? deps.env[passwordEnv] : undefined) ?? deps.secrets.get('irc.password');
+    wanted.set('irc', {
+      fingerprint: JSON.stringify([settings, password === undefined ? null : digest(password)]),
+      create: () =>
+        new IrcAdapter({
+          config: { ...settings, ...(password !== undefined ? { password } : {}) },
+          logger: deps.logger,
+          clock: deps.clock,
+          ...deps.tuning.irc,
+        }),
+    });
+  }
+  return wanted;
+}
+
+function digest(value: string): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,146 @@
+import type { PlatformState, PlatformStatus } from '../../../shared/api';
+import type { Clock } from '../clock';
+import type { PlatformSender } from '../delivery/sender';
+import type { EventBus } from '../events';
+import type { Logger } from '../logger';
+import type { AdapterEvent, InboundMessage, PlatformAdapter } from './adapter';
+
+/** Builds an adapter for a platform's current config, or says why it cannot. */
+export type AdapterFactory = () => PlatformAdapter;
+
+export interface PlatformManagerOptions {
+  readonly bus: EventBus;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** Every inbound message from every platform. */
+  readonly onMessage: (message: InboundMessage) => void;
+  /** The platform can take sends now: register it with the delivery side (which sweeps for it). */
+  readonly onConnected: (sender: PlatformSender) => () => void;
+}
+
+interface Entry {
+  readonly adapter: PlatformAdapter;
+  /** The config it was built from, to tell whether a new config changes it. */
+  readonly fingerprint: string;
+  state: PlatformState;
+  error: string | null;
+  unregister: (() => void) | undefined;
+  unsubscribe: () => void;
+}
+
+/**
+ * The connected platforms. Applies a config (starting, restarting or stopping
+ * adapters whose settings changed), relays their states to the bus, and makes a
+ * platform deliverable exactly while it is connected.
+ */
+export class PlatformManager {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly options: PlatformManagerOptions) {}
+
+  /** Brings the running adapters in line with `wanted` (name → fingerprint and factory). */
+  async apply(wanted: ReadonlyMap<string, { fingerprint: string; create: AdapterFactory }>): Promise<void> {
+    for (const [name, entry] of [...this.entries]) {
+      const next = wanted.get(name);
+      if (!next || next.fingerprint !== entry.fingerprint) await this.remove(name);
+    }
+    for (const [name, next] of wanted) {
+      if (this.entries.has(name)) continue;
+      let adapter: PlatformAdapter;
+      try {
+        adapter = next.create();
+      } catch (error) {
+        this.options.logger.error('a platform could not be set up', { platform: name, error });
+        this.publish({ name, state: 'disconnected', error: describe(error) });
+        continue;
+      }
+      const entry: Entry = {
+        adapter,
+        fingerprint: next.fingerprint,
+        state: adapter.state(),
+        error: null,
+        unregister: undefined,
+        unsubscribe: adapter.onEvent((event) => this.onEvent(name, event)),
+      };
+      this.entries.set(name, entry);
+      void adapter.connect().catch((error: unknown) => this.onEvent(name, { type: 'state', state: 'disconnected', error: describe(error) }));
+    }
+  }
+
+  get(name: string): PlatformAdapter | undefined {
+    return this.entries.get(name)?.adapter;
+  }
+
+  list(): PlatformStatus[] {
+    return [...this.entries].map(([name, entry]) => ({ name, state: entry.state, error: entry.error }));
+  }
+
+  status(name: string): PlatformStatus | undefined {
+    const entry = this.entries.get(name);
+    return entry ? { name, state: entry.state, error: entry.error } : undefined;
+  }
+
+  async reconnect(name: string): Promise<boolean> {
+    const entry = this.entries.get(name);
+    if (!entry) return false;
+    await entry.adapter.disconnect();
+    void entry.adapter.connect();
+    return true;
+  }
+
+  /** After a resume from sleep: every adapter checks its connection. */
+  async probeAll(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((entry) => entry.adapter.probe().catch(() => undefined)));
+  }
+
+  async stopAll(): Promise<void> {
+    for (const name of [...this.entries.keys()]) await this.remove(name);
+  }
+
+  private async remove(name: string): Promise<void> {
+    const entry = this.entries.get(name);
+    if (!entry) return;
+    this.entries.delete(name);
+    entry.unregister?.();
+    entry.unsubscribe();
+    try {
+      await entry.adapter.disconnect();
+    } catch (error) {
+      this.options.logger.warn('a platform did not disconnect cleanly', { platform: name, error });
+    }
+    this.publish({ name, state: 'disconnected', error: null });
+  }
+
+  private onEvent(name: string, event: AdapterEvent): void {
+    const entry = this.entries.get(name);
+    if (!entry) return;
+    if (event.type === 'message') {
+      this.options.onMessage(event.message);
+      return;
+    }
+    entry.state = event.state;
+    entry.error = event.state === 'connected' ? null : (event.error ?? entry.error);
+    if (event.state === 'connected') {
+      if (!entry.unregister) {
+        const adapter = entry.adapter;
+        entry.unregister = this.options.onConnected({
+          name: adapter.platform,
+          serverIdempotency: adapter.idempotentSends,
+          send: (text, target) => adapter.send(text, target),
+        });
+      }
+    } else {
+      entry.unregister?.();
+      entry.unregister = undefined;
+    }
+    this.publish({ name, state: entry.state, error: entry.error });
+  }
+
+  private publish(platform: PlatformStatus): void {
+    this.options.bus.emit({ type: 'platform.state', platform, at: this.options.clock.now() });
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

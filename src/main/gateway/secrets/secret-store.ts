@@ -1,0 +1,78 @@
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { Logger } from '../logger';
+
+/** Names of the secrets Homing knows; values never reach config.json or a log line. */
+export const SECRET_NAMES = ['agent.apiKey', 'irc.password'] as const;
+export type SecretName = (typeof SECRET_NAMES)[number];
+
+export interface SecretStore {
+  get(name: SecretName): string | undefined;
+  set(name: SecretName, value: string): void;
+  delete(name: SecretName): void;
+  /** Which secrets are set, never their values. */
+  names(): SecretName[];
+}
+
+export const SECRETS_FILE = 'secrets.json';
+const fileSchema = z.record(z.string(), z.string());
+
+/**
+ * Secrets in `<dataDir>/secrets.json`, readable by the user only (0600). The tray
+ * app can supply a store backed by Electron's safeStorage instead. A file that
+ * cannot be read as secrets is moved aside (never deleted) and reported.
+ */
+export class FileSecretStore implements SecretStore {
+  private readonly file: string;
+  private values: Record<string, string>;
+
+  constructor(dataDir: string, private readonly logger: Logger) {
+    this.file = join(dataDir, SECRETS_FILE);
+    this.values = this.read();
+  }
+
+  get(name: SecretName): string | undefined {
+    return this.values[name];
+  }
+
+  set(name: SecretName, value: string): void {
+    this.values = { ...this.values, [name]: value };
+    this.write();
+  }
+
+  delete(name: SecretName): void {
+    const { [name]: _removed, ...rest } = this.values;
+    this.values = rest;
+    this.write();
+  }
+
+  names(): SecretName[] {
+    return SECRET_NAMES.filter((name) => this.values[name] !== undefined);
+  }
+
+  private read(): Record<string, string> {
+    if (!existsSync(this.file)) return {};
+    try {
+      return fileSchema.parse(JSON.parse(readFileSync(this.file, 'utf8')));
+    } catch {
+      const aside = `${this.file}.unreadable-${Date.now()}`;
+      renameSync(this.file, aside);
+      this.logger.error('the secret store could not be read; moved it aside, secrets must be entered again', { movedTo: aside });
+      return {};
+    }
+  }
+
+  private write(): void {
+    const temp = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify(this.values, null, 2) + '\n', { mode: 0o600 });
+    chmodSync(temp, 0o600);
+    renameSync(temp, this.file);
+  }
+}
+
+/** Shows that a secret is set without showing it: `sk-…9f2c`. */
+export function maskSecret(value: string): string {
+  if (value.length <= 8) return '••••';
+  return `${value.slice(0, 3)}…${value.slice(-4)}`;
+}

@@ -1,0 +1,126 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startGatewayHarness, type GatewayHarness } from './support/gateway-harness';
+
+const COMMAND_AGENT = fileURLToPath(new URL('../src/main/gateway/agents/fixtures/command-agent.mjs', import.meta.url));
+
+describe('the pipeline, end to end in one process', () => {
+  let harness: GatewayHarness | undefined;
+  afterEach(async () => {
+    await harness?.close();
+    harness = undefined;
+  });
+
+  async function send(text: string) {
+    const result = await harness!.gateway.api.dispatch('sendLocalMessage', { text });
+    if (!result.ok) throw new Error(result.error.message);
+    return (result.value as { messageRef: string }).messageRef;
+  }
+
+  it('answers a local message with the built-in agent, and transcript and ledger agree', async () => {
+    harness = await startGatewayHarness();
+    await send('hello there');
+    const recorded = await harness.waitFor('reply.recorded');
+    const delivered = await harness.waitFor(
+      'delivery.changed',
+      (event) => event.delivery.id === recorded.obligationId && event.delivery.state === 'delivered',
+    );
+    expect(delivered.delivery).toMatchObject({ platform: 'local', chunksDelivered: 1, chunksTotal: 1, attempts: 1 });
+    // The reply streamed before it was recorded.
+    const tokens = harness.events.filter((event) => event.type === 'turn.token');
+    expect(tokens.length).toBeGreaterThan(1);
+    const finished = await harness.waitFor('turn.finished');
+    expect(finished).toMatchObject({ outcome: 'answered', error: null });
+
+    const transcript = await harness.gateway.api.dispatch('getTranscript', { sessionId: recorded.sessionId });
+    if (!transcript.ok) throw new Error(transcript.error.message);
+    const messages = (transcript.value as { messages: { role: string; text: string; obligationId?: string }[] }).messages;
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(messages[0]!.text).toBe('hello there');
+    expect(messages[1]!.text).toMatch(/built-in agent/i);
+    expect(messages[1]!.obligationId).toBe(recorded.obligationId);
+    expect(harness.gateway.deliveries.ledger.owedCount()).toBe(0);
+  });
+
+  it('answers the messages of one conversation in order, each seeing the ones before', async () => {
+    harness = await startGatewayHarness({ agent: { type: 'command', command: process.execPath, args: [COMMAND_AGENT, 'echo'] } });
+    await send('first');
+    await send('second');
+    await send('third');
+    const finishedAll = async () => {
+      while (harness!.events.filter((event) => event.type === 'delivery.changed' && event.delivery.state === 'delivered').length < 3) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    await finishedAll();
+    const recorded = harness.events.filter((event) => event.type === 'reply.recorded');
+    const transcript = await harness.gateway.api.dispatch('getTranscript', { sessionId: recorded[0]!.sessionId });
+    if (!transcript.ok) throw new Error(transcript.error.message);
+    const texts = (transcript.value as { messages: { role: string; text: string }[] }).messages.map((m) => `${m.role}:${m.text.trim()}`);
+    expect(texts[0]).toBe('user:first');
+    expect(texts[1]).toMatch(/^assistant:.*history \[\]; message first/);
+    expect(texts[2]).toBe('user:second');
+    expect(texts[3]).toMatch(/history \[user:first \| assistant:.*\]; message second/);
+    expect(texts[4]).toBe('user:third');
+    expect(texts[5]).toMatch(/message third/);
+  });
+
+  it('turns an agent failure into a short error reply, recorded and delivered like any reply', async () => {
+    harness = await startGatewayHarness({ agent: { type: 'command', command: process.execPath, args: [COMMAND_AGENT, 'fail'] } });
+    await send('please fail');
+    const finished = await harness.waitFor('turn.finished');
+    expect(finished.outcome).toBe('agent-error');
+    expect(finished.error).toBeTruthy();
+    const recorded = await harness.waitFor('reply.recorded');
+    await harness.waitFor('delivery.changed', (event) => event.delivery.id === recorded.obligationId && event.delivery.state === 'delivered');
+    const transcript = await harness.gateway.api.dispatch('getTranscript', { sessionId: recorded.sessionId });
+    const messages = transcript.ok ? (transcript.value as { messages: { role: string; text: string }[] }).messages : [];
+    expect(messages[1]!.text).toMatch(/^⚠ The agent failed: /);
+  });
+
+  it('keeps running when the agent server is unreachable, and says so in the reply', async () => {
+    harness = await startGatewayHarness({ agent: { type: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'nothing' } });
+    await send('anyone there?');
+    const finished = await harness.waitFor('turn.finished');
+    expect(finished.outcome).toBe('agent-error');
+    const recorded = await harness.waitFor('reply.recorded');
+    const transcript = await harness.gateway.api.dispatch('getTranscript', { sessionId: recorded.sessionId });
+    const messages = transcript.ok ? (transcript.value as { messages: { role: string; text: string }[] }).messages : [];
+    expect(messages[1]!.text).toMatch(/could not reach the agent.*127\.0\.0\.1:9/);
+    expect((await harness.gateway.api.dispatch('getStatus', undefined)).ok).toBe(true);
+  });
+
+  it('starts a new conversation on /new, keeping the old transcript', async () => {
+    harness = await startGatewayHarness();
+    await send('remember me');
+    const first = await harness.waitFor('reply.recorded');
+    await send('/new');
+    const second = await harness.waitFor('reply.recorded', (event) => event.sessionId !== first.sessionId);
+    const sessions = await harness.gateway.api.dispatch('listSessions', undefined);
+    const list = sessions.ok ? (sessions.value as { sessions: { sessionId: string; current: boolean }[] }).sessions : [];
+    expect(list.map((session) => [session.sessionId, session.current])).toEqual(
+      expect.arrayContaining([
+        [first.sessionId, false],
+        [second.sessionId, true],
+      ]),
+    );
+  });
+
+  it('runs on the defaults with a bad config file, shows why, and refuses a bad config from the API', async () => {
+    harness = await startGatewayHarness();
+    writeFileSync(join(harness.dataDir, 'config.json'), '{ "agent": { "type": "openai", "model": 3 } }');
+    harness.gateway.config.reload();
+    const view = await harness.gateway.api.dispatch('getConfig', undefined);
+    expect(view).toMatchObject({ ok: true, value: { error: expect.stringMatching(/agent\.baseUrl/) } });
+    // Still answering, on the last good config.
+    await send('still there?');
+    await harness.waitFor('delivery.changed', (event) => event.delivery.state === 'delivered');
+
+    const bad = await harness.gateway.api.dispatch('setConfig', { config: { maxConcurrentTurns: 'many' } });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'bad-request', message: expect.stringMatching(/maxConcurrentTurns/) } });
+    const good = await harness.gateway.api.dispatch('setConfig', { config: { maxConcurrentTurns: 2 } });
+    expect(good).toMatchObject({ ok: true, value: { error: null, config: { maxConcurrentTurns: 2 } } });
+  });
+});
