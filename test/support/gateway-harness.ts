@@ -28,8 +28,7 @@ export async function startGatewayHarness(
   const logger: Logger = process.env.HOMING_TEST_LOG ? createLineLogger({ level: 'debug' }) : silentLogger;
   const events: GatewayEvent[] = [];
   const waiters: { type: string; match: (event: never) => boolean; resolve: (event: never) => void }[] = [];
-  let gateway!: Gateway;
-  gateway = Gateway.start({ dataDir, mode: 'headless', version: '0.0.0-test', logger, detectSleep: false, ...options });
+  const gateway = Gateway.start({ dataDir, mode: 'headless', version: '0.0.0-test', logger, detectSleep: false, ...options });
   gateway.bus.on((event) => {
     events.push(event);
     for (const waiter of [...waiters]) {
