@@ -115,4 +115,17 @@ describe('the headless gateway (a real `homing gateway` process)', () => {
     expect(await page.getByTestId('gateway-version').textContent()).toMatch(/^\d+\.\d+\.\d+/);
     expect(errors).toEqual([]);
   });
+
+  it('answers a local message through the built-in agent in the window, and shows it delivered', async () => {
+    browser ??= await launchChromium();
+    const page = await browser.newPage();
+    await page.goto(gateway.url);
+    await page.getByLabel('Message to your agent').fill('hello from the browser');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByTestId('chat-user').getByText('hello from the browser').waitFor({ timeout: 10_000 });
+    const reply = page.getByTestId('chat-assistant').last();
+    await reply.getByText(/built-in agent/i).waitFor({ timeout: 10_000 });
+    await reply.getByTestId('delivery-tick').and(page.locator('[data-state="delivered"]')).waitFor({ timeout: 10_000 });
+    expect(await page.getByLabel('Message to your agent').inputValue()).toBe('');
+  });
 });

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { ApiError, GatewayEvent, GatewayStatus, HomingApi } from '../../shared/api';
+import { LocalChat } from './LocalChat';
 import { StatusCard } from './StatusCard';
 
 type StatusView = { kind: 'loading' } | { kind: 'ready'; status: GatewayStatus } | { kind: 'error'; error: ApiError };
@@ -18,8 +19,10 @@ export function App({ api }: { api: HomingApi }) {
     refresh();
     const timer = setInterval(refresh, 5_000);
     const unsubscribe = api.subscribe((event) => {
+      // Streamed tokens would flood the activity list; the chat shows them.
+      if (event.type === 'turn.token') return;
       setEvents((previous) => [event, ...previous].slice(0, 50));
-      refresh();
+      if (event.type === 'gateway.state') refresh();
     });
     return () => {
       alive = false;
@@ -41,6 +44,7 @@ export function App({ api }: { api: HomingApi }) {
         </p>
       )}
       {view.kind === 'ready' && <StatusCard status={view.status} />}
+      <LocalChat api={api} />
       <section aria-labelledby="activity-title" className="card">
         <h2 id="activity-title">Activity</h2>
         {events.length === 0 ? (
@@ -63,7 +67,27 @@ function describeEvent(event: GatewayEvent): string {
   switch (event.type) {
     case 'gateway.state':
       return `gateway ${event.state}`;
-    default:
+    case 'delivery.changed':
+      return `${event.delivery.platform} reply ${event.delivery.state} (${event.delivery.chunksDelivered}/${event.delivery.chunksTotal})`;
+    case 'sweep.completed':
+      return `claimed ${event.report.claimed}, still owed ${event.report.owed}`;
+    case 'ledger.health':
+      return event.health.ok ? 'ledger healthy' : `ledger failing: ${event.health.lastError ?? ''}`;
+    case 'session.updated':
+      return `${event.session.platform} conversation ${event.change}`;
+    case 'turn.started':
+      return `${event.platform}: the agent is answering`;
+    case 'turn.token':
       return '';
+    case 'turn.finished':
+      return event.error ? `${event.outcome}: ${event.error}` : event.outcome;
+    case 'reply.recorded':
+      return `reply recorded in ${event.chunks} part${event.chunks === 1 ? '' : 's'}`;
+    case 'platform.state':
+      return `${event.platform.name} ${event.platform.state}${event.platform.error ? `: ${event.platform.error}` : ''}`;
+    case 'config.changed':
+      return event.error ? `configuration not applied: ${event.error}` : 'configuration applied';
+    case 'gateway.resumed':
+      return `resumed after ${Math.round(event.sleptMs / 1000)} s asleep`;
   }
 }
