@@ -123,4 +123,21 @@ describe('the pipeline, end to end in one process', () => {
     const good = await harness.gateway.api.dispatch('setConfig', { config: { maxConcurrentTurns: 2 } });
     expect(good).toMatchObject({ ok: true, value: { error: null, config: { maxConcurrentTurns: 2 } } });
   });
+
+  it('offers a running Ollama server at first run, and nothing once a config exists', async () => {
+    harness = await startGatewayHarness(null, { detectOllama: async () => ['llama3.2:latest', 'qwen3'] });
+    const view = await harness.gateway.api.dispatch('getConfig', undefined);
+    expect(view).toMatchObject({
+      ok: true,
+      value: {
+        suggestion: {
+          agent: { type: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2:latest' },
+          reason: expect.stringMatching(/Ollama/),
+        },
+      },
+    });
+    await harness.gateway.api.dispatch('setConfig', { config: {} });
+    const after = await harness.gateway.api.dispatch('getConfig', undefined);
+    expect(after).toMatchObject({ ok: true, value: { suggestion: null } });
+  });
 });

@@ -169,6 +169,8 @@ export interface ConfigView {
   /** Why the file on disk is not in force (the last good one is), or null. */
   readonly error: string | null;
   readonly secretsSet: readonly string[];
+  /** At first run (no config.json yet): an agent found on this machine, e.g. a running Ollama. */
+  readonly suggestion: { readonly agent: unknown; readonly reason: string } | null;
 }
 
 export type TurnOutcomeKind = 'answered' | 'agent-error' | 'cancelled' | 'command';

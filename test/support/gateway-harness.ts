@@ -24,11 +24,12 @@ export async function startGatewayHarness(
   options: Partial<GatewayOptions> & { dataDir?: string } = {},
 ): Promise<GatewayHarness> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'homing-gw-'));
-  writeFileSync(join(dataDir, 'config.json'), JSON.stringify(config));
+  // `null`: no config.json at all (a first run).
+  if (config !== null) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(config));
   const logger: Logger = process.env.HOMING_TEST_LOG ? createLineLogger({ level: 'debug' }) : silentLogger;
   const events: GatewayEvent[] = [];
   const waiters: { type: string; match: (event: never) => boolean; resolve: (event: never) => void }[] = [];
-  const gateway = Gateway.start({ dataDir, mode: 'headless', version: '0.0.0-test', logger, detectSleep: false, ...options });
+  const gateway = Gateway.start({ dataDir, mode: 'headless', version: '0.0.0-test', logger, detectSleep: false, detectOllama: false, ...options });
   gateway.bus.on((event) => {
     events.push(event);
     for (const waiter of [...waiters]) {

@@ -3,6 +3,7 @@ import type { ConfigView, GatewayMode, GatewayState, GatewayStatus } from '../..
 import type { Agent } from './agents/agent';
 import { turnTimeoutMs } from './agents/config-schema';
 import { createAgent } from './agents/create-agent';
+import { detectOllama } from './agents/openai';
 import { ApiServer, type ApiHandlers } from './api/server';
 import { systemClock, type Clock } from './clock';
 import { ConfigService } from './config/config-service';
@@ -45,6 +46,13 @@ export interface GatewayOptions {
   readonly tuning?: PlatformTuning;
   /** Detect a resume from sleep by clock comparison (headless has no OS hook). Default true. */
   readonly detectSleep?: boolean;
+  /** Looks for an Ollama server at first run (no config.json). Default true; tests turn it off. */
+  readonly detectOllama?: (() => Promise<string[] | undefined>) | false;
+  /**
+   * Default `<dataDir>/homing.db`. `':memory:'` keeps nothing across a restart: only
+   * for measuring what durability costs (npm run bench), never for use.
+   */
+  readonly databaseFile?: string;
 }
 
 /**
@@ -74,6 +82,7 @@ export class Gateway {
   private readonly clock: Clock;
   private readonly queue: ConversationQueue;
   private readonly sleep: SleepDetector;
+  private suggestion: ConfigView['suggestion'] = null;
 
   private constructor(
     private readonly options: GatewayOptions,
@@ -137,7 +146,7 @@ export class Gateway {
 
   static start(options: GatewayOptions): Gateway {
     ensureDataDir(options.dataDir);
-    const db = openDatabase(join(options.dataDir, 'homing.db'), { migrations: homingMigrations });
+    const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'homing.db'), { migrations: homingMigrations });
     let gateway: Gateway;
     try {
       gateway = new Gateway(options, db);
@@ -166,7 +175,7 @@ export class Gateway {
   }
 
   configView(): ConfigView {
-    return this.config.view(this.secrets.names());
+    return this.config.view(this.secrets.names(), this.config.exists() ? null : this.suggestion);
   }
 
   /** Rebuilds the agent and platforms from the current config (after a secret changed). */
@@ -219,10 +228,23 @@ export class Gateway {
     if (report && report.rerun + report.told + report.restored > 0) {
       this.options.logger.info('recovered interrupted turns', { ...report });
     }
+    await this.suggestAgent();
     if (this.options.detectSleep ?? true) this.sleep.start();
     this.config.watch();
     if (this.state === 'starting') this.setState('running');
     this.options.logger.info('gateway running', { platforms: this.platforms.list().map((platform) => platform.name) });
+  }
+
+  /** At first run, offers a local Ollama server if one answers (the user decides; nothing is written). */
+  private async suggestAgent(): Promise<void> {
+    const detect = this.options.detectOllama ?? (() => detectOllama());
+    if (detect === false || this.config.exists()) return;
+    const models = await detect().catch(() => undefined);
+    const model = models?.[0];
+    if (!model) return;
+    const agent = { type: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model };
+    this.suggestion = { agent, reason: `an Ollama server answers on 127.0.0.1:11434 with ${models.length} model(s)` };
+    this.options.logger.info(`An Ollama server answers on 127.0.0.1:11434. To use it, put this in ${this.config.file}: ${JSON.stringify({ agent })}`);
   }
 
   private onConfig(config: HomingConfig, error: string | null, quiet = false): void {

@@ -32,8 +32,8 @@ export class ConfigService {
     return this.error;
   }
 
-  view(secretsSet: readonly string[]): ConfigView {
-    return { path: this.file, config: this.config, error: this.error, secretsSet };
+  view(secretsSet: readonly string[], suggestion: ConfigView['suggestion'] = null): ConfigView {
+    return { path: this.file, config: this.config, error: this.error, secretsSet, suggestion };
   }
 
   /** Re-reads the file; an invalid one leaves the current config in force. */
