@@ -140,4 +140,17 @@ describe('the pipeline, end to end in one process', () => {
     const after = await harness.gateway.api.dispatch('getConfig', undefined);
     expect(after).toMatchObject({ ok: true, value: { suggestion: null } });
   });
+
+  it('cancels a running turn from the API, and tells the user', async () => {
+    harness = await startGatewayHarness({ agent: { type: 'command', command: process.execPath, args: [COMMAND_AGENT, 'slow'] } });
+    await send('take your time');
+    const started = await harness.waitFor('turn.started');
+    const cancel = await harness.gateway.api.dispatch('cancelTurn', { sessionId: started.sessionId });
+    expect(cancel).toEqual({ ok: true, value: { cancelled: true } });
+    const finished = await harness.waitFor('turn.finished');
+    expect(finished.outcome).toBe('cancelled');
+    const recorded = await harness.waitFor('reply.recorded');
+    await harness.waitFor('delivery.changed', (event) => event.delivery.id === recorded.obligationId && event.delivery.state === 'delivered');
+    expect(await harness.gateway.api.dispatch('cancelTurn', { sessionId: started.sessionId })).toEqual({ ok: true, value: { cancelled: false } });
+  });
 });
