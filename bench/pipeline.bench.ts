@@ -33,6 +33,7 @@ async function measure(dataDir: string, conversations: number, databaseFile: str
     version: 'bench',
     logger: silentLogger,
     detectSleep: false,
+    detectOllama: false,
     ...(databaseFile ? { databaseFile } : {}),
   });
   await gateway.ready;

@@ -38,9 +38,10 @@ describe('the API protocol between a window and the gateway', () => {
   let raw: MessagePipe;
   const rawReplies: unknown[] = [];
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'homing-api-'));
-    gateway = Gateway.start({ dataDir, mode: 'headless', version: '9.9.9', logger: silentLogger, detectSleep: false });
+    gateway = Gateway.start({ dataDir, mode: 'headless', version: '9.9.9', logger: silentLogger, detectSleep: false, detectOllama: false });
+    await gateway.ready;
     const [clientEnd, serverEnd] = pipePair();
     gateway.api.serve(serverEnd);
     client = new ApiClient({ callTimeoutMs: 2_000 });
@@ -86,8 +87,11 @@ describe('the API protocol between a window and the gateway', () => {
   });
 
   it('delivers events only to pipes that subscribed, until they unsubscribe', async () => {
+    // Only the events this test emits (the gateway's periodic sweeps announce themselves too).
     const received: GatewayEvent[] = [];
-    const unsubscribe = client.api.subscribe((event) => received.push(event));
+    const unsubscribe = client.api.subscribe((event) => {
+      if (event.type === 'gateway.state') received.push(event);
+    });
     await settle();
     gateway.bus.emit({ type: 'gateway.state', state: 'running', at: 1 });
     await settle();

@@ -9,9 +9,10 @@ import { INSTALL_SECRET_FILE } from './install-secret';
 
 let dataDir: string;
 let gateway: Gateway;
-beforeEach(() => {
+beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'homing-session-api-'));
-  gateway = Gateway.start({ dataDir, mode: 'headless', version: '0.0.0-test', logger: silentLogger });
+  gateway = Gateway.start({ dataDir, mode: 'headless', version: '0.0.0-test', logger: silentLogger, detectSleep: false, detectOllama: false });
+  await gateway.ready;
 });
 afterEach(async () => {
   await gateway.stop();
