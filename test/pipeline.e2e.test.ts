@@ -42,6 +42,18 @@ describe('the pipeline, end to end in one process', () => {
     expect(messages[1]!.text).toMatch(/built-in agent/i);
     expect(messages[1]!.obligationId).toBe(recorded.obligationId);
     expect(harness.gateway.deliveries.ledger.owedCount()).toBe(0);
+    const overview = await harness.gateway.api.dispatch('getOverview', undefined);
+    expect(overview).toMatchObject({
+      ok: true,
+      value: {
+        state: 'running',
+        deliveries: { owed: 0, deliveredLastDay: 1, abandoned: 0, failedPermanently: 0 },
+        turnsRunning: 0,
+        platforms: [{ name: 'local', state: 'connected', error: null }],
+        ledger: { ok: true },
+        lastSweep: { report: expect.objectContaining({ owed: 0 }) },
+      },
+    });
   });
 
   it('answers the messages of one conversation in order, each seeing the ones before', async () => {

@@ -173,6 +173,32 @@ export interface ConfigView {
   readonly suggestion: { readonly agent: unknown; readonly reason: string } | null;
 }
 
+/** Everything the tray and the window show at a glance, in one call. */
+export interface GatewayOverview {
+  readonly state: GatewayState;
+  readonly deliveries: {
+    readonly pending: number;
+    readonly attempting: number;
+    /** Failed and retried later. */
+    readonly failed: number;
+    /** Failed for good (blocked, chat gone): not retried. */
+    readonly failedPermanently: number;
+    /** Given up (attempt cap, stale cutoff). */
+    readonly abandoned: number;
+    /** Abandoned by the user's choice. */
+    readonly discarded: number;
+    readonly deliveredLastDay: number;
+    /** Still to be sent: pending + attempting + failed. */
+    readonly owed: number;
+  };
+  /** Agent turns running right now. */
+  readonly turnsRunning: number;
+  readonly platforms: readonly PlatformStatus[];
+  readonly ledger: LedgerHealth;
+  readonly lastSweep: { readonly at: number; readonly report: SweepReport } | null;
+  readonly configError: string | null;
+}
+
 export type TurnOutcomeKind = 'answered' | 'agent-error' | 'cancelled' | 'command';
 
 /** Everything the gateway announces. Discriminated by `type`; later issues add members. */
@@ -200,6 +226,7 @@ export type GatewayEvent =
 /** Params of each method, validated on arrival at the gateway. */
 export const apiParams = {
   getStatus: z.undefined(),
+  getOverview: z.undefined(),
   listDeliveries: z
     .object({ state: z.enum(DELIVERY_STATES).optional(), page: z.number().int().min(1).max(1_000_000).optional() })
     .strict()
@@ -239,6 +266,7 @@ export const apiParams = {
 /** The value each method returns. */
 export interface ApiResults {
   getStatus: GatewayStatus;
+  getOverview: GatewayOverview;
   listDeliveries: DeliveryPage;
   retryDelivery: DeliveryRow;
   discardDelivery: DeliveryRow;

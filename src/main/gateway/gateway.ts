@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ConfigView, GatewayMode, GatewayState, GatewayStatus } from '../../shared/api';
+import type { ConfigView, GatewayMode, GatewayOverview, GatewayState, GatewayStatus } from '../../shared/api';
 import type { Agent } from './agents/agent';
 import { turnTimeoutMs } from './agents/config-schema';
 import { createAgent } from './agents/create-agent';
@@ -174,6 +174,20 @@ export class Gateway {
     };
   }
 
+  getOverview(): GatewayOverview {
+    const empty = { pending: 0, attempting: 0, failed: 0, failedPermanently: 0, abandoned: 0, discarded: 0, deliveredLastDay: 0 };
+    const counts = this.deliveries.deliverer.guard('stateCounts', '-', () => this.deliveries.ledger.stateCounts(this.clock.now())) ?? empty;
+    return {
+      state: this.state,
+      deliveries: { ...counts, owed: counts.pending + counts.attempting + counts.failed },
+      turnsRunning: this.pipeline.turnsRunning,
+      platforms: this.platforms.list(),
+      ledger: this.deliveries.ledgerHealth(),
+      lastSweep: this.deliveries.lastSweep(),
+      configError: this.config.lastError,
+    };
+  }
+
   configView(): ConfigView {
     return this.config.view(this.secrets.names(), this.config.exists() ? null : this.suggestion);
   }
@@ -324,6 +338,7 @@ export class Gateway {
   private handlers(): ApiHandlers {
     return {
       getStatus: () => this.getStatus(),
+      getOverview: () => this.getOverview(),
       ...sessionApiHandlers(() => this.sessionStore),
       ...deliveryApiHandlers(() => this.deliveries),
       ...pipelineApiHandlers(this),

@@ -40,6 +40,7 @@ export class DeliveryService {
   private readonly platforms = new Map<string, PlatformSender>();
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
+  private last: { at: number; report: SweepReport } | null = null;
 
   private constructor(private readonly options: DeliveryServiceOptions) {
     const { bus, clock } = options;
@@ -105,6 +106,11 @@ export class DeliveryService {
     return this.deliverer.ledgerHealth();
   }
 
+  /** The last sweep's report and time, or null before the first one. */
+  lastSweep(): { at: number; report: SweepReport } | null {
+    return this.last;
+  }
+
   /** Stops the timers and marks the instance stopped, so its rows are recoverable at once. */
   stop(): void {
     if (this.stopped) return;
@@ -131,7 +137,8 @@ export class DeliveryService {
       if (this.options.inOrder) this.options.inOrder(claim.sessionKey, deliver);
       else void deliver();
     }
-    this.options.bus.emit({ type: 'sweep.completed', report: outcome.report, at: this.options.clock.now() });
+    this.last = { at: this.options.clock.now(), report: outcome.report };
+    this.options.bus.emit({ type: 'sweep.completed', report: outcome.report, at: this.last.at });
     return outcome.report;
   }
 

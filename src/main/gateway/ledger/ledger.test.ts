@@ -156,3 +156,36 @@ describe('the delivery state machine', () => {
     );
   });
 });
+
+describe('stateCounts', () => {
+  it('counts owed, retried, permanently failed, abandoned, discarded and recently delivered rows apart', () => {
+    const { ledger, clock } = setup();
+    const ids = Array.from({ length: 7 }, (_, i) => ledger.recordObligation(reply(100 + i)).row.id);
+    const [pending, attempting, retried, permanent, abandoned, discarded, delivered] = ids as [string, string, string, string, string, string, string];
+    void pending;
+    ledger.markAttempting(attempting);
+    ledger.markAttempting(retried);
+    ledger.markFailed(retried, { error: 'timeout', retryable: true, permanent: false });
+    ledger.markAttempting(permanent);
+    ledger.markFailed(permanent, { error: 'bot was blocked by the user', retryable: false, permanent: true });
+    for (let attempt = 0; attempt < 5; attempt++) {
+      ledger.markAttempting(abandoned);
+      ledger.markFailed(abandoned, { error: 'down', retryable: true, permanent: false });
+      clock.advance(3_600_000);
+    }
+    ledger.discardDelivery(discarded);
+    ledger.markAttempting(delivered);
+    ledger.markDelivered(delivered);
+    const counts = ledger.stateCounts(clock.now());
+    expect(counts).toEqual({
+      pending: 1,
+      attempting: 1,
+      failed: 1,
+      failedPermanently: 1,
+      abandoned: 1,
+      discarded: 1,
+      deliveredLastDay: 1,
+    });
+    expect(ledger.stateCounts(clock.now() + 2 * 86_400_000).deliveredLastDay).toBe(0);
+  });
+});

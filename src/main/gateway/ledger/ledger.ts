@@ -11,6 +11,20 @@ import { loadChunks, type Chunk } from './rows';
 import * as send from './send-path';
 import { countOwed, sweepRecoverable, type SweepOutcome, type SweepParams } from './sweep';
 
+/** Rows per state; `failed` counts only those that will be retried. */
+export interface LedgerCounts {
+  readonly pending: number;
+  readonly attempting: number;
+  readonly failed: number;
+  /** Failed for good (blocked, chat gone): not retried. */
+  readonly failedPermanently: number;
+  /** Given up by the attempt cap or the stale cutoff. */
+  readonly abandoned: number;
+  /** Abandoned by the user's choice. */
+  readonly discarded: number;
+  readonly deliveredLastDay: number;
+}
+
 export interface LedgerOptions {
   readonly db: Db;
   readonly clock: Clock;
@@ -147,6 +161,33 @@ export class Ledger {
          WHERE created_at >= ? AND session_key = ? ORDER BY created_at`,
       )
       .all(since, sessionKey) as { id: string; content: string; createdAt: number }[];
+  }
+
+  /**
+   * How many rows are in each state that matters at a glance. Reads only the
+   * unsettled rows and the last day's deliveries (through the state index), so
+   * its cost does not grow with years of delivered history.
+   */
+  stateCounts(now: number): LedgerCounts {
+    const rows = this.ctx.db
+      .prepare(
+        `SELECT state, next_attempt_at IS NULL AS final, abandon_reason = 'discarded by the user' AS discarded, count(*) AS n
+         FROM ledger_obligations WHERE state IN ('pending', 'attempting', 'failed', 'abandoned')
+         GROUP BY state, final, discarded`,
+      )
+      .all() as { state: DeliveryState; final: number; discarded: number | null; n: number }[];
+    const counts = { pending: 0, attempting: 0, failed: 0, failedPermanently: 0, abandoned: 0, discarded: 0, deliveredLastDay: 0 };
+    for (const row of rows) {
+      if (row.state === 'failed' && row.final) counts.failedPermanently += row.n;
+      else if (row.state === 'abandoned' && row.discarded) counts.discarded += row.n;
+      else if (row.state !== 'delivered') counts[row.state] += row.n;
+    }
+    counts.deliveredLastDay = (
+      this.ctx.db
+        .prepare(`SELECT count(*) AS n FROM ledger_obligations WHERE state = 'delivered' AND created_at >= ?`)
+        .get(now - 86_400_000) as { n: number }
+    ).n;
+    return counts;
   }
 
   owedCount(): number {

@@ -92,6 +92,11 @@ export class Pipeline {
     return this.options.queue.run(context.sessionKey, () => this.reply(context, text, 'command'));
   }
 
+  /** Agent turns running now. */
+  get turnsRunning(): number {
+    return this.running.size;
+  }
+
   cancel(sessionId: string): boolean {
     const controller = this.running.get(sessionId);
     controller?.abort();
