@@ -1,11 +1,12 @@
-import ircFramework, { type Client, type IrcMessageEvent } from 'irc-framework';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AdapterEvent, AdapterState, InboundMessage, SendTarget } from '../src/main/gateway/platforms/adapter';
 import { splitMessage } from '../src/main/gateway/platforms/chunking';
 import { ircConfigSchema, type IrcConfigInput } from '../src/main/gateway/platforms/irc/config-schema';
 import { IrcAdapter, type IrcAdapterOptions } from '../src/main/gateway/platforms/irc/irc-adapter';
 import { IRC_LINE_BYTES, textBudget, toProtocolLines } from '../src/main/gateway/platforms/irc/lines';
+import { connectIrcUser as connectUser, type IrcUser as User } from './support/irc-user';
 import { startNgircd, type RunningNgircd } from './support/ngircd';
+import { waitUntil } from './support/wait';
 
 /**
  * The IRC adapter against a real ngircd on 127.0.0.1, with a second real
@@ -13,59 +14,7 @@ import { startNgircd, type RunningNgircd } from './support/ngircd';
  * whole file runs in seconds.
  */
 
-async function waitFor(what: string, condition: () => boolean, timeoutMs = 8_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A person on IRC: a plain irc-framework client that records what reaches it. */
-interface User {
-  readonly client: Client;
-  readonly nick: string;
-  readonly privmsgs: IrcMessageEvent[];
-  readonly notices: IrcMessageEvent[];
-  readonly joins: { nick: string; channel: string }[];
-  /** Raw lines from the server, as the user's client received them. */
-  readonly rawLines: string[];
-  quit(): Promise<void>;
-}
-
-async function connectUser(server: RunningNgircd, nick: string, channels: string[] = []): Promise<User> {
-  const client = new ircFramework.Client();
-  const user: User = {
-    client,
-    nick,
-    privmsgs: [],
-    notices: [],
-    joins: [],
-    rawLines: [],
-    quit: async () => {
-      if (!client.connected) return;
-      const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
-      client.quit('bye');
-      await Promise.race([closed, sleep(1_000)]);
-    },
-  };
-  client.on('privmsg', (event: IrcMessageEvent) => user.privmsgs.push(event));
-  client.on('notice', (event: IrcMessageEvent) => user.notices.push(event));
-  client.on('join', (event: { nick: string; channel: string }) => user.joins.push(event));
-  client.on('raw', (event: { line: string; from_server: boolean }) => {
-    if (event.from_server) user.rawLines.push(event.line.replace(/\r?\n$/, ''));
-  });
-  const registered = new Promise<void>((resolve) => client.once('registered', () => resolve()));
-  client.connect({ host: server.host, port: server.port, nick, auto_reconnect: false, ping_interval: 0, ping_timeout: 0 });
-  await registered;
-  for (const channel of channels) client.join(channel);
-  await waitFor(`${nick} to join ${channels.join(', ')}`, () =>
-    channels.every((channel) => user.joins.some((join) => join.nick === nick && join.channel === channel)),
-  );
-  return user;
-}
 
 interface Harness {
   readonly adapter: IrcAdapter;
@@ -130,14 +79,14 @@ describe('IRC adapter against ngircd', () => {
     const alice = track(await connectUser(server, 'alice', ['#homing']));
     const bot = track(makeAdapter(server));
     await bot.adapter.connect();
-    await waitFor('the bot to join #homing', () => alice.joins.some((join) => join.nick === 'homing'));
+    await waitUntil('the bot to join #homing', () => alice.joins.some((join) => join.nick === 'homing'));
     expect(bot.adapter.state()).toBe('connected');
 
     alice.client.say('#homing', 'just chatting with everyone');
     alice.client.say('#homing', 'homing: what time is it?');
     alice.client.say('#homing', 'Homing, and the weather?');
     alice.client.say('homing', 'a private question');
-    await waitFor('three inbound messages', () => bot.messages().length === 3);
+    await waitUntil('three inbound messages', () => bot.messages().length === 3);
 
     const [first, second, direct] = bot.messages();
     expect(first!.text).toBe('what time is it?');
@@ -151,7 +100,7 @@ describe('IRC adapter against ngircd', () => {
 
     expect(await bot.adapter.send('It is noon.', target('#homing'))).toMatchObject({ ok: true });
     expect(await bot.adapter.send('Only for you.\nOn two lines.', target('alice'))).toMatchObject({ ok: true });
-    await waitFor('the replies', () => fromBot(alice).length === 3);
+    await waitUntil('the replies', () => fromBot(alice).length === 3);
     expect(fromBot(alice).map((event) => [event.target, event.message])).toEqual([
       ['#homing', 'It is noon.'],
       ['alice', 'Only for you.'],
@@ -162,7 +111,7 @@ describe('IRC adapter against ngircd', () => {
   it('reports a nick or channel that does not exist as a permanent failure', async () => {
     const bot = track(makeAdapter(server));
     await bot.adapter.connect();
-    await waitFor('connected', () => bot.adapter.state() === 'connected');
+    await waitUntil('connected', () => bot.adapter.state() === 'connected');
     expect(await bot.adapter.send('hello?', target('nobody'))).toMatchObject({ ok: false, permanent: true, retryable: false });
     expect(await bot.adapter.send('hello?', target('#nowhere'))).toMatchObject({ ok: false, permanent: true });
     expect(await bot.adapter.send('still fine', target('#homing'))).toMatchObject({ ok: true });
@@ -172,7 +121,7 @@ describe('IRC adapter against ngircd', () => {
     const alice = track(await connectUser(server, 'alice'));
     const bot = track(makeAdapter(server));
     await bot.adapter.connect();
-    await waitFor('connected', () => bot.adapter.state() === 'connected');
+    await waitUntil('connected', () => bot.adapter.state() === 'connected');
 
     const words = ['alpha', 'beta', 'gamma', 'delta', 'épsilon', 'ζeta', 'ēta', 'θήτα', 'iota', 'kappa', '🙂'];
     let reply = '';
@@ -185,7 +134,7 @@ describe('IRC adapter against ngircd', () => {
     for (const chunk of chunks) expect(await bot.adapter.send(chunk, target('alice'))).toEqual({ ok: true, platformMessageId: expect.any(String) });
 
     const expected = chunks.flatMap((chunk) => toProtocolLines(chunk, textBudget('homing', 'alice')));
-    await waitFor('every line', () => fromBot(alice).length >= expected.length);
+    await waitUntil('every line', () => fromBot(alice).length >= expected.length);
     const received = fromBot(alice).map((event) => event.message);
     expect(received).toEqual(expected);
     expect(received.join(' ').replace(/\s+/g, ' ')).toBe(reply.replace(/\s+/g, ' '));
@@ -196,38 +145,38 @@ describe('IRC adapter against ngircd', () => {
     const alice = track(await connectUser(server, 'alice', ['#homing']));
     const bot = track(makeAdapter(server));
     await bot.adapter.connect();
-    await waitFor('connected', () => bot.adapter.state() === 'connected');
+    await waitUntil('connected', () => bot.adapter.state() === 'connected');
     const nick = bot.adapter.currentNick()!;
     expect(nick).not.toBe('homing');
     expect(nick).toMatch(/^homing(_+|\d+)$/);
 
-    await waitFor('the bot to join #homing', () => alice.joins.some((join) => join.nick === nick));
+    await waitUntil('the bot to join #homing', () => alice.joins.some((join) => join.nick === nick));
     alice.client.say('#homing', `${nick}: are you there?`);
     alice.client.say(nick, 'and in private?');
-    await waitFor('two inbound messages', () => bot.messages().length === 2);
+    await waitUntil('two inbound messages', () => bot.messages().length === 2);
     expect(bot.messages().map((message) => message.text)).toEqual(['are you there?', 'and in private?']);
     expect(squatter.privmsgs).toEqual([]);
 
     expect(await bot.adapter.send('Yes.', target('alice'))).toMatchObject({ ok: true });
-    await waitFor('the reply', () => fromBot(alice, nick).length === 1);
+    await waitUntil('the reply', () => fromBot(alice, nick).length === 1);
   });
 
   it('fails sends as retryable while the server is down and reconnects by itself when it is back', async () => {
     const bot = track(makeAdapter(server));
     await bot.adapter.connect();
-    await waitFor('connected', () => bot.adapter.state() === 'connected');
+    await waitUntil('connected', () => bot.adapter.state() === 'connected');
 
     await server.stop();
-    await waitFor('the adapter to notice', () => ['disconnected', 'connecting'].includes(bot.adapter.state()));
+    await waitUntil('the adapter to notice', () => ['disconnected', 'connecting'].includes(bot.adapter.state()));
     expect(bot.states()).toContain('disconnected');
     expect(await bot.adapter.send('are you there?', target('alice'))).toMatchObject({ ok: false, retryable: true, permanent: false });
 
     await sleep(300); // a few failed attempts against a closed port
     await server.start();
-    await waitFor('a reconnect', () => bot.adapter.state() === 'connected');
+    await waitUntil('a reconnect', () => bot.adapter.state() === 'connected');
     const alice = track(await connectUser(server, 'alice'));
     expect(await bot.adapter.send('back again', target('alice'))).toMatchObject({ ok: true });
-    await waitFor('the reply after the restart', () => fromBot(alice).length === 1);
+    await waitUntil('the reply after the restart', () => fromBot(alice).length === 1);
     expect(fromBot(alice)[0]!.message).toBe('back again');
   });
 
@@ -236,14 +185,14 @@ describe('IRC adapter against ngircd', () => {
     const alice = track(await connectUser(server, 'alice'));
     const bot = track(makeAdapter(server));
     await bot.adapter.connect();
-    await waitFor('the bot to join #homing', () => mallory.joins.some((join) => join.nick === 'homing'));
+    await waitUntil('the bot to join #homing', () => mallory.joins.some((join) => join.nick === 'homing'));
 
     mallory.client.say('homing', 'let me in');
-    await waitFor('the refusal', () => mallory.notices.some((notice) => notice.nick === 'homing'));
+    await waitUntil('the refusal', () => mallory.notices.some((notice) => notice.nick === 'homing'));
     mallory.client.say('homing', 'please?');
     mallory.client.say('#homing', 'homing: pretty please?');
     alice.client.say('homing', 'it is me');
-    await waitFor("alice's message", () => bot.messages().length === 1);
+    await waitUntil("alice's message", () => bot.messages().length === 1);
     await sleep(200);
 
     expect(bot.messages().map((message) => message.source.senderId)).toEqual(['alice']);
@@ -256,12 +205,12 @@ describe('IRC adapter against ngircd', () => {
     const alice = track(await connectUser(server, 'alice'));
     const bot = track(makeAdapter(server));
     await bot.adapter.connect();
-    await waitFor('connected', () => bot.adapter.state() === 'connected');
+    await waitUntil('connected', () => bot.adapter.state() === 'connected');
 
     const unbroken = 'äöü€😀👩‍💻한국어'.repeat(60); // no spaces: cuts fall between characters
     const spaced = Array.from({ length: 150 }, (_, i) => `слово${i}`).join(' ');
     expect(await bot.adapter.send(`${unbroken}\n${spaced}`, target('alice'))).toMatchObject({ ok: true });
-    await waitFor('the lines', () => fromBot(alice).map((e) => e.message).join('').length >= unbroken.length + spaced.replace(/ /g, '').length);
+    await waitUntil('the lines', () => fromBot(alice).map((e) => e.message).join('').length >= unbroken.length + spaced.replace(/ /g, '').length);
 
     const relayed = alice.rawLines.filter((line) => line.startsWith(':homing!') && line.includes(' PRIVMSG alice :'));
     expect(relayed.length).toBeGreaterThan(4);
@@ -278,20 +227,20 @@ describe('IRC adapter against ngircd', () => {
     cleanups.push(() => locked.dispose());
     const wrong = track(makeAdapter(locked, { password: 'guess' }));
     await wrong.adapter.connect();
-    await waitFor('auth-failed', () => wrong.adapter.state() === 'auth-failed');
+    await waitUntil('auth-failed', () => wrong.adapter.state() === 'auth-failed');
     await sleep(300);
     expect(wrong.adapter.state()).toBe('auth-failed');
     expect(wrong.states().filter((state) => state === 'connecting')).toHaveLength(1);
 
     const right = track(makeAdapter(locked, { password: 'sesame' }));
     await right.adapter.connect();
-    await waitFor('connected', () => right.adapter.state() === 'connected');
+    await waitUntil('connected', () => right.adapter.state() === 'connected');
   });
 
   it('probe() after a sleep drops a connection that no longer answers and reconnects', async () => {
     const bot = track(makeAdapter(server));
     await bot.adapter.connect();
-    await waitFor('connected', () => bot.adapter.state() === 'connected');
+    await waitUntil('connected', () => bot.adapter.state() === 'connected');
     await bot.adapter.probe();
     expect(bot.adapter.state()).toBe('connected');
 
@@ -302,9 +251,9 @@ describe('IRC adapter against ngircd', () => {
     } finally {
       server.resume();
     }
-    await waitFor('a reconnect', () => bot.adapter.state() === 'connected');
+    await waitUntil('a reconnect', () => bot.adapter.state() === 'connected');
     const alice = track(await connectUser(server, 'alice'));
     expect(await bot.adapter.send('awake', target('alice'))).toMatchObject({ ok: true });
-    await waitFor('the reply', () => fromBot(alice).length === 1);
+    await waitUntil('the reply', () => fromBot(alice).length === 1);
   });
 });

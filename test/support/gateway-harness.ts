@@ -16,6 +16,12 @@ export interface GatewayHarness {
     match?: (event: Extract<GatewayEvent, { type: T }>) => boolean,
     timeoutMs?: number,
   ): Promise<Extract<GatewayEvent, { type: T }>>;
+  /** Like waitFor, but only an event emitted after this call counts. */
+  waitForNext<T extends GatewayEvent['type']>(
+    type: T,
+    match?: (event: Extract<GatewayEvent, { type: T }>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Extract<GatewayEvent, { type: T }>>;
   close(): Promise<void>;
 }
 
@@ -39,6 +45,18 @@ export async function startGatewayHarness(
       }
     }
   });
+  const future = (type: string, match: (event: never) => boolean, timeoutMs: number) =>
+    new Promise<GatewayEvent>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${type} event within ${timeoutMs} ms`)), timeoutMs);
+      waiters.push({
+        type,
+        match,
+        resolve: (event) => {
+          clearTimeout(timer);
+          resolve(event);
+        },
+      });
+    });
   await gateway.ready;
   return {
     gateway,
@@ -47,17 +65,10 @@ export async function startGatewayHarness(
     waitFor(type, match = () => true, timeoutMs = 15_000) {
       const seen = events.find((event) => event.type === type && match(event as never));
       if (seen) return Promise.resolve(seen as never);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no ${type} event within ${timeoutMs} ms`)), timeoutMs);
-        waiters.push({
-          type,
-          match: match as (event: never) => boolean,
-          resolve: (event) => {
-            clearTimeout(timer);
-            resolve(event);
-          },
-        });
-      });
+      return future(type, match as (event: never) => boolean, timeoutMs) as never;
+    },
+    waitForNext(type, match = () => true, timeoutMs = 15_000) {
+      return future(type, match as (event: never) => boolean, timeoutMs) as never;
     },
     async close() {
       await gateway.stop(1_000);

@@ -10,7 +10,10 @@ export interface RunningGateway {
   readonly port: number;
   readonly token: string;
   output(): string;
+  /** SIGTERM: a clean stop. */
   stop(): Promise<void>;
+  /** SIGKILL: a crash. Nothing in the gateway runs after it; resolves once the process is gone. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -26,7 +29,10 @@ export async function startHeadlessGateway(args: string[], env: NodeJS.ProcessEn
   child.stdout!.on('data', (data: Buffer) => (output += data.toString()));
   child.stderr!.on('data', (data: Buffer) => (output += data.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the gateway printed no URL in 15 s:\n${output}`)), 15_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // never leave a half-started gateway behind
+      reject(new Error(`the gateway printed no URL in 15 s:\n${output}`));
+    }, 15_000);
     const check = () => {
       const match = /Open the window: (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(output);
       if (match) {
@@ -47,11 +53,15 @@ export async function startHeadlessGateway(args: string[], env: NodeJS.ProcessEn
     port: Number(parsed.port),
     token: parsed.searchParams.get('token')!,
     output: () => output,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => signalAndWait(child, 'SIGTERM'),
+    kill: () => signalAndWait(child, 'SIGKILL'),
   };
+}
+
+function signalAndWait(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
 }
