@@ -108,12 +108,19 @@ describe('IRC adapter against ngircd', () => {
     ]);
   });
 
-  it('reports a nick or channel that does not exist as a permanent failure', async () => {
+  it('retries a nick that is not online later, and fails a channel that does not exist for good', async () => {
     const bot = track(makeAdapter(server));
     await bot.adapter.connect();
     await waitUntil('connected', () => bot.adapter.state() === 'connected');
-    expect(await bot.adapter.send('hello?', target('nobody'))).toMatchObject({ ok: false, permanent: true, retryable: false });
-    expect(await bot.adapter.send('hello?', target('#nowhere'))).toMatchObject({ ok: false, permanent: true });
+    expect(await bot.adapter.send('hello?', target('nobody'))).toMatchObject({
+      ok: false,
+      permanent: false,
+      retryable: true,
+      retryAfterMs: 60_000,
+      notDelivered: true,
+      error: expect.stringMatching(/^nobody is not online: 401/),
+    });
+    expect(await bot.adapter.send('hello?', target('#nowhere'))).toMatchObject({ ok: false, permanent: true, notDelivered: true });
     expect(await bot.adapter.send('still fine', target('#homing'))).toMatchObject({ ok: true });
   });
 

@@ -18,7 +18,7 @@ import type { Logger } from './logger';
 import { ConversationQueue } from './pipeline/conversation-queue';
 import { Pipeline } from './pipeline/pipeline';
 import { pipelineApiHandlers } from './pipeline/api-handlers';
-import { recoverInterruptedTurns } from './pipeline/recovery';
+import { recoverInterruptedTurns, type RecoveryReport } from './pipeline/recovery';
 import { platformWanted, type PlatformTuning } from './platforms/catalog';
 import { LocalAdapter } from './platforms/local/local-adapter';
 import { PlatformManager } from './platforms/manager';
@@ -228,17 +228,22 @@ export class Gateway {
   private async boot(): Promise<void> {
     // The local chat connects first: its sweep runs before any new message is taken.
     await this.platforms.apply(this.wantedPlatforms(this.config.current));
-    const report = await recoverInterruptedTurns({
-      db: this.db,
-      sessions: this.sessionStore,
-      ledger: this.deliveries.ledger,
-      pipeline: this.pipeline,
-      clock: this.clock,
-      logger: this.options.logger,
-    }).catch((error: unknown) => {
+    let report: RecoveryReport | undefined;
+    try {
+      const recovery = recoverInterruptedTurns({
+        db: this.db,
+        sessions: this.sessionStore,
+        ledger: this.deliveries.ledger,
+        pipeline: this.pipeline,
+        clock: this.clock,
+        logger: this.options.logger,
+      });
+      report = recovery.report;
+      // Not awaited: a long re-run must not hold up new messages (it keeps its place in its conversation's queue).
+      void recovery.answered.catch((error: unknown) => this.options.logger.error('an interrupted turn failed again', { error }));
+    } catch (error) {
       this.options.logger.error('recovering interrupted turns failed', { error });
-      return undefined;
-    });
+    }
     if (report && report.rerun + report.told + report.restored > 0) {
       this.options.logger.info('recovered interrupted turns', { ...report });
     }

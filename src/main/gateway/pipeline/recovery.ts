@@ -26,6 +26,12 @@ export interface RecoveryOptions {
   readonly lookbackMs?: number;
 }
 
+export interface Recovery {
+  readonly report: RecoveryReport;
+  /** Resolves once every recovered turn has been answered (or the user told). */
+  readonly answered: Promise<void>;
+}
+
 /**
  * At start, finds turns a dead process left unfinished (a user message at the
  * end of a transcript with no reply after it):
@@ -33,9 +39,10 @@ export interface RecoveryOptions {
  *    transcript line: the line is appended (the sweep delivers the reply);
  *  - otherwise the crash came during the agent's turn: inside the freshness
  *    window it is answered again, once; outside it the user is told.
- * Resolves once every recovered turn has been answered.
+ * Returns as soon as the turns are queued: each waits in its conversation's
+ * queue, so new messages are taken meanwhile and still answered in order.
  */
-export async function recoverInterruptedTurns(options: RecoveryOptions): Promise<RecoveryReport> {
+export function recoverInterruptedTurns(options: RecoveryOptions): Recovery {
   const { sessions, ledger, pipeline, clock, logger, db } = options;
   const since = clock.now() - (options.lookbackMs ?? 24 * 3600_000);
   const alreadyRetried = db.prepare('SELECT 1 FROM pipeline_interrupted_retries WHERE session_id = ? AND message_ref = ?');
@@ -101,6 +108,5 @@ export async function recoverInterruptedTurns(options: RecoveryOptions): Promise
     }
     if (summaries.length < 100 || summaries.every((summary) => summary.updatedAt < since)) break;
   }
-  await Promise.all(answers);
-  return { rerun, told, restored };
+  return { report: { rerun, told, restored }, answered: Promise.all(answers).then(() => undefined) };
 }

@@ -153,7 +153,8 @@ export class IrcAdapter implements PlatformAdapter {
       return failure(false, `not an IRC nick or channel: ${JSON.stringify(chatId)}`);
     }
     const connection = this.live;
-    if (!connection?.nick) return failure(true, 'not connected to the IRC server');
+    // Nothing went out: the resend needs no "may be a repeat" marker.
+    if (!connection?.nick) return failure(true, 'not connected to the IRC server', { notDelivered: true });
     const lines = toProtocolLines(text, textBudget(connection.nick, chatId));
     if (lines.length === 0) return failure(false, 'nothing to send: the text is blank');
 
@@ -162,13 +163,21 @@ export class IrcAdapter implements PlatformAdapter {
       await this.pacer.take();
       if (this.live !== connection) {
         watch.stop();
-        return failure(true, `connection lost after ${index} of ${lines.length} lines`);
+        return failure(true, `connection lost after ${index} of ${lines.length} lines`, index === 0 ? { notDelivered: true } : {});
       }
       connection.write(`PRIVMSG ${chatId} :${line}`);
     }
     const ack = await connection.ping(this.options.ackTimeoutMs ?? 15_000);
     const error = watch.stop();
-    if (error) return failure(false, `the server cannot deliver to ${chatId}: ${error}`);
+    if (error) {
+      // A person who is offline (401 to a nick) may be back soon: a personal
+      // gateway keeps their reply and retries. A channel that is gone or closed
+      // to us will not come back by waiting.
+      if (!isChannel(chatId) && error.startsWith('401')) {
+        return failure(true, `${chatId} is not online: ${error}`, { notDelivered: true, retryAfterMs: OFFLINE_RETRY_MS });
+      }
+      return failure(false, `the server cannot deliver to ${chatId}: ${error}`, { notDelivered: true });
+    }
     if (ack !== 'pong') return failure(true, `the server did not confirm the message (${ack})`);
     // Synthetic: IRC gives sent lines no id. Unique per adapter instance, for logs and the ledger.
     return { ok: true, platformMessageId: `irc:${this.refs.instance}:${++this.sendSeq}` };
@@ -290,7 +299,18 @@ export class IrcAdapter implements PlatformAdapter {
   }
 }
 
-/** IRC failures are either worth retrying (connection) or never going to work (target, text). */
-function failure(retryable: boolean, error: string): SendResult {
-  return { ok: false, retryable, permanent: !retryable, error };
+/** How long to wait before sending again to a nick that was not online. */
+const OFFLINE_RETRY_MS = 60_000;
+
+function isChannel(target: string): boolean {
+  return /^[#&+!]/.test(target);
+}
+
+/**
+ * IRC failures are either worth retrying (connection, a person offline) or never
+ * going to work (channel, text). `notDelivered` when the server surely did not
+ * take the text, so a resend carries no marker.
+ */
+function failure(retryable: boolean, error: string, extra: { notDelivered?: boolean; retryAfterMs?: number } = {}): SendResult {
+  return { ok: false, retryable, permanent: !retryable, error, ...extra };
 }
