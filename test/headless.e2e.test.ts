@@ -110,6 +110,7 @@ describe('the headless gateway (a real `homing gateway` process)', () => {
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     await page.goto(gateway.url);
+    await page.locator('nav button[data-view="status"]').click();
     await page.getByTestId('gateway-state').getByText('running').waitFor({ timeout: 10_000 });
     expect(await page.getByTestId('gateway-data-dir').textContent()).toBe(dataDir);
     expect(await page.getByTestId('gateway-version').textContent()).toMatch(/^\d+\.\d+\.\d+/);

@@ -9,6 +9,8 @@ import { Gateway } from './gateway/gateway';
 import { resolveDataDir } from './gateway/data-dir';
 import { createLineLogger } from './gateway/logger';
 import type { MessagePipe } from '../shared/protocol';
+import type { SecretStore } from './gateway/secrets/secret-store';
+import { ParentSecretStore } from './parent-secret-store';
 import { HOMING_VERSION } from './version';
 
 /** The shape of Electron's MessagePortMain that this process uses. */
@@ -40,27 +42,55 @@ if (!parentPort) {
   process.exit(2);
 }
 
-const { values } = parseArgs({ options: { 'data-dir': { type: 'string' } }, strict: false });
-const logger = createLineLogger();
-const gateway = Gateway.start({
-  dataDir: resolveDataDir(typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined),
-  mode: 'app',
-  version: HOMING_VERSION,
-  logger,
-  // The main process reports sleep from powerMonitor ('resume' messages).
-  detectSleep: false,
+const { values } = parseArgs({
+  options: { 'data-dir': { type: 'string' }, 'secrets-from-parent': { type: 'boolean' } },
+  strict: false,
 });
+const logger = createLineLogger();
+let gateway: Gateway | undefined;
+/** Ports handed over before the gateway started (it waits for its secrets). */
+const waitingPorts: PortMain[] = [];
+
+function serve(port: PortMain): void {
+  if (!gateway) {
+    waitingPorts.push(port);
+    return;
+  }
+  gateway.api.serve(portPipe(port));
+  port.start();
+}
+
+function start(secrets?: SecretStore): void {
+  if (gateway) return;
+  gateway = Gateway.start({
+    dataDir: resolveDataDir(typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined),
+    mode: 'app',
+    version: HOMING_VERSION,
+    logger,
+    ...(secrets ? { secrets } : {}),
+    // The main process reports sleep from powerMonitor ('resume' messages).
+    detectSleep: false,
+  });
+  for (const port of waitingPorts.splice(0)) serve(port);
+}
+
+// With safeStorage the main process holds the secrets and sends them first
+// (safe-secrets.ts says why); otherwise the gateway reads its own 0600 file.
+if (values['secrets-from-parent'] !== true) start();
 
 parentPort.on('message', (event) => {
-  const kind = (event.data as { type?: unknown } | null)?.type;
+  const data = event.data as { type?: unknown; values?: unknown; sleptMs?: unknown } | null;
+  const kind = data?.type;
   if (kind === 'connect' && event.ports[0]) {
-    const port = event.ports[0];
-    gateway.api.serve(portPipe(port));
-    port.start();
+    serve(event.ports[0]);
+  } else if (kind === 'secrets') {
+    const given = typeof data?.values === 'object' && data.values !== null ? (data.values as Record<string, unknown>) : {};
+    start(new ParentSecretStore(given, (message) => parentPort.postMessage(message)));
   } else if (kind === 'stop') {
+    if (!gateway) process.exit(0);
     void gateway.stop().finally(() => process.exit(0));
   } else if (kind === 'resume') {
-    void gateway.resumed(Number((event.data as { sleptMs?: unknown }).sleptMs) || 0);
+    void gateway?.resumed(Number(data?.sleptMs) || 0);
   }
 });
 parentPort.postMessage({ type: 'ready', pid: process.pid });

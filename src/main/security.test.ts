@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTrustedRendererUrl, secureWebPreferences } from './security';
+import { CONTENT_SECURITY_POLICY, guardWebContents, isExternalWebLink, isTrustedRendererUrl, secureWebPreferences, type GuardedContents } from './security';
 
 describe("the window's security settings", () => {
   it('follow Electron\'s checklist', () => {
@@ -26,5 +26,72 @@ describe("the window's security settings", () => {
     expect(isTrustedRendererUrl('not a url', page)).toBe(false);
     expect(isTrustedRendererUrl('http://localhost:5173/x', 'http://localhost:5173/')).toBe(true);
     expect(isTrustedRendererUrl('http://localhost:5174/', 'http://localhost:5173/')).toBe(false);
+  });
+});
+
+/** A WebContents as the guard sees it: listeners by event, and the window-open handler. */
+function fakeContents() {
+  const listeners = new Map<string, (event: { preventDefault(): void; url: string }) => void>();
+  let openHandler: ((details: { url: string }) => { action: 'deny' }) | undefined;
+  const contents: GuardedContents = {
+    on: (event: string, listener: (event: { preventDefault(): void; url: string }) => void) => void listeners.set(event, listener),
+    setWindowOpenHandler: (handler) => (openHandler = handler),
+  };
+  return {
+    contents,
+    fire(event: string, url = 'https://example.com/') {
+      let prevented = false;
+      listeners.get(event)?.({ url, preventDefault: () => (prevented = true) });
+      return prevented;
+    },
+    open: (url: string) => openHandler?.({ url }),
+  };
+}
+
+describe('the web contents guard', () => {
+  it('denies navigation, redirects and webviews', () => {
+    const fake = fakeContents();
+    guardWebContents(fake.contents, { openExternal: () => {}, focused: () => true });
+    expect(fake.fire('will-navigate', 'https://evil.example/')).toBe(true);
+    expect(fake.fire('will-navigate', 'file:///etc/passwd')).toBe(true);
+    expect(fake.fire('will-redirect')).toBe(true);
+    expect(fake.fire('will-attach-webview')).toBe(true);
+  });
+
+  it('denies every new window, and opens only http(s) links the user clicked in the browser', () => {
+    const fake = fakeContents();
+    const opened: string[] = [];
+    let focused = true;
+    let now = 0;
+    guardWebContents(fake.contents, { openExternal: (url) => opened.push(url), focused: () => focused, now: () => now });
+    for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'smb://host/share', 'homing://x', 'not a url']) {
+      expect(fake.open(url)).toEqual({ action: 'deny' });
+    }
+    expect(opened).toEqual([]);
+    expect(fake.open('https://example.com/a')).toEqual({ action: 'deny' });
+    expect(fake.open('https://example.com/b')).toEqual({ action: 'deny' });
+    now += 1_000;
+    focused = false;
+    fake.open('https://example.com/c');
+    focused = true;
+    fake.open('http://example.com/d');
+    expect(opened).toEqual(['https://example.com/a', 'http://example.com/d']);
+  });
+
+  it('recognises web links only', () => {
+    expect(isExternalWebLink('https://homing.example/docs')).toBe(true);
+    expect(isExternalWebLink('http://127.0.0.1:8080/')).toBe(true);
+    expect(isExternalWebLink('file:///x')).toBe(false);
+    expect(isExternalWebLink('https://')).toBe(false);
+  });
+});
+
+describe('the Content-Security-Policy', () => {
+  it('allows only our own scripts, no eval, no plugins and no framing', () => {
+    const directives = new Map(CONTENT_SECURITY_POLICY.split('; ').map((directive) => [directive.split(' ')[0], directive]));
+    expect(directives.get('script-src')).toBe("script-src 'self'");
+    expect(directives.get('object-src')).toBe("object-src 'none'");
+    expect(directives.get('frame-ancestors')).toBe("frame-ancestors 'none'");
+    expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-eval/);
   });
 });

@@ -48,3 +48,74 @@ export function isTrustedRendererUrl(senderUrl: string | undefined, rendererUrl:
   if (expected.protocol === 'file:') return sender.protocol === 'file:' && sender.pathname === expected.pathname;
   return sender.origin === expected.origin;
 }
+
+/**
+ * The page's Content-Security-Policy, also sent as a response header where the
+ * page comes over http (the dev server), so it holds even if the page's own
+ * <meta> tag is changed: only our own scripts, no eval, no plugins, no framing.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self' ws://127.0.0.1:* ws://localhost:*",
+  "object-src 'none'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+/** Only web links leave the app: never file:, javascript:, custom schemes or smb: shares. */
+export function isExternalWebLink(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return (parsed.protocol === 'https:' || parsed.protocol === 'http:') && parsed.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** The part of a WebContents the guard uses. */
+export interface GuardedContents {
+  on(event: 'will-navigate' | 'will-redirect', listener: (event: { preventDefault(): void; url: string }) => void): void;
+  on(event: 'will-attach-webview', listener: (event: { preventDefault(): void }) => void): void;
+  setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' }): void;
+}
+
+export interface ContentsGuardOptions {
+  /** shell.openExternal. */
+  readonly openExternal: (url: string) => void;
+  /** Whether a window of ours has the focus: a link the user clicked comes from a focused window. */
+  readonly focused: () => boolean;
+  readonly now?: () => number;
+  readonly log?: (message: string) => void;
+}
+
+/**
+ * Every web contents (windows, and anything else that ever gets created): no
+ * navigation away from the page, no webviews, no new windows. A link the user
+ * clicks (target=_blank, which arrives as a window-open request) opens in the
+ * browser when it is http(s) and a window of ours is focused, at most one a
+ * second, so a compromised page cannot spray URLs at the OS.
+ */
+export function guardWebContents(contents: GuardedContents, options: ContentsGuardOptions): void {
+  const now = options.now ?? (() => Date.now());
+  let lastOpenAt = -Infinity;
+  const deny = (event: { preventDefault(): void; url: string }): void => {
+    event.preventDefault();
+    options.log?.('refused a navigation away from the app');
+  };
+  contents.on('will-navigate', deny);
+  contents.on('will-redirect', deny);
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(({ url }) => {
+    if (isExternalWebLink(url) && options.focused() && now() - lastOpenAt >= 1_000) {
+      lastOpenAt = now();
+      options.openExternal(url);
+    } else {
+      options.log?.('refused to open a window or a link');
+    }
+    return { action: 'deny' };
+  });
+}

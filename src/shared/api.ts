@@ -66,13 +66,24 @@ export interface DeliveryRow {
   /** Wall-clock ms since the epoch. */
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** The reply's first words, one line, at most 120 characters; the whole text is `getDeliveryText`. */
+  readonly preview: string;
 }
+
+/**
+ * The Deliveries list's tabs: `owed` is everything not settled yet (pending,
+ * attempting, failed — permanently failed too, since only the user can settle it).
+ */
+export const DELIVERY_FILTERS = ['owed', 'abandoned', 'delivered'] as const;
+export type DeliveryFilter = (typeof DELIVERY_FILTERS)[number];
 
 export interface DeliveryPage {
   readonly deliveries: readonly DeliveryRow[];
   readonly page: number;
   readonly pageSize: number;
   readonly hasMore: boolean;
+  /** Rows matching the query in all pages (lets the window size its scroll area). */
+  readonly total: number;
 }
 
 export interface SweepReport {
@@ -223,16 +234,38 @@ export type GatewayEvent =
   | { readonly type: 'config.changed'; readonly error: string | null; readonly at: number }
   | { readonly type: 'gateway.resumed'; readonly sleptMs: number; readonly at: number };
 
+const deliveryId = z.string().regex(/^[0-9a-f]{24}$/, 'a delivery id is 24 hex characters');
+const platformName = z.string().min(1).max(32);
+
+/** What `testConnection` tries: a platform's or the agent's settings, before they are saved. */
+export const CONNECTION_TARGETS = ['irc', 'agent'] as const;
+export type ConnectionTarget = (typeof CONNECTION_TARGETS)[number];
+
+export interface ConnectionTestResult {
+  readonly ok: boolean;
+  /** What happened, in plain words ("connected to irc.libera.chat as homing", "nothing answers on …"). */
+  readonly message: string;
+}
+
 /** Params of each method, validated on arrival at the gateway. */
 export const apiParams = {
   getStatus: z.undefined(),
   getOverview: z.undefined(),
   listDeliveries: z
-    .object({ state: z.enum(DELIVERY_STATES).optional(), page: z.number().int().min(1).max(1_000_000).optional() })
+    .object({
+      state: z.enum(DELIVERY_STATES).optional(),
+      filter: z.enum(DELIVERY_FILTERS).optional(),
+      platform: platformName.optional(),
+      page: z.number().int().min(1).max(1_000_000).optional(),
+    })
     .strict()
     .optional(),
-  retryDelivery: z.object({ id: z.string().regex(/^[0-9a-f]{24}$/, 'a delivery id is 24 hex characters') }).strict(),
-  discardDelivery: z.object({ id: z.string().regex(/^[0-9a-f]{24}$/, 'a delivery id is 24 hex characters') }).strict(),
+  retryDelivery: z.object({ id: deliveryId }).strict(),
+  discardDelivery: z.object({ id: deliveryId }).strict(),
+  getDeliveryText: z.object({ id: deliveryId }).strict(),
+  /** The rows behind a transcript's replies (their delivery ticks); unknown ids are left out. */
+  getDeliveries: z.object({ ids: z.array(deliveryId).max(500) }).strict(),
+  retryDeliveries: z.object({ platform: platformName }).strict(),
   sweepNow: z.undefined(),
   getLedgerHealth: z.undefined(),
   listSessions: z
@@ -253,9 +286,13 @@ export const apiParams = {
       clientMessageId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
     })
     .strict(),
+  findSession: z.object({ keyOrId: z.string().min(1).max(1024) }).strict(),
   cancelTurn: z.object({ sessionId: z.string().min(1).max(128) }).strict(),
   listPlatforms: z.undefined(),
-  reconnectPlatform: z.object({ name: z.string().min(1).max(32) }).strict(),
+  reconnectPlatform: z.object({ name: platformName }).strict(),
+  /** Pauses (disconnects) or resumes every chat platform; the app's own chat keeps working. */
+  setPaused: z.object({ paused: z.boolean() }).strict(),
+  testConnection: z.object({ target: z.enum(CONNECTION_TARGETS), config: z.record(z.string(), z.unknown()) }).strict(),
   getConfig: z.undefined(),
   setConfig: z.object({ config: z.record(z.string(), z.unknown()) }).strict(),
   setSecret: z
@@ -270,14 +307,22 @@ export interface ApiResults {
   listDeliveries: DeliveryPage;
   retryDelivery: DeliveryRow;
   discardDelivery: DeliveryRow;
+  getDeliveryText: { readonly id: string; readonly text: string };
+  getDeliveries: readonly DeliveryRow[];
+  /** Failed and given-up rows of the platform made pending again (rows the user discarded are left alone). */
+  retryDeliveries: { readonly retried: number };
   sweepNow: SweepReport;
   getLedgerHealth: LedgerHealth;
   listSessions: SessionPage;
   getTranscript: TranscriptPage;
+  /** A session id, or a session key's current session (where a delivery's conversation is). */
+  findSession: SessionSummary;
   sendLocalMessage: { readonly messageRef: string };
   cancelTurn: { readonly cancelled: boolean };
   listPlatforms: readonly PlatformStatus[];
   reconnectPlatform: PlatformStatus;
+  setPaused: { readonly paused: boolean };
+  testConnection: ConnectionTestResult;
   getConfig: ConfigView;
   setConfig: ConfigView;
   setSecret: { readonly secretsSet: readonly string[] };

@@ -1,8 +1,9 @@
 import type { Command } from './command';
 import { deliveriesCommand } from './deliveries-command';
+import { demoCommand } from './demo-command';
 import { gatewayCommand } from './gateway-command';
 import { sessionsCommand } from './sessions-command';
 import { sweepCommand } from './sweep-command';
 
 /** Every `homing` command, in the order `homing --help` lists them. */
-export const commands: readonly Command[] = [gatewayCommand, sessionsCommand, deliveriesCommand, sweepCommand];
+export const commands: readonly Command[] = [gatewayCommand, sessionsCommand, deliveriesCommand, sweepCommand, demoCommand];

@@ -44,6 +44,7 @@ export const deliveriesCommand: Command = {
           page,
           pageSize: 50,
           hasMore: false,
+          total: 0,
         };
         if (values.json) context.stdout(JSON.stringify(result, null, 2));
         else printList(result, state, dataDir, context);

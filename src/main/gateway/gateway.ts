@@ -158,6 +158,11 @@ export class Gateway {
     return gateway;
   }
 
+  /** Where `apiKeyEnv` / `passwordEnv` are looked up. */
+  get env(): NodeJS.ProcessEnv {
+    return this.options.env ?? process.env;
+  }
+
   get sessions(): SessionStore {
     return this.sessionStore;
   }
@@ -195,6 +200,17 @@ export class Gateway {
   /** Rebuilds the agent and platforms from the current config (after a secret changed). */
   refresh(): void {
     this.onConfig(this.config.current, null, true);
+  }
+
+  /**
+   * Pauses or resumes the chat platforms (the tray's Pause, and the machine
+   * suspending). Owed replies wait in the ledger; a resume reconnects, and each
+   * platform's connect sweeps for it.
+   */
+  async setPaused(paused: boolean): Promise<void> {
+    await this.ready.catch(() => undefined);
+    await this.platforms.setPaused(paused);
+    this.options.logger.info(paused ? 'platforms paused' : 'platforms resumed');
   }
 
   /** Called by the tray app on `resume` (headless mode detects it itself): reconnect and sweep. */
@@ -344,6 +360,10 @@ export class Gateway {
     return {
       getStatus: () => this.getStatus(),
       getOverview: () => this.getOverview(),
+      setPaused: async ({ paused }) => {
+        await this.setPaused(paused);
+        return { paused: this.platforms.isPaused };
+      },
       ...sessionApiHandlers(() => this.sessionStore),
       ...deliveryApiHandlers(() => this.deliveries),
       ...pipelineApiHandlers(this),

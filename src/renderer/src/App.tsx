@@ -1,93 +1,72 @@
-import { useEffect, useState } from 'react';
-import type { ApiError, GatewayEvent, GatewayStatus, HomingApi } from '../../shared/api';
-import { LocalChat } from './LocalChat';
-import { StatusCard } from './StatusCard';
+import { useState } from 'react';
+import type { HomingApi } from '../../shared/api';
+import { ErrorNote } from './components/ErrorNote';
+import { useActivity } from './hooks/useActivity';
+import { useOverview } from './hooks/useOverview';
+import { explainApiError } from './plain-words';
+import { Summary } from './Summary';
+import { ConversationsView } from './views/conversations/ConversationsView';
+import { DeliveriesView } from './views/deliveries/DeliveriesView';
+import { PlatformsView } from './views/platforms/PlatformsView';
+import { StatusView } from './views/status/StatusView';
 
-type StatusView = { kind: 'loading' } | { kind: 'ready'; status: GatewayStatus } | { kind: 'error'; error: ApiError };
+export type ViewName = 'conversations' | 'deliveries' | 'platforms' | 'status';
 
+const VIEWS: readonly [ViewName, string][] = [
+  ['conversations', 'Conversations'],
+  ['deliveries', 'Deliveries'],
+  ['platforms', 'Platforms'],
+  ['status', 'Status'],
+];
+
+/** The window: a summary line that answers "is anything owed?", four views, and the API passed in (Electron or browser alike). */
 export function App({ api }: { api: HomingApi }) {
-  const [view, setView] = useState<StatusView>({ kind: 'loading' });
-  const [events, setEvents] = useState<GatewayEvent[]>([]);
+  const [view, setView] = useState<ViewName>('conversations');
+  const [conversation, setConversation] = useState<string | null>(null);
+  const [showingTranscript, setShowingTranscript] = useState(false);
+  const overview = useOverview(api);
+  const activity = useActivity(api);
+  const owed = overview.overview ? overview.overview.deliveries.owed + overview.overview.deliveries.failedPermanently : 0;
 
-  useEffect(() => {
-    let alive = true;
-    const refresh = () =>
-      void api.getStatus().then((result) => {
-        if (!alive) return;
-        setView(result.ok ? { kind: 'ready', status: result.value } : { kind: 'error', error: result.error });
-      });
-    refresh();
-    const timer = setInterval(refresh, 5_000);
-    const unsubscribe = api.subscribe((event) => {
-      // Streamed tokens would flood the activity list; the chat shows them.
-      if (event.type === 'turn.token') return;
-      setEvents((previous) => [event, ...previous].slice(0, 50));
-      if (event.type === 'gateway.state') refresh();
-    });
-    return () => {
-      alive = false;
-      clearInterval(timer);
-      unsubscribe();
-    };
-  }, [api]);
+  const openConversation = (sessionId: string | null) => {
+    setConversation(sessionId);
+    setShowingTranscript(true);
+    setView('conversations');
+  };
 
   return (
-    <main className="app">
+    <div className="app">
       <header className="app-header">
         <h1>Homing</h1>
-        <p className="tagline">Your local assistant, on the chats you already use.</p>
+        <Summary overview={overview.overview} onShowDeliveries={() => setView('deliveries')} />
       </header>
-      {view.kind === 'loading' && <p role="status">Connecting to the gateway…</p>}
-      {view.kind === 'error' && (
-        <p role="alert" className="error">
-          The gateway did not answer: {view.error.message}
-        </p>
-      )}
-      {view.kind === 'ready' && <StatusCard status={view.status} />}
-      <LocalChat api={api} />
-      <section aria-labelledby="activity-title" className="card">
-        <h2 id="activity-title">Activity</h2>
-        {events.length === 0 ? (
-          <p className="muted">Nothing has happened since this window opened.</p>
-        ) : (
-          <ul className="events">
-            {events.map((event, index) => (
-              <li key={index}>
-                <code>{event.type}</code> {describeEvent(event)}
-              </li>
-            ))}
-          </ul>
+      <nav className="views-nav" aria-label="Views">
+        {VIEWS.map(([name, label]) => (
+          <button key={name} type="button" aria-current={view === name ? 'page' : undefined} onClick={() => setView(name)} data-view={name}>
+            {label}
+            {name === 'deliveries' && owed > 0 && (
+              <span className="nav-count" aria-label={`${owed} owed`} data-testid="nav-owed">
+                {owed}
+              </span>
+            )}
+          </button>
+        ))}
+      </nav>
+      <main className="app-main">
+        <ErrorNote message={overview.error && explainApiError('reach the gateway', overview.error)} />
+        {view === 'conversations' && (
+          <ConversationsView
+            api={api}
+            selected={conversation}
+            showingTranscript={showingTranscript}
+            onSelect={openConversation}
+            onBack={() => setShowingTranscript(false)}
+          />
         )}
-      </section>
-    </main>
+        {view === 'deliveries' && <DeliveriesView api={api} overview={overview.overview} onOpenConversation={openConversation} />}
+        {view === 'platforms' && <PlatformsView api={api} overview={overview.overview} />}
+        {view === 'status' && <StatusView api={api} overview={overview.overview} activity={activity} />}
+      </main>
+    </div>
   );
-}
-
-function describeEvent(event: GatewayEvent): string {
-  switch (event.type) {
-    case 'gateway.state':
-      return `gateway ${event.state}`;
-    case 'delivery.changed':
-      return `${event.delivery.platform} reply ${event.delivery.state} (${event.delivery.chunksDelivered}/${event.delivery.chunksTotal})`;
-    case 'sweep.completed':
-      return `claimed ${event.report.claimed}, still owed ${event.report.owed}`;
-    case 'ledger.health':
-      return event.health.ok ? 'ledger healthy' : `ledger failing: ${event.health.lastError ?? ''}`;
-    case 'session.updated':
-      return `${event.session.platform} conversation ${event.change}`;
-    case 'turn.started':
-      return `${event.platform}: the agent is answering`;
-    case 'turn.token':
-      return '';
-    case 'turn.finished':
-      return event.error ? `${event.outcome}: ${event.error}` : event.outcome;
-    case 'reply.recorded':
-      return `reply recorded in ${event.chunks} part${event.chunks === 1 ? '' : 's'}`;
-    case 'platform.state':
-      return `${event.platform.name} ${event.platform.state}${event.platform.error ? `: ${event.platform.error}` : ''}`;
-    case 'config.changed':
-      return event.error ? `configuration not applied: ${event.error}` : 'configuration applied';
-    case 'gateway.resumed':
-      return `resumed after ${Math.round(event.sleptMs / 1000)} s asleep`;
-  }
 }

@@ -2,7 +2,10 @@ import type { ApiHandlers } from '../api/server';
 import { ApiFailure } from '../api/server';
 import type { DeliveryService } from './delivery-service';
 
-type DeliveryHandlers = Pick<ApiHandlers, 'listDeliveries' | 'retryDelivery' | 'discardDelivery' | 'sweepNow' | 'getLedgerHealth'>;
+type DeliveryHandlers = Pick<
+  ApiHandlers,
+  'listDeliveries' | 'retryDelivery' | 'discardDelivery' | 'getDeliveryText' | 'getDeliveries' | 'retryDeliveries' | 'sweepNow' | 'getLedgerHealth'
+>;
 
 /** The API's delivery methods. Expected refusals are ApiFailures; the params were validated on arrival. */
 export function deliveryApiHandlers(service: () => DeliveryService): DeliveryHandlers {
@@ -19,6 +22,18 @@ export function deliveryApiHandlers(service: () => DeliveryService): DeliveryHan
       const result = service().ledger.discardDelivery(id);
       if (!result.ok) throw new ApiFailure(result.reason, result.message);
       return result.row;
+    },
+    getDeliveryText: ({ id }) => {
+      const text = service().ledger.deliveryText(id);
+      if (text === undefined) throw new ApiFailure('not-found', `no delivery with id ${id}`);
+      return { id, text };
+    },
+    getDeliveries: ({ ids }) => ids.flatMap((id) => service().ledger.getDelivery(id) ?? []),
+    retryDeliveries: ({ platform }) => {
+      const retried = service().ledger.retryPlatform(platform);
+      // Pending rows of a connected platform go out now; the others wait for it.
+      service().sweepNow();
+      return { retried };
     },
     sweepNow: () => {
       const report = service().sweepNow();

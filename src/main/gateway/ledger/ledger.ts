@@ -137,8 +137,18 @@ export class Ledger {
     return actions.getDelivery(this.ctx, id);
   }
 
-  listDeliveries(query: { state?: DeliveryState; page?: number } = {}): DeliveryPage {
+  listDeliveries(query: actions.DeliveryQuery = {}): DeliveryPage {
     return actions.listDeliveries(this.ctx, query);
+  }
+
+  /** The whole text of a reply, or undefined for an unknown id. */
+  deliveryText(id: string): string | undefined {
+    return actions.deliveryText(this.ctx, id);
+  }
+
+  /** Makes every failed or given-up row of `platform` pending again; returns how many. */
+  retryPlatform(platform: string): number {
+    return actions.retryPlatform(this.ctx, platform);
   }
 
   retryDelivery(id: string): actions.ActionResult {

@@ -70,7 +70,20 @@ export function toDeliveryRow(row: ObligationSql): DeliveryRow {
     nextAttemptAt: row.next_attempt_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    preview: previewOf(row.content),
   };
+}
+
+export const PREVIEW_CHARS = 120;
+
+/**
+ * One line of at most PREVIEW_CHARS characters (code points, so an emoji is never
+ * cut in half): keeps a page of 50 rows small however long the replies are.
+ */
+export function previewOf(content: string): string {
+  const flat = content.slice(0, PREVIEW_CHARS * 4).replace(/\s+/g, ' ').trim();
+  const chars = [...flat];
+  return chars.length > PREVIEW_CHARS ? `${chars.slice(0, PREVIEW_CHARS - 1).join('')}…` : flat;
 }
 
 export function toChunk(row: ChunkSql): Chunk {

@@ -1,9 +1,10 @@
 import { ApiFailure, type ApiHandlers } from '../api/server';
 import type { Gateway } from '../gateway';
+import { testConnection } from '../platforms/connection-test';
 
 type PipelineHandlers = Pick<
   ApiHandlers,
-  'sendLocalMessage' | 'cancelTurn' | 'listPlatforms' | 'reconnectPlatform' | 'getConfig' | 'setConfig' | 'setSecret'
+  'sendLocalMessage' | 'cancelTurn' | 'listPlatforms' | 'reconnectPlatform' | 'testConnection' | 'getConfig' | 'setConfig' | 'setSecret'
 >;
 
 /** The API's methods for the local chat, platforms and configuration. */
@@ -21,6 +22,7 @@ export function pipelineApiHandlers(gateway: Gateway): PipelineHandlers {
       if (!(await gateway.platforms.reconnect(name))) throw new ApiFailure('not-found', `no platform named ${name} is configured`);
       return gateway.platforms.status(name)!;
     },
+    testConnection: ({ target, config }) => testConnection(target, config, { secrets: gateway.secrets, env: gateway.env }),
     getConfig: () => gateway.configView(),
     setConfig: ({ config }) => {
       const result = gateway.config.write(config);

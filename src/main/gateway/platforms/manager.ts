@@ -4,6 +4,7 @@ import type { PlatformSender } from '../delivery/sender';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
 import type { AdapterEvent, InboundMessage, PlatformAdapter } from './adapter';
+import { LOCAL_PLATFORM } from './local/local-adapter';
 
 /** Builds an adapter for a platform's current config, or says why it cannot. */
 export type AdapterFactory = () => PlatformAdapter;
@@ -35,6 +36,8 @@ interface Entry {
  */
 export class PlatformManager {
   private readonly entries = new Map<string, Entry>();
+  /** While paused (the user's Pause, or the machine suspending), no network adapter connects. */
+  private paused = false;
 
   constructor(private readonly options: PlatformManagerOptions) {}
 
@@ -63,6 +66,7 @@ export class PlatformManager {
         unsubscribe: adapter.onEvent((event) => this.onEvent(name, event)),
       };
       this.entries.set(name, entry);
+      if (this.paused && name !== LOCAL_PLATFORM) continue;
       void adapter.connect().catch((error: unknown) => this.onEvent(name, { type: 'state', state: 'disconnected', error: describe(error) }));
     }
   }
@@ -90,7 +94,30 @@ export class PlatformManager {
 
   /** After a resume from sleep: every adapter checks its connection. */
   async probeAll(): Promise<void> {
-    await Promise.all([...this.entries.values()].map((entry) => entry.adapter.probe().catch(() => undefined)));
+    const probed = [...this.entries].filter(([name]) => !this.paused || name === LOCAL_PLATFORM);
+    await Promise.all(probed.map(([, entry]) => entry.adapter.probe().catch(() => undefined)));
+  }
+
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
+  /**
+   * Pauses (disconnects) or resumes (connects) every platform except the app's own
+   * chat, which needs no network and keeps working. Adapters are kept, so a resume
+   * reconnects with the same settings; a config applied while paused waits too.
+   */
+  async setPaused(paused: boolean): Promise<void> {
+    if (paused === this.paused) return;
+    this.paused = paused;
+    const network = [...this.entries].filter(([name]) => name !== LOCAL_PLATFORM);
+    if (paused) {
+      await Promise.all(network.map(([, entry]) => entry.adapter.disconnect().catch(() => undefined)));
+    } else {
+      for (const [name, entry] of network) {
+        void entry.adapter.connect().catch((error: unknown) => this.onEvent(name, { type: 'state', state: 'disconnected', error: describe(error) }));
+      }
+    }
   }
 
   async stopAll(): Promise<void> {

@@ -3,9 +3,14 @@ import { isSessionId } from './session-id';
 import { SessionNotFoundError, type SessionReader } from './session-reader';
 
 /** The window's session methods; params arrive validated by the API server. */
-export function sessionApiHandlers(reader: () => SessionReader): Pick<ApiHandlers, 'listSessions' | 'getTranscript'> {
+export function sessionApiHandlers(reader: () => SessionReader): Pick<ApiHandlers, 'listSessions' | 'getTranscript' | 'findSession'> {
   return {
     listSessions: (params) => reader().list(params ?? {}),
+    findSession: ({ keyOrId }) => {
+      const session = reader().find(keyOrId);
+      if (!session) throw new ApiFailure('not-found', 'no conversation for that key: it may have been removed');
+      return session;
+    },
     getTranscript: (params) => {
       if (!isSessionId(params.sessionId)) throw new ApiFailure('bad-request', 'getTranscript: sessionId is not a session id');
       try {

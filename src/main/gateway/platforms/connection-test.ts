@@ -1,0 +1,104 @@
+import type { ConnectionTarget, ConnectionTestResult } from '../../../shared/api';
+import { agentConfigSchema } from '../agents/config-schema';
+import { createAgent } from '../agents/create-agent';
+import { ircPlatformSchema } from '../config/schema';
+import type { SecretStore } from '../secrets/secret-store';
+import { IrcAdapter } from './irc/irc-adapter';
+
+export interface ConnectionTestDeps {
+  readonly secrets: SecretStore;
+  readonly env: NodeJS.ProcessEnv;
+  /** How long a test may take before it says "no answer" (default 10 s). */
+  readonly timeoutMs?: number;
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * "Test connection" in the window: tries settings before they are saved, with
+ * the same schema as config.json, and says what happened in plain words. It
+ * never touches the running platforms (an IRC test is a second, short-lived
+ * connection that quits at once).
+ */
+export async function testConnection(target: ConnectionTarget, config: unknown, deps: ConnectionTestDeps): Promise<ConnectionTestResult> {
+  switch (target) {
+    case 'irc':
+      return testIrc(config, deps);
+    case 'agent':
+      return testAgent(config, deps);
+  }
+}
+
+function schemaError(section: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]): ConnectionTestResult {
+  const issue = issues[0];
+  const where = issue && issue.path.length > 0 ? `${section}.${issue.path.map(String).join('.')}` : section;
+  return { ok: false, message: `${where}: ${issue?.message ?? 'invalid'}` };
+}
+
+async function testIrc(input: unknown, deps: ConnectionTestDeps): Promise<ConnectionTestResult> {
+  const parsed = ircPlatformSchema.safeParse(input);
+  if (!parsed.success) return schemaError('platforms.irc', parsed.error.issues);
+  const { enabled: _enabled, passwordEnv, password: _never, ...settings } = parsed.data;
+  const password = (passwordEnv ? deps.env[passwordEnv] : undefined) ?? deps.secrets.get('irc.password');
+  const adapter = new IrcAdapter({
+    config: { ...settings, ...(password !== undefined ? { password } : {}), channels: [] },
+    // One attempt only: a test that reconnects would hide the error it exists to show.
+    reconnectDelayMs: () => 3_600_000,
+    registerTimeoutMs: deps.timeoutMs ?? 10_000,
+  });
+  const where = `${settings.host}:${settings.port}${settings.tls ? ' (TLS)' : ''}`;
+  try {
+    const outcome = await new Promise<ConnectionTestResult>((resolve) => {
+      const timer = setTimeout(() => resolve({ ok: false, message: `no answer from ${where} within ${Math.round((deps.timeoutMs ?? 10_000) / 1000)} s` }), deps.timeoutMs ?? 10_000);
+      adapter.onEvent((event) => {
+        if (event.type !== 'state') return;
+        if (event.state === 'connected') {
+          clearTimeout(timer);
+          resolve({ ok: true, message: `connected to ${where} as ${adapter.currentNick() ?? settings.nick}` });
+        } else if (event.state === 'auth-failed' || (event.state === 'disconnected' && event.error)) {
+          clearTimeout(timer);
+          resolve({ ok: false, message: `${where}: ${event.error ?? 'the server refused the login'}` });
+        }
+      });
+      void adapter.connect();
+    });
+    return outcome;
+  } finally {
+    await adapter.disconnect().catch(() => undefined);
+  }
+}
+
+async function testAgent(input: unknown, deps: ConnectionTestDeps): Promise<ConnectionTestResult> {
+  const parsed = agentConfigSchema.safeParse(input);
+  if (!parsed.success) return schemaError('agent', parsed.error.issues);
+  const config = parsed.data;
+  const apiKey = deps.secrets.get('agent.apiKey');
+  const built = createAgent(config, { env: deps.env, ...(apiKey !== undefined ? { apiKey } : {}) });
+  if (!built.ok) return { ok: false, message: built.error };
+  await built.agent.close().catch(() => undefined);
+  switch (config.type) {
+    case 'builtin':
+      return { ok: true, message: 'the built-in agent needs nothing: it is ready' };
+    case 'command':
+    case 'acp':
+      return { ok: true, message: `the settings are valid; ${config.command} is started for each turn` };
+    case 'openai':
+      return probeOpenAi(config.baseUrl, config.model, deps);
+  }
+}
+
+async function probeOpenAi(baseUrl: string, model: string, deps: ConnectionTestDeps): Promise<ConnectionTestResult> {
+  const url = `${baseUrl.replace(/\/+$/, '')}/models`;
+  try {
+    const response = await (deps.fetch ?? fetch)(url, { signal: AbortSignal.timeout(deps.timeoutMs ?? 10_000) });
+    if (response.status === 401 || response.status === 403) return { ok: false, message: `${baseUrl} refused the API key (${response.status})` };
+    if (!response.ok) return { ok: false, message: `${url} answered ${response.status}` };
+    const body = (await response.json().catch(() => ({}))) as { data?: { id?: unknown }[] };
+    const models = Array.isArray(body.data) ? body.data.map((entry) => entry.id).filter((id) => typeof id === 'string') : [];
+    if (models.length > 0 && !models.includes(model)) {
+      return { ok: false, message: `${baseUrl} answers, but has no model ${model} (it has ${models.slice(0, 5).join(', ')})` };
+    }
+    return { ok: true, message: `${baseUrl} answers${models.length > 0 ? ` and has ${model}` : ''}` };
+  } catch (error) {
+    return { ok: false, message: `nothing answers at ${baseUrl}: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}

@@ -1,0 +1,30 @@
+import type { GatewayOverview } from '../../shared/api';
+import { platformLabel } from './plain-words';
+
+/** One line under the title: is anything owed, and whose move is it? */
+export function Summary({ overview, onShowDeliveries }: { overview: GatewayOverview | null; onShowDeliveries: () => void }) {
+  if (!overview) return <p className="summary muted" role="status">Connecting to the gateway…</p>;
+  const { deliveries, platforms, ledger } = overview;
+  const owed = deliveries.owed + deliveries.failedPermanently;
+  const down = platforms.filter((platform) => platform.state !== 'connected');
+  const parts: string[] = [];
+  if (!ledger.ok) parts.push('the ledger is failing (Homing’s problem: see Status)');
+  if (owed === 0) parts.push('nothing owed');
+  else {
+    parts.push(`${owed} repl${owed === 1 ? 'y' : 'ies'} owed`);
+    if (deliveries.failedPermanently > 0) parts.push(`${deliveries.failedPermanently} need${deliveries.failedPermanently === 1 ? 's' : ''} you`);
+  }
+  if (down.length > 0) parts.push(`${down.map((platform) => platformLabel(platform.name)).join(', ')} not connected`);
+  const attention = owed > 0 || !ledger.ok;
+  return (
+    <p className={`summary${attention ? ' attention' : ''}`} role="status" data-testid="summary">
+      {attention ? (
+        <button type="button" className="link" onClick={onShowDeliveries}>
+          {parts.join(' · ')}
+        </button>
+      ) : (
+        parts.join(' · ')
+      )}
+    </p>
+  );
+}

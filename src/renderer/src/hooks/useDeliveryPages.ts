@@ -1,0 +1,92 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { ApiError, DeliveryFilter, DeliveryRow, HomingApi } from '../../../shared/api';
+import { useGatewayEvents } from './useGatewayEvents';
+
+export interface DeliveryPages {
+  /** Rows in the tab, or null before the first page arrived. */
+  readonly total: number | null;
+  readonly error: ApiError | null;
+  /** The row at `index` if its page is loaded. */
+  rowAt(index: number): DeliveryRow | undefined;
+  /** Loads the pages that cover rows `first`..`last` (the visible window). */
+  show(first: number, last: number): void;
+  /** Reads the visible pages again (after an action). */
+  reload(): void;
+}
+
+const PAGE_SIZE = 50;
+
+/**
+ * The Deliveries list's data, one 50-row page at a time: only pages that are
+ * on screen are fetched, so ten thousand rows cost what fifty do. Any
+ * delivery change re-reads the visible pages, coalesced.
+ */
+export function useDeliveryPages(api: HomingApi, filter: DeliveryFilter): DeliveryPages {
+  const [pages, setPages] = useState<ReadonlyMap<number, readonly DeliveryRow[]>>(new Map());
+  const [total, setTotal] = useState<number | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const visible = useRef<[number, number]>([0, 0]);
+  const inFlight = useRef(new Set<number>());
+  const generation = useRef(0);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+
+  const fetchPage = useCallback(
+    (page: number, gen: number) => {
+      if (inFlight.current.has(page)) return;
+      inFlight.current.add(page);
+      void api.listDeliveries({ filter, page }).then((result) => {
+        inFlight.current.delete(page);
+        if (gen !== generation.current) return;
+        if (!result.ok) return setError(result.error);
+        setError(null);
+        setTotal(result.value.total);
+        setPages((previous) => new Map(previous).set(page, result.value.deliveries));
+      });
+    },
+    [api, filter],
+  );
+
+  const pagesFor = (first: number, last: number) => {
+    const from = Math.floor(first / PAGE_SIZE) + 1;
+    const to = Math.floor(Math.max(first, last) / PAGE_SIZE) + 1;
+    return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  };
+
+  const reload = useCallback(() => {
+    const gen = generation.current;
+    inFlight.current.clear();
+    for (const page of pagesFor(...visible.current)) fetchPage(page, gen);
+  }, [fetchPage]);
+
+  useEffect(() => {
+    generation.current += 1;
+    inFlight.current.clear();
+    setPages(new Map());
+    setTotal(null);
+    setError(null);
+    visible.current = [0, 0];
+    fetchPage(1, generation.current);
+  }, [fetchPage]);
+
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  useGatewayEvents(api, (event) => {
+    if (event.type !== 'delivery.changed') return;
+    if (timer.current) return;
+    timer.current = setTimeout(() => {
+      timer.current = undefined;
+      reload();
+    }, 250);
+  });
+
+  return {
+    total,
+    error,
+    rowAt: (index) => pages.get(Math.floor(index / PAGE_SIZE) + 1)?.[index % PAGE_SIZE],
+    show: (first, last) => {
+      visible.current = [first, last];
+      for (const page of pagesFor(first, last)) if (!pages.has(page)) fetchPage(page, generation.current);
+    },
+    reload,
+  };
+}

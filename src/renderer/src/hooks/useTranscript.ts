@@ -1,0 +1,86 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { ApiError, DeliveryRow, HomingApi, TranscriptMessage } from '../../../shared/api';
+import { useGatewayEvents } from './useGatewayEvents';
+
+export interface TranscriptState {
+  readonly messages: readonly TranscriptMessage[];
+  /** The reply being generated right now, or null. */
+  readonly streaming: string | null;
+  /** Delivery rows behind the replies, by obligation id (the ticks). */
+  readonly deliveries: ReadonlyMap<string, DeliveryRow>;
+  /** Whether older messages exist than those shown. */
+  readonly truncated: boolean;
+  readonly error: ApiError | null;
+}
+
+const PAGE = 200;
+
+/** One conversation's last 200 messages, the reply streaming in, and each reply's delivery state. */
+export function useTranscript(api: HomingApi, sessionId: string | null, followLocal = false): TranscriptState {
+  const [messages, setMessages] = useState<readonly TranscriptMessage[]>([]);
+  const [streaming, setStreaming] = useState<string | null>(null);
+  const [deliveries, setDeliveries] = useState<ReadonlyMap<string, DeliveryRow>>(new Map());
+  const [truncated, setTruncated] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  /** The session whose reply is streaming here (the local chat's first one may start before its session is listed). */
+  const streamingIn = useRef<string | null>(null);
+
+  const load = useCallback(async () => {
+    if (!sessionId) return;
+    let page = await api.getTranscript({ sessionId, pageSize: PAGE });
+    if (page.ok && page.value.pageCount > 1) page = await api.getTranscript({ sessionId, page: page.value.pageCount, pageSize: PAGE });
+    if (!page.ok) return setError(page.error);
+    setError(null);
+    setMessages(page.value.messages);
+    setTruncated(page.value.pageCount > 1);
+    const ids = page.value.messages.flatMap((message) => (message.role === 'assistant' ? [message.obligationId] : [])).slice(-500);
+    if (ids.length === 0) return;
+    // Not awaited: the caller swaps the streamed text for the stored message in the same render.
+    void api.getDeliveries({ ids }).then((rows) => {
+      if (rows.ok) setDeliveries((previous) => new Map([...previous, ...rows.value.map((row) => [row.id, row] as const)]));
+    });
+  }, [api, sessionId]);
+
+  useEffect(() => {
+    setMessages([]);
+    if (streamingIn.current !== sessionId) {
+      streamingIn.current = null;
+      setStreaming(null);
+    }
+    setDeliveries(new Map());
+    void load();
+  }, [load]);
+
+  useGatewayEvents(api, (event) => {
+    switch (event.type) {
+      case 'session.updated':
+        if (event.session.sessionId === sessionId) void load();
+        return;
+      case 'turn.started':
+        if (event.sessionId === sessionId || (sessionId === null && followLocal && event.platform === 'local')) {
+          streamingIn.current = event.sessionId;
+          setStreaming('');
+        }
+        return;
+      case 'turn.token':
+        if (event.sessionId === streamingIn.current) setStreaming((previous) => (previous ?? '') + event.text);
+        return;
+      case 'reply.recorded':
+      case 'turn.finished':
+        // The streamed text stays until the stored reply replaces it: no flash, no jump.
+        if (event.sessionId === streamingIn.current) {
+          void load().then(() => {
+            streamingIn.current = null;
+            setStreaming(null);
+          });
+        }
+        return;
+      case 'delivery.changed':
+        setDeliveries((previous) => new Map(previous).set(event.delivery.id, event.delivery));
+        return;
+      default:
+        return;
+    }
+  });
+  return { messages, streaming, deliveries, truncated, error };
+}

@@ -1,0 +1,131 @@
+import type { ApiError, DeliveryRow, PlatformStatus } from '../../shared/api';
+
+/** Whose move it is: the answer to "is it my fault, the platform's, or Homing's?". */
+export type Blame = 'none' | 'you' | 'platform' | 'homing';
+
+export interface Explanation {
+  readonly blame: Blame;
+  /** One sentence a newcomer understands. */
+  readonly text: string;
+}
+
+export const BLAME_LABEL: Record<Blame, string> = {
+  none: 'On its way',
+  you: 'Needs you',
+  platform: 'Platform problem',
+  homing: 'Homing problem',
+};
+
+/** The one place where ledger and adapter errors become plain words. */
+export function explainDelivery(row: DeliveryRow, platform: PlatformStatus | undefined): Explanation {
+  const name = platformLabel(row.platform);
+  switch (row.state) {
+    case 'delivered':
+      return { blame: 'none', text: `Delivered to ${chatLabel(row)} on ${name}.` };
+    case 'pending':
+    case 'attempting':
+      if (platform && platform.state !== 'connected') {
+        return { blame: platformBlame(platform), text: `Waiting for ${name}: ${explainPlatform(platform)}` };
+      }
+      return row.state === 'pending'
+        ? { blame: 'none', text: `Recorded; it is sent as soon as ${name} takes it.` }
+        : { blame: 'none', text: `Sending now (${row.chunksDelivered} of ${row.chunksTotal} parts arrived).` };
+    case 'failed':
+      if (row.nextAttemptAt === null) return { blame: 'you', text: `${name} refused it for good: ${errorWords(row.lastError)} Retry once that is fixed, or discard it.` };
+      return { blame: errorBlame(row.lastError), text: `${name} did not take it: ${errorWords(row.lastError)} Homing tries again by itself.` };
+    case 'abandoned':
+      return explainAbandoned(row, name);
+  }
+}
+
+function explainAbandoned(row: DeliveryRow, name: string): Explanation {
+  const reason = row.abandonReason ?? '';
+  if (reason.startsWith('discarded')) return { blame: 'none', text: 'You discarded it: it will not be sent.' };
+  if (reason.startsWith('stale')) {
+    return { blame: 'platform', text: `Homing gave up: ${name} could not be reached for a day, so the reply went stale. Retry to send it anyway.` };
+  }
+  const last = row.lastError ? ` The last error: ${errorWords(row.lastError)}` : '';
+  return { blame: errorBlame(row.lastError), text: `Homing gave up after ${row.attempts} attempts.${last} Retry to try again.` };
+}
+
+/** A platform's state and last error, in words. */
+export function explainPlatform(platform: PlatformStatus): string {
+  switch (platform.state) {
+    case 'connected':
+      return 'connected.';
+    case 'connecting':
+      return 'connecting…';
+    case 'degraded':
+      return `connected, but not working well${platform.error ? ` (${errorWords(platform.error)})` : '.'}`;
+    case 'auth-failed':
+      return `the server refused the login: check the nick and password in Platforms.${platform.error ? ` (${platform.error})` : ''}`;
+    case 'disconnected':
+      return platform.error ? `not connected — ${errorWords(platform.error)}` : 'not connected.';
+  }
+}
+
+function platformBlame(platform: PlatformStatus): Blame {
+  return platform.state === 'auth-failed' ? 'you' : 'platform';
+}
+
+/** Rewrites raw adapter/ledger errors ("ECONNREFUSED 127.0.0.1:6667") into a sentence. */
+export function errorWords(error: string | null): string {
+  if (!error) return 'no reason was given.';
+  const raw = error.replace(/^permanent:\s*/, '');
+  const rules: [RegExp, (match: RegExpExecArray) => string][] = [
+    [/ECONNREFUSED\s*([\w.:[\]-]*)/, (m) => `nothing answers at ${m[1] || 'the server'} (is the server running?).`],
+    [/ENOTFOUND\s*([\w.-]*)/, (m) => `the server name ${m[1] || ''} does not exist (a typo, or no network).`],
+    [/ETIMEDOUT|timed? ?out/i, () => 'the server took too long to answer.'],
+    [/ECONNRESET|connection reset/i, () => 'the connection dropped while sending.'],
+    [/no such nick:?\s*(\S+)?/i, (m) => `${m[1] ? `${m[1]} is` : 'the recipient is'} not online, so IRC cannot deliver it.`],
+    [/no such (channel|nick)/i, () => 'that chat does not exist.'],
+    [/SQLITE_FULL|disk full|ENOSPC/i, () => 'the disk is full.'],
+    [/SQLITE_BUSY|locked/i, () => 'the database was busy.'],
+  ];
+  for (const [pattern, words] of rules) {
+    const match = pattern.exec(raw);
+    if (match) return words(match);
+  }
+  return raw.endsWith('.') ? raw : `${raw}.`;
+}
+
+function errorBlame(error: string | null): Blame {
+  if (!error) return 'platform';
+  if (/SQLITE|ledger|ENOSPC/i.test(error)) return 'homing';
+  if (/no such nick|not online|blocked|refused.*login/i.test(error)) return 'you';
+  return 'platform';
+}
+
+/** An API call's error, with whose side it is on. */
+export function explainApiError(action: string, error: ApiError): string {
+  switch (error.code) {
+    case 'disconnected':
+    case 'timeout':
+    case 'unavailable':
+      return `Could not ${action}: Homing's gateway is not answering (${error.message}). It restarts by itself; try again in a moment.`;
+    case 'not-found':
+      return `Could not ${action}: it is gone (${error.message}).`;
+    case 'conflict':
+      return `Could not ${action}: ${error.message}. The list has been refreshed.`;
+    case 'bad-request':
+      return `Could not ${action}: ${error.message}.`;
+    case 'unknown-method':
+    case 'internal':
+      return `Could not ${action}: Homing failed (${error.message}). This is a bug in Homing.`;
+  }
+}
+
+export function platformLabel(platform: string): string {
+  switch (platform) {
+    case 'local':
+      return 'the local chat';
+    case 'irc':
+      return 'IRC';
+    default:
+      return platform;
+  }
+}
+
+export function chatLabel(row: Pick<DeliveryRow, 'platform' | 'chatId'>): string {
+  return row.platform === 'local' ? 'you' : row.chatId;
+}

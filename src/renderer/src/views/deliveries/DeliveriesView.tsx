@@ -1,0 +1,191 @@
+import { useState } from 'react';
+import type { DeliveryFilter, DeliveryRow, GatewayOverview, HomingApi } from '../../../../shared/api';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { ErrorNote } from '../../components/ErrorNote';
+import { useDeliveryPages } from '../../hooks/useDeliveryPages';
+import { useNow } from '../../hooks/useNow';
+import { chatLabel, explainApiError, platformLabel } from '../../plain-words';
+import { copyText } from '../../copy-text';
+import { DeliveryCounts } from './DeliveryCounts';
+import type { RowAction } from './DeliveryItem';
+import { DeliveryList } from './DeliveryList';
+import { EmptyDeliveries } from './EmptyDeliveries';
+
+interface DeliveriesViewProps {
+  readonly api: HomingApi;
+  readonly overview: GatewayOverview | null;
+  readonly onOpenConversation: (sessionId: string) => void;
+}
+
+const TABS: readonly { id: DeliveryFilter; label: string }[] = [
+  { id: 'owed', label: 'Owed' },
+  { id: 'abandoned', label: 'Given up' },
+  { id: 'delivered', label: 'Delivered' },
+];
+
+/** What is owed, why, and the one click that fixes it. */
+export function DeliveriesView({ api, overview, onOpenConversation }: DeliveriesViewProps) {
+  const [filter, setFilter] = useState<DeliveryFilter>('owed');
+  const data = useDeliveryPages(api, filter);
+  const now = useNow();
+  const [notes, setNotes] = useState<ReadonlyMap<string, { text: string; error: boolean }>>(new Map());
+  const [busy, setBusy] = useState<ReadonlySet<string>>(new Set());
+  const [confirming, setConfirming] = useState<DeliveryRow | null>(null);
+  const [bulkNote, setBulkNote] = useState<{ text: string; error: boolean } | null>(null);
+  const platforms = overview?.platforms ?? [];
+
+  const note = (id: string, text: string | null, error = false) =>
+    setNotes((previous) => {
+      const next = new Map(previous);
+      if (text === null) next.delete(id);
+      else next.set(id, { text, error });
+      return next;
+    });
+  const withBusy = async (id: string, work: () => Promise<void>) => {
+    setBusy((previous) => new Set(previous).add(id));
+    try {
+      await work();
+    } finally {
+      setBusy((previous) => {
+        const next = new Set(previous);
+        next.delete(id);
+        return next;
+      });
+    }
+  };
+
+  const retry = (row: DeliveryRow) =>
+    withBusy(row.id, async () => {
+      const platform = platforms.find((candidate) => candidate.name === row.platform);
+      if (row.state === 'pending' || row.state === 'attempting') {
+        // Owed and not failed: it waits for its platform. Sending now means reconnecting it (or sweeping, if it is up).
+        const result = platform && platform.state !== 'connected' ? await api.reconnectPlatform({ name: row.platform }) : await api.sweepNow();
+        if (!result.ok) return note(row.id, explainApiError('send it now', result.error), true);
+        note(row.id, platform && platform.state !== 'connected' ? `Reconnecting to ${platformLabel(row.platform)}…` : 'Sending…');
+        return;
+      }
+      const result = await api.retryDelivery({ id: row.id });
+      if (!result.ok) {
+        note(row.id, explainApiError('retry', result.error), true);
+        data.reload();
+        return;
+      }
+      note(row.id, null);
+      data.reload();
+    });
+
+  const discard = (row: DeliveryRow) =>
+    withBusy(row.id, async () => {
+      const result = await api.discardDelivery({ id: row.id });
+      if (!result.ok) return note(row.id, explainApiError('discard', result.error), true);
+      note(row.id, null);
+      data.reload();
+    });
+
+  const onAction = (action: RowAction, row: DeliveryRow) => {
+    switch (action) {
+      case 'retry':
+        void retry(row);
+        return;
+      case 'discard':
+        setConfirming(row);
+        return;
+      case 'copy':
+        void api.getDeliveryText({ id: row.id }).then(async (result) => {
+          if (!result.ok) return note(row.id, explainApiError('copy the text', result.error), true);
+          const copied = await copyText(result.value.text);
+          note(row.id, copied ? 'Copied' : 'Could not copy: the browser refused the clipboard', !copied);
+        });
+        return;
+      case 'open':
+        void api.findSession({ keyOrId: row.sessionKey }).then((result) => {
+          if (!result.ok) return note(row.id, explainApiError('open the conversation', result.error), true);
+          onOpenConversation(result.value.sessionId);
+        });
+        return;
+    }
+  };
+
+  const retryAll = async (platform: string) => {
+    const result = await api.retryDeliveries({ platform });
+    if (!result.ok) return setBulkNote({ text: explainApiError(`retry everything for ${platformLabel(platform)}`, result.error), error: true });
+    setBulkNote({ text: `${result.value.retried} repl${result.value.retried === 1 ? 'y' : 'ies'} to ${platformLabel(platform)} will be sent again.`, error: false });
+    data.reload();
+  };
+
+  const total = data.total ?? 0;
+  return (
+    <section className="view deliveries" aria-labelledby="deliveries-title">
+      <div className="view-head">
+        <h2 id="deliveries-title">Deliveries</h2>
+        <p className="muted">
+          Every reply is recorded before it is sent. <strong>Owed</strong> means the agent answered but the reply has not reached the chat yet.
+        </p>
+      </div>
+      {overview && <DeliveryCounts counts={overview.deliveries} />}
+      <div className="toolbar">
+        <div role="tablist" aria-label="Which replies" className="tabs">
+          {TABS.map((tab) => (
+            <button
+              key={tab.id}
+              type="button"
+              role="tab"
+              id={`tab-${tab.id}`}
+              aria-selected={filter === tab.id}
+              aria-controls="delivery-panel"
+              onClick={() => setFilter(tab.id)}
+            >
+              {tab.label}
+            </button>
+          ))}
+        </div>
+        {filter !== 'delivered' && (
+          <div className="bulk" aria-label="Retry all">
+            {platforms
+              .filter((platform) => platform.name !== 'local')
+              .map((platform) => (
+                <button key={platform.name} type="button" onClick={() => void retryAll(platform.name)}>
+                  Retry all for {platformLabel(platform.name)}
+                </button>
+              ))}
+          </div>
+        )}
+      </div>
+      {bulkNote && (
+        <p role={bulkNote.error ? 'alert' : 'status'} className={bulkNote.error ? 'error-note' : 'ok-note'}>
+          {bulkNote.text}
+        </p>
+      )}
+      <ErrorNote message={data.error && explainApiError('load the list', data.error)} />
+      <div id="delivery-panel" role="tabpanel" aria-labelledby={`tab-${filter}`} className="delivery-panel">
+        {data.total === 0 ? (
+          <EmptyDeliveries filter={filter} />
+        ) : (
+          <DeliveryList
+            label={`${TABS.find((tab) => tab.id === filter)!.label} replies, ${total}`}
+            data={data}
+            total={total}
+            platforms={platforms}
+            now={now}
+            notes={notes}
+            busy={busy}
+            onAction={onAction}
+          />
+        )}
+      </div>
+      {confirming && (
+        <ConfirmDialog
+          title="Discard this reply?"
+          body={`The reply to ${chatLabel(confirming)} (“${confirming.preview.slice(0, 80)}”) will never be sent. It stays in the conversation's transcript.`}
+          confirmLabel="Discard"
+          onCancel={() => setConfirming(null)}
+          onConfirm={() => {
+            const row = confirming;
+            setConfirming(null);
+            void discard(row);
+          }}
+        />
+      )}
+    </section>
+  );
+}

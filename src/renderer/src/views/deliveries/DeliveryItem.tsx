@@ -1,0 +1,95 @@
+import type { DeliveryRow, PlatformStatus } from '../../../../shared/api';
+import { PlatformIcon } from '../../components/PlatformIcon';
+import { ago, until } from '../../format';
+import { BLAME_LABEL, chatLabel, explainDelivery } from '../../plain-words';
+
+export type RowAction = 'retry' | 'discard' | 'copy' | 'open';
+
+interface DeliveryItemProps {
+  readonly row: DeliveryRow;
+  readonly platform: PlatformStatus | undefined;
+  readonly now: number;
+  readonly index: number;
+  readonly total: number;
+  /** What the last action on this row said (an error, or "Copied"). */
+  readonly note: { readonly text: string; readonly error: boolean } | undefined;
+  readonly busy: boolean;
+  readonly onAction: (action: RowAction, row: DeliveryRow) => void;
+}
+
+const STATE_LABEL: Record<DeliveryRow['state'], string> = {
+  pending: 'waiting',
+  attempting: 'sending',
+  failed: 'failed',
+  abandoned: 'given up',
+  delivered: 'delivered',
+};
+
+/** One reply in the Deliveries list: where it goes, what it says, why it is owed and what to do. Fixed height (virtualized). */
+export function DeliveryItem({ row, platform, now, index, total, note, busy, onAction }: DeliveryItemProps) {
+  const why = explainDelivery(row, platform);
+  const discarded = row.abandonReason?.startsWith('discarded') ?? false;
+  const state = row.state === 'failed' && row.nextAttemptAt === null ? 'failed for good' : discarded ? 'discarded' : STATE_LABEL[row.state];
+  const settled = row.state === 'delivered';
+  const canRetry = !settled;
+  const retryLabel = row.state === 'pending' || row.state === 'attempting' ? 'Send now' : 'Retry';
+  return (
+    <article
+      className={`delivery blame-${why.blame}`}
+      role="listitem"
+      aria-posinset={index + 1}
+      aria-setsize={total}
+      aria-label={`Reply to ${chatLabel(row)} on ${row.platform}, ${state}`}
+      data-testid="delivery-row"
+      data-id={row.id}
+      data-state={row.state}
+    >
+      <header className="delivery-head">
+        <PlatformIcon platform={row.platform} />
+        <span className="chat">{chatLabel(row)}</span>
+        <span className={`badge state-${row.state}`}>{state}</span>
+        <span className="age" title={new Date(row.createdAt).toLocaleString()}>
+          {ago(row.createdAt, now)}
+        </span>
+      </header>
+      <p className="preview" title={row.preview}>
+        {row.preview || '(empty reply)'}
+      </p>
+      <p className="why" data-testid="delivery-why" title={why.text}>
+        <span className="blame">{BLAME_LABEL[why.blame]}:</span> {why.text}
+      </p>
+      <p className="meta">
+        <span>
+          {row.attempts} attempt{row.attempts === 1 ? '' : 's'}
+        </span>
+        <span>
+          parts {row.chunksDelivered}/{row.chunksTotal}
+        </span>
+        {row.state === 'failed' && row.nextAttemptAt !== null && <span>next try {until(row.nextAttemptAt, now)}</span>}
+      </p>
+      <div className="row-actions">
+        {canRetry && (
+          <button type="button" disabled={busy} onClick={() => onAction('retry', row)} aria-label={`${retryLabel}: reply to ${chatLabel(row)}`}>
+            {retryLabel}
+          </button>
+        )}
+        {!settled && row.state !== 'abandoned' && (
+          <button type="button" disabled={busy} onClick={() => onAction('discard', row)} aria-label={`Discard reply to ${chatLabel(row)}`}>
+            Discard
+          </button>
+        )}
+        <button type="button" onClick={() => onAction('copy', row)} aria-label={`Copy text of reply to ${chatLabel(row)}`}>
+          Copy text
+        </button>
+        <button type="button" onClick={() => onAction('open', row)} aria-label={`Open conversation with ${chatLabel(row)}`}>
+          Open
+        </button>
+        {note && (
+          <span className={note.error ? 'row-note error' : 'row-note'} role={note.error ? 'alert' : 'status'} data-testid="row-note">
+            {note.text}
+          </span>
+        )}
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,70 @@
+import { useEffect } from 'react';
+import type { DeliveryRow, PlatformStatus } from '../../../../shared/api';
+import type { DeliveryPages } from '../../hooks/useDeliveryPages';
+import { useVirtualWindow } from '../../hooks/useVirtualWindow';
+import { DeliveryItem, type RowAction } from './DeliveryItem';
+
+/** Every row has this height, so the list can place row N without measuring rows 0..N-1. */
+export const ROW_HEIGHT = 164;
+
+interface DeliveryListProps {
+  readonly label: string;
+  readonly data: DeliveryPages;
+  readonly total: number;
+  readonly platforms: readonly PlatformStatus[];
+  readonly now: number;
+  readonly notes: ReadonlyMap<string, { text: string; error: boolean }>;
+  readonly busy: ReadonlySet<string>;
+  readonly onAction: (action: RowAction, row: DeliveryRow) => void;
+}
+
+/** The virtualized list: a tall empty box, and only the rows on screen placed inside it. */
+export function DeliveryList({ label, data, total, platforms, now, notes, busy, onAction }: DeliveryListProps) {
+  const view = useVirtualWindow(total, ROW_HEIGHT);
+  const { first, last } = view;
+  const { show } = data;
+  useEffect(() => {
+    if (total > 0) show(first, last);
+    // `show` changes identity every render; the window is what matters.
+  }, [first, last, total]);
+
+  const rows = [];
+  for (let index = first; index <= last && index < total; index++) {
+    const row = data.rowAt(index);
+    rows.push(
+      <div key={row?.id ?? `loading-${index}`} className="virtual-row" style={{ transform: `translateY(${index * ROW_HEIGHT}px)`, height: ROW_HEIGHT }}>
+        {row ? (
+          <DeliveryItem
+            row={row}
+            index={index}
+            total={total}
+            platform={platforms.find((platform) => platform.name === row.platform)}
+            now={now}
+            note={notes.get(row.id)}
+            busy={busy.has(row.id)}
+            onAction={onAction}
+          />
+        ) : (
+          <div className="delivery loading" aria-hidden="true">
+            Loading…
+          </div>
+        )}
+      </div>,
+    );
+  }
+  return (
+    <div
+      ref={view.scrollRef}
+      onScroll={view.onScroll}
+      className="delivery-scroll"
+      tabIndex={0}
+      role="list"
+      aria-label={label}
+      data-testid="delivery-list"
+    >
+      <div className="virtual-space" style={{ height: total * ROW_HEIGHT }}>
+        {rows}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,101 @@
+import { useEffect, useState } from 'react';
+import type { ConfigView, HomingApi } from '../../../../shared/api';
+import { SecretField } from './SecretField';
+import { useSettingsForm } from './useSettingsForm';
+
+interface IrcFields {
+  enabled: boolean;
+  host: string;
+  port: string;
+  tls: boolean;
+  nick: string;
+  channels: string;
+  allow: string;
+}
+
+const list = (text: string) => text.split(/[\s,]+/).filter(Boolean);
+
+function fieldsFrom(config: Record<string, unknown>): IrcFields {
+  const irc = ((config.platforms as Record<string, unknown> | undefined)?.irc ?? {}) as Record<string, unknown>;
+  return {
+    enabled: irc.enabled !== false,
+    host: String(irc.host ?? ''),
+    port: String(irc.port ?? 6697),
+    tls: irc.tls !== false,
+    nick: String(irc.nick ?? 'homing'),
+    channels: ((irc.channels as string[] | undefined) ?? []).join(', '),
+    allow: ((irc.allow as string[] | undefined) ?? []).join(', '),
+  };
+}
+
+function toSection(fields: IrcFields): Record<string, unknown> {
+  // The port is sent as typed when it is not a number, so the schema names the mistake.
+  const port = /^\d+$/.test(fields.port) ? Number(fields.port) : fields.port;
+  return { enabled: fields.enabled, host: fields.host.trim(), port, tls: fields.tls, nick: fields.nick.trim(), channels: list(fields.channels), allow: list(fields.allow) };
+}
+
+/** Add or edit the IRC platform; checked by the gateway against config.json's schema, which names the field at fault. */
+export function IrcForm({ api, view, onSaved }: { api: HomingApi; view: ConfigView; onSaved: () => void }) {
+  const config = view.config as Record<string, unknown>;
+  const [fields, setFields] = useState<IrcFields>(() => fieldsFrom(config));
+  useEffect(() => setFields(fieldsFrom(view.config as Record<string, unknown>)), [view.config]);
+  const form = useSettingsForm(api, () => config);
+  const set = <K extends keyof IrcFields>(key: K, value: IrcFields[K]) => setFields((previous) => ({ ...previous, [key]: value }));
+
+  return (
+    <form
+      className="card settings"
+      aria-labelledby="irc-form-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void form
+          .save((current) => ({ ...current, platforms: { ...(current.platforms as object), irc: toSection(fields) } }))
+          .then((ok) => ok && onSaved());
+      }}
+    >
+      <h3 id="irc-form-title">IRC</h3>
+      <label className="check">
+        <input type="checkbox" checked={fields.enabled} onChange={(event) => set('enabled', event.target.checked)} /> Connect to IRC
+      </label>
+      <div className="grid">
+        <label>
+          Server
+          <input value={fields.host} onChange={(event) => set('host', event.target.value)} placeholder="irc.libera.chat" />
+        </label>
+        <label>
+          Port
+          <input value={fields.port} inputMode="numeric" onChange={(event) => set('port', event.target.value)} />
+        </label>
+        <label>
+          Nick
+          <input value={fields.nick} onChange={(event) => set('nick', event.target.value)} />
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={fields.tls} onChange={(event) => set('tls', event.target.checked)} /> TLS
+        </label>
+        <label>
+          Channels
+          <input value={fields.channels} onChange={(event) => set('channels', event.target.value)} placeholder="#homing, #family" />
+        </label>
+        <label>
+          Who may talk to the agent (nicks)
+          <input value={fields.allow} onChange={(event) => set('allow', event.target.value)} placeholder="your nick" />
+        </label>
+      </div>
+      <SecretField api={api} name="irc.password" label="Server password" isSet={view.secretsSet.includes('irc.password')} onChanged={onSaved} />
+      <div className="actions">
+        <button type="submit" disabled={form.busy}>
+          Save IRC
+        </button>
+        <button type="button" disabled={form.busy} onClick={() => void form.test('irc', toSection(fields))}>
+          Test connection
+        </button>
+      </div>
+      {form.message && (
+        <p role={form.message.ok ? 'status' : 'alert'} className={form.message.ok ? 'ok-note' : 'error-note'} data-testid="irc-form-message">
+          {form.message.text}
+        </p>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,36 @@
+import { useState } from 'react';
+import type { HomingApi, PlatformStatus } from '../../../../shared/api';
+import { ErrorNote } from '../../components/ErrorNote';
+import { PlatformIcon } from '../../components/PlatformIcon';
+import { explainApiError, explainPlatform, platformLabel } from '../../plain-words';
+
+/** A platform's state and last error, with Reconnect. */
+export function PlatformCard({ api, platform }: { api: HomingApi; platform: PlatformStatus }) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const reconnect = async () => {
+    setBusy(true);
+    setError(null);
+    const result = await api.reconnectPlatform({ name: platform.name });
+    setBusy(false);
+    if (!result.ok) setError(explainApiError(`reconnect ${platformLabel(platform.name)}`, result.error));
+  };
+  return (
+    <article className="card platform-card" aria-labelledby={`platform-${platform.name}`} data-testid={`platform-${platform.name}`}>
+      <header className="card-head">
+        <PlatformIcon platform={platform.name} />
+        <h3 id={`platform-${platform.name}`}>{platform.name === 'local' ? 'Local chat' : platformLabel(platform.name)}</h3>
+        <span className={`badge state-${platform.state}`} data-testid="platform-state">
+          {platform.state}
+        </span>
+      </header>
+      <p className="muted">{platform.name === 'local' ? 'The chat in this window; always connected.' : explainPlatform(platform)}</p>
+      {platform.name !== 'local' && (
+        <button type="button" onClick={() => void reconnect()} disabled={busy}>
+          Reconnect
+        </button>
+      )}
+      <ErrorNote message={error} />
+    </article>
+  );
+}

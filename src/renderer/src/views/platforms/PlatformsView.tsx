@@ -1,0 +1,33 @@
+import type { GatewayOverview, HomingApi } from '../../../../shared/api';
+import { ErrorNote } from '../../components/ErrorNote';
+import { useConfig } from '../../hooks/useConfig';
+import { explainApiError } from '../../plain-words';
+import { AgentForm } from './AgentForm';
+import { IrcForm } from './IrcForm';
+import { PlatformCard } from './PlatformCard';
+
+/** A card per platform (state, last error, reconnect), and the forms for IRC and the agent. */
+export function PlatformsView({ api, overview }: { api: HomingApi; overview: GatewayOverview | null }) {
+  const config = useConfig(api);
+  return (
+    <section className="view platforms" aria-labelledby="platforms-title">
+      <div className="view-head">
+        <h2 id="platforms-title">Platforms and agent</h2>
+        <p className="muted">Where your agent listens and answers. Settings are saved to config.json{config.view ? ` (${config.view.path})` : ''}; passwords and keys go to the secret store.</p>
+      </div>
+      {config.view?.error && <p role="alert" className="error-note">config.json is not in force: {config.view.error}. The last good settings are used.</p>}
+      <div className="cards">
+        {(overview?.platforms ?? []).map((platform) => (
+          <PlatformCard key={platform.name} api={api} platform={platform} />
+        ))}
+      </div>
+      <ErrorNote message={config.error && explainApiError('read the settings', config.error)} />
+      {config.view && (
+        <div className="forms">
+          <IrcForm api={api} view={config.view} onSaved={config.reload} />
+          <AgentForm api={api} view={config.view} onSaved={config.reload} />
+        </div>
+      )}
+    </section>
+  );
+}
