@@ -2,13 +2,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MenuItemModel } from '../src/main/tray-menu';
 
 /**
  * The tray app itself, driven by Playwright's Electron support: it opens, shows
  * its window, has its tray menu, and quits from that menu. It needs Electron's
- * binary, which `npm install` fetches on a machine with internet; where the
+ * binary, which Electron fetches on first use on a machine with internet; where the
  * binary is missing (CI here has no internet) it is skipped, saying why.
  * Run `npm start` once first so better-sqlite3 is built for Electron's ABI,
  * or the gateway process cannot open its database (the window and tray still work).
@@ -27,7 +27,7 @@ const binary = electronBinary();
 const built = existsSync(join(ROOT, 'out', 'main', 'index.js'));
 const display = process.platform !== 'linux' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
 const skipReason = !binary
-  ? "Electron's binary is not installed (node_modules/electron/dist is missing: it is downloaded by npm install on a machine with internet)"
+  ? "Electron's binary is not installed (node_modules/electron/dist is missing: Electron fetches it on first use, e.g. npm start, on a machine with internet)"
   : !built
     ? 'the app is not built (run npm run build)'
     : !display
@@ -38,8 +38,13 @@ if (skipReason) console.warn(`electron.e2e: skipped: ${skipReason}`);
 type Shell = { trayMenu(): readonly MenuItemModel[]; trayImage(): string | undefined; click(action: string): void };
 
 describe.skipIf(skipReason !== undefined)('the tray app under Electron', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'homing-electron-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  let dataDir = '';
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'homing-electron-'));
+  });
+  afterAll(() => {
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('opens its window, has its tray menu, and quits from the tray', async () => {
     const { _electron } = await import('playwright-core');
