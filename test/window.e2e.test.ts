@@ -1,15 +1,13 @@
 /// <reference lib="dom" />
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './support/browser';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
-import { count, openWindow, runDemo, screenshot, showView, VIEWS } from './window-fixtures/window-page';
-import { createServer } from 'node:net';
+import { closedPort, count, openWindow, runDemo, screenshot, showView, VIEWS } from './window-fixtures/window-page';
 
 /**
  * The window in Debian's Chromium against a real `homing gateway` process, on the
@@ -17,16 +15,6 @@ import { createServer } from 'node:net';
  */
 
 const SLOW_AGENT = fileURLToPath(new URL('./window-fixtures/slow-stream-agent.mjs', import.meta.url));
-
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 let browser: Browser;
 beforeAll(async () => {
@@ -55,6 +43,14 @@ describe('the window on demo data', () => {
     for (const scheme of ['light', 'dark'] as const) {
       for (const width of [360, 1280]) {
         const { page, errors } = await openWindow(browser, gateway.url, { width, scheme });
+        // Every view is in reach without scrolling sideways, down to a 360 px popover.
+        const nav = page.getByRole('navigation', { name: 'Views' });
+        expect(await nav.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+        for (const view of VIEWS) {
+          const box = await page.locator(`nav button[data-view="${view}"]`).boundingBox();
+          expect(box && box.x >= 0 && box.x + box.width <= width, `the ${view} tab is on screen at ${width} px`).toBe(true);
+        }
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
         for (const view of VIEWS) {
           await showView(page, view);
           if (view === 'deliveries') await page.getByTestId('delivery-row').first().waitFor();
@@ -71,15 +67,16 @@ describe('the window on demo data', () => {
     for (const path of saved) expect(existsSync(path)).toBe(true);
   });
 
-  it('tells what is owed and why: the platform is down, a recipient is offline, the attempt cap was reached', async () => {
+  it('tells what is owed and why: the platform is down, a recipient is offline, a channel refuses, the attempt cap was reached', async () => {
     const { page } = await openWindow(browser, gateway.url);
-    await expect.poll(() => page.getByTestId('summary').textContent()).toMatch(/4 replies owed · 1 needs you · IRC not connected/);
+    await expect.poll(() => page.getByTestId('summary').textContent()).toMatch(/5 replies owed · 1 needs you · IRC not connected/);
     await showView(page, 'deliveries');
     const rows = page.getByTestId('delivery-row');
     await rows.first().waitFor();
     const why = await page.getByTestId('delivery-why').allTextContents();
     expect(why.some((text) => /^Platform problem: Waiting for IRC: not connected — nothing answers at 127\.0\.0\.1:\d+/.test(text))).toBe(true);
-    expect(why.some((text) => /^Needs you: IRC refused it for good: bob is not online/.test(text))).toBe(true);
+    expect(why.some((text) => /^Needs you: IRC did not take it: bob is not online, so IRC cannot deliver it\. Homing tries again by itself\./.test(text))).toBe(true);
+    expect(why.some((text) => /^Needs you: IRC refused it for good: .*#homelab.*Retry once that is fixed, or discard it\./.test(text))).toBe(true);
     await page.getByRole('tab', { name: 'Given up' }).click();
     await expect.poll(async () => (await page.getByTestId('delivery-why').allTextContents()).join('\n')).toMatch(/gave up after 5 attempts/);
     await page.close();
@@ -101,7 +98,17 @@ describe('the window on demo data', () => {
     await dialog.waitFor({ state: 'detached', timeout: 5_000 });
     expect(await count(page, 'owed')).toBe(before);
 
-    await row.getByRole('button', { name: /^Discard/ }).click({ timeout: 5_000 });
+    // Escape is "Keep it" too, and focus goes back to the row's Discard button.
+    const discardButton = row.getByRole('button', { name: /^Discard/ });
+    await discardButton.click({ timeout: 5_000 });
+    await dialog.waitFor({ timeout: 5_000 });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached', timeout: 5_000 });
+    await expect.poll(() => discardButton.evaluate((button) => button === document.activeElement)).toBe(true);
+    expect(await count(page, 'owed')).toBe(before);
+    expect(await row.getAttribute('data-state')).toBe('failed');
+
+    await discardButton.click({ timeout: 5_000 });
     await dialog.getByRole('button', { name: 'Discard', exact: true }).click({ timeout: 5_000 });
     await expect.poll(() => count(page, 'owed')).toBe(before - 1);
     await expect.poll(() => page.locator(`[data-testid="delivery-row"][data-id="${id}"]`).count()).toBe(0);

@@ -64,7 +64,7 @@ export const DEMO_CONVERSATIONS: readonly DemoConversation[] = [
   {
     source: BOB,
     exchanges: [
-      { minutesAgo: 300, ask: 'what time is the meetup on friday?', answer: 'The meetup is on Friday at 19:00 at the library, room 2.', fate: { kind: 'failed-permanently', error: 'no such nick: bob is not online' } },
+      { minutesAgo: 300, ask: 'what time is the meetup on friday?', answer: 'The meetup is on Friday at 19:00 at the library, room 2.', fate: { kind: 'failed', error: 'bob is not online: 401 bob No such nick or channel name', retryAfterMs: 60_000 } },
     ],
   },
   {
@@ -79,6 +79,7 @@ export const DEMO_CONVERSATIONS: readonly DemoConversation[] = [
     source: LAB,
     exchanges: [
       { minutesAgo: 720, ask: 'homing: tell a joke', answer: 'Why did the router break up with the switch? It needed more space on its own network.', fate: { kind: 'discarded' } },
+      { minutesAgo: 200, ask: 'homing: post the backup report here every evening', answer: 'I can post it when someone asks here; I cannot schedule messages myself.', fate: { kind: 'failed-permanently', error: 'the server cannot deliver to #homelab: 404 #homelab Cannot send to channel' } },
       { minutesAgo: 60, ask: 'homing: how much disk does the NAS have left?', answer: 'I cannot reach the NAS myself; last time Carol checked it had 1.2 TB free.', fate: { kind: 'delivered' } },
     ],
   },

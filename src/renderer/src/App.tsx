@@ -12,12 +12,18 @@ import { StatusView } from './views/status/StatusView';
 
 export type ViewName = 'conversations' | 'deliveries' | 'platforms' | 'status';
 
-const VIEWS: readonly [ViewName, string][] = [
-  ['conversations', 'Conversations'],
-  ['deliveries', 'Deliveries'],
-  ['platforms', 'Platforms'],
-  ['status', 'Status'],
+/** Each view's name, and the shorter one a 360 px popover shows (screen readers always hear the full one). */
+const VIEWS: readonly [ViewName, string, string][] = [
+  ['conversations', 'Conversations', 'Chats'],
+  ['deliveries', 'Deliveries', 'Deliveries'],
+  ['platforms', 'Platforms', 'Platforms'],
+  ['status', 'Status', 'Status'],
 ];
+
+/** The nav badge stays small; its label says the exact number. */
+function badgeText(count: number): string {
+  return count > 999 ? '999+' : String(count);
+}
 
 /** The window: a summary line that answers "is anything owed?", four views, and the API passed in (Electron or browser alike). */
 export function App({ api }: { api: HomingApi }) {
@@ -41,12 +47,21 @@ export function App({ api }: { api: HomingApi }) {
         <Summary overview={overview.overview} onShowDeliveries={() => setView('deliveries')} />
       </header>
       <nav className="views-nav" aria-label="Views">
-        {VIEWS.map(([name, label]) => (
+        {VIEWS.map(([name, label, short]) => (
           <button key={name} type="button" aria-current={view === name ? 'page' : undefined} onClick={() => setView(name)} data-view={name}>
-            {label}
+            {short === label ? (
+              label
+            ) : (
+              <>
+                <span className="nav-label-long">{label}</span>
+                <span className="nav-label-short" aria-hidden="true">
+                  {short}
+                </span>
+              </>
+            )}
             {name === 'deliveries' && owed > 0 && (
               <span className="nav-count" aria-label={`${owed} owed`} data-testid="nav-owed">
-                {owed}
+                {badgeText(owed)}
               </span>
             )}
           </button>

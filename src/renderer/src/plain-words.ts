@@ -77,7 +77,9 @@ export function errorWords(error: string | null): string {
     [/ENOTFOUND\s*([\w.-]*)/, (m) => `the server name ${m[1] || ''} does not exist (a typo, or no network).`],
     [/ETIMEDOUT|timed? ?out/i, () => 'the server took too long to answer.'],
     [/ECONNRESET|connection reset/i, () => 'the connection dropped while sending.'],
-    [/no such nick:?\s*(\S+)?/i, (m) => `${m[1] ? `${m[1]} is` : 'the recipient is'} not online, so IRC cannot deliver it.`],
+    // The IRC adapter's 401: "alice is not online: 401 alice No such nick or channel name".
+    [/^(\S+) is not online\b/i, (m) => `${m[1]} is not online, so IRC cannot deliver it.`],
+    [/no such nick(?::\s*(\S+))?/i, (m) => `${m[1] ? `${m[1]} is` : 'the recipient is'} not online, so IRC cannot deliver it.`],
     [/no such (channel|nick)/i, () => 'that chat does not exist.'],
     [/SQLITE_FULL|disk full|ENOSPC/i, () => 'the disk is full.'],
     [/SQLITE_BUSY|locked/i, () => 'the database was busy.'],

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 
 interface ConfirmDialogProps {
   readonly title: string;
@@ -8,14 +8,23 @@ interface ConfirmDialogProps {
   readonly onCancel: () => void;
 }
 
-/** A modal question (native <dialog>: focus is trapped and Escape cancels). Cancel has focus first: the safe choice. */
+/**
+ * A modal question (native <dialog>: focus is trapped and Escape cancels). Cancel has focus first: the safe choice.
+ * When it goes away, focus goes back to what opened it, so a keyboard user continues where they were.
+ */
 export function ConfirmDialog({ title, body, confirmLabel, onConfirm, onCancel }: ConfirmDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Read during the first render, before the dialog takes focus.
+  const [opener] = useState(() => (document.activeElement instanceof HTMLElement ? document.activeElement : null));
   useEffect(() => {
     const dialog = ref.current;
     if (dialog && !dialog.open) dialog.showModal?.();
-    return () => dialog?.close?.();
-  }, []);
+    return () => {
+      dialog?.close?.();
+      // The dialog is unmounted rather than closed, so the browser does not hand focus back by itself.
+      if (opener?.isConnected) opener.focus();
+    };
+  }, [opener]);
   return (
     <dialog
       ref={ref}
