@@ -16,9 +16,10 @@
  * headless mode shares the data directory and must derive the same pseudonyms,
  * and it cannot read safeStorage.
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { moveAside, writePrivateFile } from './gateway/private-file';
 import { SECRET_NAMES, SECRETS_FILE, type SecretName } from './gateway/secrets/secret-store';
 
 /** The part of Electron's safeStorage used here. */
@@ -109,8 +110,7 @@ export class SafeSecrets {
     try {
       return fileSchema.parse(JSON.parse(readFileSync(this.file, 'utf8')));
     } catch {
-      const aside = `${this.file}.unreadable-${Date.now()}`;
-      renameSync(this.file, aside);
+      moveAside(this.file);
       this.log(`${SAFE_SECRETS_FILE} could not be read; moved it aside, secrets must be entered again`);
       return {};
     }
@@ -122,8 +122,6 @@ export class SafeSecrets {
       const value = values[name];
       if (value !== undefined) out[name] = this.safeStorage.encryptString(value).toString('base64');
     }
-    const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(out, null, 2) + '\n', { mode: 0o600 });
-    renameSync(temp, this.file);
+    writePrivateFile(this.file, JSON.stringify(out, null, 2) + '\n');
   }
 }

@@ -3,9 +3,10 @@
  * A saved position on a display that is gone (a laptop off its dock) is not
  * restored: the window would open off-screen.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { writePrivateFile } from './gateway/private-file';
 
 export interface Bounds {
   readonly x: number;
@@ -40,9 +41,7 @@ export function loadWindowState(file: string): WindowState | undefined {
 
 export function saveWindowState(file: string, state: WindowState): void {
   mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify(state) + '\n');
-  renameSync(temp, file);
+  writePrivateFile(file, JSON.stringify(state) + '\n');
 }
 
 /** Where to open the window: the saved bounds if they still fit a display's work area, else the default size, centred. */

@@ -1,5 +1,6 @@
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { z } from 'zod';
+import { writePrivateFile } from '../private-file';
 
 export type ConfigResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
 
@@ -53,10 +54,7 @@ function jsonErrorWhere(text: string, error: unknown): string {
   return `${message.replace(/ in JSON at position \d+.*$/, '')} at line ${line}, column ${column}`;
 }
 
-/** Writes the config atomically (temp file + rename), readable by the user only. */
+/** Writes the config atomically and durably, readable by the user only. */
 export function writeConfigFile(file: string, value: unknown): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify(value, null, 2) + '\n', { mode: 0o600 });
-  chmodSync(temp, 0o600);
-  renameSync(temp, file);
+  writePrivateFile(file, JSON.stringify(value, null, 2) + '\n');
 }

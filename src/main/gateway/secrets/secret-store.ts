@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../logger';
+import { moveAside, writePrivateFile } from '../private-file';
 
 /** Names of the secrets Homing knows; values never reach config.json or a log line. */
 export const SECRET_NAMES = ['agent.apiKey', 'irc.password'] as const;
@@ -56,18 +57,14 @@ export class FileSecretStore implements SecretStore {
     try {
       return fileSchema.parse(JSON.parse(readFileSync(this.file, 'utf8')));
     } catch {
-      const aside = `${this.file}.unreadable-${Date.now()}`;
-      renameSync(this.file, aside);
+      const aside = moveAside(this.file);
       this.logger.error('the secret store could not be read; moved it aside, secrets must be entered again', { movedTo: aside });
       return {};
     }
   }
 
   private write(): void {
-    const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(this.values, null, 2) + '\n', { mode: 0o600 });
-    chmodSync(temp, 0o600);
-    renameSync(temp, this.file);
+    writePrivateFile(this.file, JSON.stringify(this.values, null, 2) + '\n');
   }
 }
 
