@@ -110,10 +110,18 @@ describe('the window on demo data', () => {
 
     await discardButton.click({ timeout: 5_000 });
     await dialog.getByRole('button', { name: 'Discard', exact: true }).click({ timeout: 5_000 });
-    await expect.poll(() => count(page, 'owed')).toBe(before - 1);
-    await expect.poll(() => page.locator(`[data-testid="delivery-row"][data-id="${id}"]`).count()).toBe(0);
+    // Switch tabs at once, while the list is still gathering the change the discard caused:
+    // the new tab must show its own rows, never a late read of the tab it left.
     await page.getByRole('tab', { name: 'Given up' }).click();
     await page.locator(`[data-testid="delivery-row"][data-id="${id}"]`).getByText('discarded', { exact: true }).waitFor();
+    await page.waitForTimeout(600); // past the list's 250 ms coalescing of changes
+    const states = await page.getByTestId('delivery-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-state')));
+    expect(states.length).toBeGreaterThan(0);
+    expect(states.every((state) => state === 'abandoned')).toBe(true);
+
+    await page.getByRole('tab', { name: 'Owed' }).click();
+    await expect.poll(() => count(page, 'owed')).toBe(before - 1);
+    await expect.poll(() => page.locator(`[data-testid="delivery-row"][data-id="${id}"]`).count()).toBe(0);
     await page.close();
   });
 

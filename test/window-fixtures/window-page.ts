@@ -37,6 +37,8 @@ export interface WindowOptions {
 /** A page on the headless gateway's window; page errors fail the caller through `errors`. */
 export async function openWindow(browser: Browser, url: string, options: WindowOptions = {}): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: options.width ?? 1280, height: 800 }, colorScheme: options.scheme ?? 'light' });
+  // Well under the test's own timeout, so a step that hangs is named in the failure.
+  page.setDefaultTimeout(10_000);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(url);

@@ -26,24 +26,32 @@ export function useDeliveryPages(api: HomingApi, filter: DeliveryFilter): Delive
   const [total, setTotal] = useState<number | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const visible = useRef<[number, number]>([0, 0]);
-  const inFlight = useRef(new Set<number>());
-  const generation = useRef(0);
+  // The tab the list shows now. Read when a request goes out, never from a closure:
+  // a reload scheduled before a tab switch must fetch the new tab, not the old one.
+  const shown = useRef(filter);
+  // Each request's number; only the newest request for a page may fill it, so an
+  // answer that was overtaken (an older read arriving last) never shows stale rows.
+  const requests = useRef(0);
+  const newest = useRef(new Map<number, number>());
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
   const fetchPage = useCallback(
-    (page: number, gen: number) => {
-      if (inFlight.current.has(page)) return;
-      inFlight.current.add(page);
-      void api.listDeliveries({ filter, page }).then((result) => {
-        inFlight.current.delete(page);
-        if (gen !== generation.current) return;
-        if (!result.ok) return setError(result.error);
+    (page: number, force: boolean) => {
+      if (!force && newest.current.has(page)) return;
+      const request = ++requests.current;
+      newest.current.set(page, request);
+      void api.listDeliveries({ filter: shown.current, page }).then((result) => {
+        if (newest.current.get(page) !== request) return;
+        if (!result.ok) {
+          newest.current.delete(page);
+          return setError(result.error);
+        }
         setError(null);
         setTotal(result.value.total);
         setPages((previous) => new Map(previous).set(page, result.value.deliveries));
       });
     },
-    [api, filter],
+    [api],
   );
 
   const pagesFor = (first: number, last: number) => {
@@ -53,20 +61,19 @@ export function useDeliveryPages(api: HomingApi, filter: DeliveryFilter): Delive
   };
 
   const reload = useCallback(() => {
-    const gen = generation.current;
-    inFlight.current.clear();
-    for (const page of pagesFor(...visible.current)) fetchPage(page, gen);
+    for (const page of pagesFor(...visible.current)) fetchPage(page, true);
   }, [fetchPage]);
 
   useEffect(() => {
-    generation.current += 1;
-    inFlight.current.clear();
+    shown.current = filter;
+    // Forget every request of the previous tab: their answers are dropped on arrival.
+    newest.current = new Map();
     setPages(new Map());
     setTotal(null);
     setError(null);
     visible.current = [0, 0];
-    fetchPage(1, generation.current);
-  }, [fetchPage]);
+    fetchPage(1, true);
+  }, [filter, fetchPage]);
 
   useEffect(() => () => clearTimeout(timer.current), []);
 
@@ -85,7 +92,7 @@ export function useDeliveryPages(api: HomingApi, filter: DeliveryFilter): Delive
     rowAt: (index) => pages.get(Math.floor(index / PAGE_SIZE) + 1)?.[index % PAGE_SIZE],
     show: (first, last) => {
       visible.current = [first, last];
-      for (const page of pagesFor(first, last)) if (!pages.has(page)) fetchPage(page, generation.current);
+      for (const page of pagesFor(first, last)) if (!pages.has(page)) fetchPage(page, false);
     },
     reload,
   };

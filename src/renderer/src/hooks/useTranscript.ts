@@ -25,20 +25,31 @@ export function useTranscript(api: HomingApi, sessionId: string | null, followLo
   /** The session whose reply is streaming here (the local chat's first one may start before its session is listed). */
   const streamingIn = useRef<string | null>(null);
 
-  const load = useCallback(async () => {
-    if (!sessionId) return;
-    let page = await api.getTranscript({ sessionId, pageSize: PAGE });
-    if (page.ok && page.value.pageCount > 1) page = await api.getTranscript({ sessionId, page: page.value.pageCount, pageSize: PAGE });
-    if (!page.ok) return setError(page.error);
-    setError(null);
-    setMessages(page.value.messages);
-    setTruncated(page.value.pageCount > 1);
-    const ids = page.value.messages.flatMap((message) => (message.role === 'assistant' ? [message.obligationId] : [])).slice(-500);
-    if (ids.length === 0) return;
-    // Not awaited: the caller swaps the streamed text for the stored message in the same render.
-    void api.getDeliveries({ ids }).then((rows) => {
-      if (rows.ok) setDeliveries((previous) => new Map([...previous, ...rows.value.map((row) => [row.id, row] as const)]));
-    });
+  /** Counts loads: only the newest may fill the view, so a conversation left behind (or an overtaken read) never shows up in another. */
+  const loads = useRef(0);
+  const latest = useRef<Promise<void>>(Promise.resolve());
+
+  const load = useCallback((): Promise<void> => {
+    if (!sessionId) return Promise.resolve();
+    const mine = ++loads.current;
+    const run = async (): Promise<void> => {
+      let page = await api.getTranscript({ sessionId, pageSize: PAGE });
+      if (page.ok && page.value.pageCount > 1) page = await api.getTranscript({ sessionId, page: page.value.pageCount, pageSize: PAGE });
+      // Overtaken: settle when the newest load has filled the view instead.
+      if (mine !== loads.current) return latest.current;
+      if (!page.ok) return setError(page.error);
+      setError(null);
+      setMessages(page.value.messages);
+      setTruncated(page.value.pageCount > 1);
+      const ids = page.value.messages.flatMap((message) => (message.role === 'assistant' ? [message.obligationId] : [])).slice(-500);
+      if (ids.length === 0) return;
+      // Not awaited: the caller swaps the streamed text for the stored message in the same render.
+      void api.getDeliveries({ ids }).then((rows) => {
+        if (rows.ok && mine === loads.current) setDeliveries((previous) => new Map([...previous, ...rows.value.map((row) => [row.id, row] as const)]));
+      });
+    };
+    latest.current = run();
+    return latest.current;
   }, [api, sessionId]);
 
   useEffect(() => {
