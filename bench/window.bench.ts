@@ -4,7 +4,7 @@ import type { Browser } from 'playwright-core';
 import { CHROMIUM_PATH, launchChromium } from '../test/support/browser';
 import { REPO_ROOT, startHeadlessGateway, type RunningGateway } from '../test/support/gateway-process';
 import { closedPort, openWindow, runDemo } from '../test/window-fixtures/window-page';
-import type { Bench } from './harness';
+import { median, type Bench } from './harness';
 
 const OWED = 10_000;
 const RUNS = 5;
@@ -71,11 +71,6 @@ function missingPrerequisite(): string | undefined {
     if (!existsSync(join(REPO_ROOT, built))) return `Homing is not built (no ${built}): run \`npm run build\``;
   }
   return undefined;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 function firstLine(error: unknown): string {

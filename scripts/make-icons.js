@@ -151,7 +151,6 @@ const TEMPLATES = {
 
 function iconSet(size) {
   const set = {
-    tray: draw(size, disc(COLOURS.idle, inHouse)),
     'tray-idle': draw(size, disc(COLOURS.idle, inHouse)),
     'tray-working': draw(size, disc(COLOURS.working, inHouse)),
     'tray-off': draw(size, disc(COLOURS.off, inHouse)),

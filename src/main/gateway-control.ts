@@ -26,6 +26,9 @@ export interface GatewayControlOptions {
   readonly log: (message: string) => void;
 }
 
+/** Why the shell asks for a sweep, as the log says it. */
+const SWEEP_REASONS = { network: 'the network is back' } as const;
+
 export class GatewayControl implements PowerActions {
   private userPaused = false;
   private asleep = false;
@@ -71,8 +74,8 @@ export class GatewayControl implements PowerActions {
     })();
   }
 
-  sweep(reason: 'network'): void {
-    this.options.log(`sweeping: ${reason === 'network' ? 'the network is back' : reason}`);
+  sweep(reason: keyof typeof SWEEP_REASONS): void {
+    this.options.log(`sweeping: ${SWEEP_REASONS[reason]}`);
     void this.sweepNow();
   }
 

@@ -8,32 +8,19 @@ import { parseArgs } from 'node:util';
 import { Gateway } from './gateway/gateway';
 import { resolveDataDir } from './gateway/data-dir';
 import { createLineLogger } from './gateway/logger';
-import type { MessagePipe } from '../shared/protocol';
 import type { SecretStore } from './gateway/secrets/secret-store';
 import { ParentSecretStore } from './parent-secret-store';
+import { messagePortPipe, type MessagePortLike } from './port-pipe';
 import { HOMING_VERSION } from './version';
 
 /** The shape of Electron's MessagePortMain that this process uses. */
-interface PortMain {
-  on(event: 'message', listener: (event: { data: unknown }) => void): void;
-  on(event: 'close', listener: () => void): void;
-  postMessage(message: unknown): void;
+interface PortMain extends MessagePortLike {
   start(): void;
-  close(): void;
 }
 
 interface ParentPort {
   on(event: 'message', listener: (event: { data: unknown; ports: PortMain[] }) => void): void;
   postMessage(message: unknown): void;
-}
-
-function portPipe(port: PortMain): MessagePipe {
-  return {
-    send: (message) => port.postMessage(message),
-    onMessage: (listener) => port.on('message', (event) => listener(event.data)),
-    onClose: (listener) => port.on('close', listener),
-    close: () => port.close(),
-  };
 }
 
 const parentPort = (process as unknown as { parentPort?: ParentPort }).parentPort;
@@ -56,7 +43,7 @@ function serve(port: PortMain): void {
     waitingPorts.push(port);
     return;
   }
-  gateway.api.serve(portPipe(port));
+  gateway.api.serve(messagePortPipe(port));
   port.start();
 }
 

@@ -8,7 +8,6 @@
  * the main process is one more client of its API, over a MessagePort of its own.
  */
 import { join } from 'node:path';
-import { homedir } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   app,
@@ -28,8 +27,9 @@ import {
   type MessagePortMain,
 } from 'electron';
 import { ApiClient } from '../shared/api-client';
-import type { GatewayOverview } from '../shared/api';
+import { configHome, resolveDataDir } from './gateway/data-dir';
 import type { MessagePipe } from '../shared/protocol';
+import { messagePortPipe } from './port-pipe';
 import { Autostart, HIDDEN_ARG, launchCommand } from './autostart';
 import { GatewayControl } from './gateway-control';
 import { startGatewayProcess, type GatewayProcessHandle } from './gateway-process';
@@ -66,7 +66,8 @@ if (!app.requestSingleInstanceLock()) {
 }
 
 function onReady(): void {
-  const dataDir = process.env.HOMING_DATA_DIR || app.getPath('userData');
+  // HOMING_DATA_DIR is read as the headless gateway reads it (a relative path resolved the same way).
+  const dataDir = process.env.HOMING_DATA_DIR ? resolveDataDir(undefined) : app.getPath('userData');
   const appLog = createAppLog(dataDir);
   const log = appLog.logger;
   log.info('Homing starting', { version: app.getVersion(), platform: process.platform });
@@ -88,7 +89,7 @@ function onReady(): void {
 
   const autostart = new Autostart({
     platform: process.platform,
-    configHome: process.env.XDG_CONFIG_HOME || join(homedir(), '.config'),
+    configHome: configHome(),
     command: launchCommand(process.execPath, process.env, process.defaultApp === true, app.getAppPath()),
     loginItems: app,
   });
@@ -190,7 +191,7 @@ function onReady(): void {
       refreshTimer = undefined;
       void client.api.getOverview().then((result) => {
         if (result.ok) {
-          state.overview = result.value as GatewayOverview;
+          state.overview = result.value;
           render();
         }
       });
@@ -296,12 +297,7 @@ function menuItem(item: MenuItemModel, onAction: (action: MenuAction, checked?: 
 }
 
 function portPipe(port: MessagePortMain): MessagePipe {
-  const pipe: MessagePipe = {
-    send: (message) => port.postMessage(message),
-    onMessage: (listener) => port.on('message', (event) => listener(event.data)),
-    onClose: (listener) => port.on('close', listener),
-    close: () => port.close(),
-  };
+  const pipe = messagePortPipe(port);
   port.start();
   return pipe;
 }
@@ -327,12 +323,10 @@ function navigate(hash: string): void {
   const existed = window !== undefined && !window.webContents.isLoading();
   showWindow();
   if (!window) return;
-  if (existed) {
-    // The hash is built by routeFor from a fixed set of shapes; JSON.stringify quotes it safely.
-    void window.webContents.executeJavaScript(`location.hash = ${JSON.stringify(hash)}`);
-  } else {
-    window.webContents.once('did-finish-load', () => void window?.webContents.executeJavaScript(`location.hash = ${JSON.stringify(hash)}`));
-  }
+  // The hash is built by routeFor from a fixed set of shapes; JSON.stringify quotes it safely.
+  const script = `location.hash = ${JSON.stringify(hash)}`;
+  if (existed) void window.webContents.executeJavaScript(script);
+  else window.webContents.once('did-finish-load', () => void window?.webContents.executeJavaScript(script));
 }
 
 function createWindow(dataDir: string, warn: (line: string) => void): BrowserWindow {

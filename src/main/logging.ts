@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import electronLog from 'electron-log/node';
-import { formatLine, redactFields, type Logger, type LogFields, type LogLevel } from './gateway/logger';
+import { redactFields, type Logger, type LogFields, type LogLevel } from './gateway/logger';
 
 export const LOG_FILE = 'main.log';
 
@@ -78,4 +78,3 @@ export function rendererConsoleLine(level: string, message: string, sourceId: st
   return `[renderer] ${level}: ${scrubSecrets(message)}${source}`;
 }
 
-export { formatLine };

@@ -8,7 +8,7 @@
 
 /** The part of Electron's powerMonitor the shell uses. */
 export interface PowerSurface {
-  on(event: 'suspend' | 'resume' | 'shutdown' | 'lock-screen', listener: () => void): void;
+  on(event: 'suspend' | 'resume' | 'shutdown', listener: () => void): void;
 }
 
 /** The part of Electron's `net` the shell uses. */

@@ -97,12 +97,12 @@ export class SafeSecrets {
     return values;
   }
 
-  /** A change from the gateway (setSecret): encrypt and write, or remove. */
+  /** A change from the gateway (setSecret): encrypt and write, or remove. Only that one secret is touched. */
   change(name: SecretName, value: string | null): void {
-    const values = this.load();
-    if (value === null) delete values[name];
-    else values[name] = value;
-    this.write(values);
+    const stored = this.read();
+    if (value === null) delete stored[name];
+    else stored[name] = this.encrypt(value);
+    this.writeStored(stored);
   }
 
   private read(): Record<string, string> {
@@ -117,11 +117,19 @@ export class SafeSecrets {
   }
 
   private write(values: Partial<Record<SecretName, string>>): void {
-    const out: Record<string, string> = {};
+    const stored: Record<string, string> = {};
     for (const name of SECRET_NAMES) {
       const value = values[name];
-      if (value !== undefined) out[name] = this.safeStorage.encryptString(value).toString('base64');
+      if (value !== undefined) stored[name] = this.encrypt(value);
     }
-    writePrivateFile(this.file, JSON.stringify(out, null, 2) + '\n');
+    this.writeStored(stored);
+  }
+
+  private encrypt(value: string): string {
+    return this.safeStorage.encryptString(value).toString('base64');
+  }
+
+  private writeStored(stored: Record<string, string>): void {
+    writePrivateFile(this.file, JSON.stringify(stored, null, 2) + '\n');
   }
 }

@@ -50,21 +50,28 @@ export function isTrustedRendererUrl(senderUrl: string | undefined, rendererUrl:
 }
 
 /**
- * The page's Content-Security-Policy, also sent as a response header where the
- * page comes over http (the dev server), so it holds even if the page's own
- * <meta> tag is changed: only our own scripts, no eval, no plugins, no framing.
+ * The page's Content-Security-Policy: only our own scripts, no eval, no plugins,
+ * no framing; `webSockets` are the sockets the page may open besides its own origin.
  */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self' ws://127.0.0.1:* ws://localhost:*",
-  "object-src 'none'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
+export function contentSecurityPolicy(webSockets: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${webSockets}`,
+    "object-src 'none'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+/**
+ * The tray app's policy, also sent as a response header where the page comes
+ * over http (the dev server), so it holds even if the page's own <meta> tag is changed.
+ */
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy('ws://127.0.0.1:* ws://localhost:*');
 
 /** Only web links leave the app: never file:, javascript:, custom schemes or smb: shares. */
 export function isExternalWebLink(url: string): boolean {

@@ -4,7 +4,7 @@
  * arrive on some desktops), so everything the tray does is in here. `tray.ts`
  * turns the model into an Electron menu; tests read the model.
  */
-import type { ShellState, TrayView } from './tray-state';
+import { plural, type ShellState, type TrayView } from './tray-state';
 
 export type MenuAction =
   | 'open'
@@ -28,12 +28,12 @@ export function trayMenu(state: ShellState, view: TrayView): MenuItemModel[] {
   const running = state.gateway.state === 'running' && state.overview?.state === 'running';
   const stopped = state.gateway.state === 'failed' || state.gateway.state === 'stopped';
   const items: MenuItemModel[] = [{ type: 'info', label: view.headline }];
-  if (state.gateway.state !== 'failed') for (const reason of view.reasons) items.push({ type: 'info', label: reason });
+  for (const reason of view.reasons) items.push({ type: 'info', label: reason });
   if (state.secretsUnencrypted) items.push({ type: 'info', label: 'Secrets are stored without encryption' });
   items.push({ type: 'separator' }, { type: 'action', action: 'open', label: 'Open Homing', enabled: true });
 
   if (view.owed > 0) {
-    items.push({ type: 'action', action: 'deliveries', label: `${view.owed === 1 ? '1 reply' : `${view.owed} replies`} owed`, enabled: true });
+    items.push({ type: 'action', action: 'deliveries', label: `${plural(view.owed, 'reply', 'replies')} owed`, enabled: true });
   } else if (running && view.kind === 'attention' && view.reasons.some((reason) => /repl(y|ies)/.test(reason))) {
     items.push({ type: 'action', action: 'deliveries', label: 'Show deliveries', enabled: true });
   }

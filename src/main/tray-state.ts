@@ -94,15 +94,15 @@ function trayKind(state: ShellState, reasons: readonly string[]): TrayKind {
   return 'idle';
 }
 
-function plural(count: number, one: string, many = `${one}s`): string {
+export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }
 
+/** What needs the user. None while the gateway is stopped for good: the headline says so, and the last overview is stale. */
 function attentionReasons(state: ShellState): string[] {
   const reasons: string[] = [];
-  if (state.gateway.state === 'failed') reasons.push(`The gateway stopped after ${plural(state.gateway.crashes, 'crash', 'crashes')}`);
   const overview = state.overview;
-  if (!overview) return reasons;
+  if (!overview || state.gateway.state === 'failed') return reasons;
   const { deliveries } = overview;
   if (deliveries.failedPermanently > 0) reasons.push(`${plural(deliveries.failedPermanently, 'reply', 'replies')} failed for good`);
   if (deliveries.abandoned > 0) reasons.push(`${plural(deliveries.abandoned, 'reply', 'replies')} abandoned`);
@@ -160,8 +160,7 @@ function tooltipFor(state: ShellState, headline: string, reasons: readonly strin
     counts.push(`${deliveries.deliveredLastDay} delivered in the last day`);
     lines.push(counts.join(', '));
   }
-  // When the gateway stopped, the headline says so and the last overview is stale.
-  if (state.gateway.state !== 'failed') lines.push(...reasons);
+  lines.push(...reasons);
   if (state.paused && state.gateway.state === 'running') lines.push('Paused');
   return lines.join('\n');
 }

@@ -48,6 +48,18 @@ function cleanParseError(error: unknown): string {
   return message.split('. To specify')[0]!.replace(/\.$/, '').replace(/^Unknown option/, 'unknown flag');
 }
 
+/** `--page N`: a positive page number, 1 when absent. */
+export function parsePage(command: string, value: string | undefined): number {
+  if (value === undefined) return 1;
+  if (!/^[1-9]\d{0,6}$/.test(value)) throw new UsageError(`${command}: --page must be a positive number, not "${value}"`);
+  return Number(value);
+}
+
+/** A time as the CLI prints it: `2026-12-01 03:04:05` (UTC). */
+export function formatTime(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+}
+
 export function parsePort(command: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) {

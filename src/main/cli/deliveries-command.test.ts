@@ -1,17 +1,10 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, openTestDb, removeTempDirs, reply, tempDir, testLedger } from '../gateway/ledger/fixtures/test-ledger';
-import type { CliContext } from './command';
+import { capture } from './fixtures/capture';
 import { runCli } from './run';
 
 afterEach(removeTempDirs);
-
-function capture(env: NodeJS.ProcessEnv = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const context: CliContext = { stdout: (text) => out.push(text), stderr: (text) => err.push(text), env };
-  return { context, out, err };
-}
 
 /** A data dir holding one failed, one owed-but-orphaned and one delivered reply. */
 function dataDir() {

@@ -1,6 +1,7 @@
 import { DELIVERY_STATES, type DeliveryPage, type DeliveryRow, type DeliveryState } from '../../shared/api';
 import { resolveDataDir } from '../gateway/data-dir';
-import { parseCommandArgs, UsageError, type CliContext, type Command } from './command';
+import { PAGE_SIZE } from '../gateway/ledger/operator-actions';
+import { formatTime, parseCommandArgs, parsePage, UsageError, type CliContext, type Command } from './command';
 import { withLedger } from './ledger-access';
 
 const USAGE = `Usage: homing deliveries list [--state STATE] [--page N] [--json] [--data-dir DIR]
@@ -37,12 +38,12 @@ export const deliveriesCommand: Command = {
       case 'list': {
         if (target !== undefined) throw new UsageError(`deliveries list: unexpected argument "${target}"`);
         const state = parseState(values.state);
-        const page = parsePage(values.page);
+        const page = parsePage('deliveries list', values.page);
         const query = { page, ...(state ? { state } : {}) };
         const result: DeliveryPage = withLedger(dataDir, (ledger) => ledger.listDeliveries(query)) ?? {
           deliveries: [],
           page,
-          pageSize: 50,
+          pageSize: PAGE_SIZE,
           hasMore: false,
           total: 0,
         };
@@ -78,12 +79,6 @@ function parseState(value: string | undefined): DeliveryState | undefined {
   return state;
 }
 
-function parsePage(value: string | undefined): number {
-  if (value === undefined) return 1;
-  if (!/^[1-9]\d{0,6}$/.test(value)) throw new UsageError(`deliveries list: --page must be a positive number, not "${value}"`);
-  return Number(value);
-}
-
 function parseId(action: string, value: string | undefined): string {
   if (value === undefined) throw new UsageError(`deliveries ${action}: which delivery? give its id (see homing deliveries list)`);
   if (!/^[0-9a-f]{24}$/.test(value)) throw new UsageError(`deliveries ${action}: "${value}" is not a delivery id (24 hex characters)`);
@@ -103,7 +98,7 @@ function printList(result: DeliveryPage, state: DeliveryState | undefined, dataD
     row.chatId + (row.threadId ? `/${row.threadId}` : ''),
     String(row.attempts),
     `${row.chunksDelivered}/${row.chunksTotal}`,
-    new Date(row.updatedAt).toISOString().replace('T', ' ').slice(0, 19),
+    formatTime(row.updatedAt),
     note(row),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));

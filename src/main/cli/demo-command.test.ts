@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { homingConfigSchema } from '../gateway/config/schema';
-import type { CliContext } from './command';
+import { capture } from './fixtures/capture';
 import { withLedger } from './ledger-access';
 import { runCli } from './run';
 import { openDatabase } from '../gateway/db/database';
@@ -15,13 +15,6 @@ beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'homing-cli-demo-'));
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const context: CliContext = { stdout: (text) => out.push(text), stderr: (text) => err.push(text), env: {} };
-  return { context, out, err };
-}
 
 describe('homing demo', () => {
   it('fills a new directory with conversations and replies in every delivery state', async () => {

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CliContext } from './command';
+import { capture } from './fixtures/capture';
 import { runCli } from './run';
-
-function capture(env: NodeJS.ProcessEnv = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const context: CliContext = { stdout: (text) => out.push(text), stderr: (text) => err.push(text), env };
-  return { context, out, err };
-}
 
 describe('homing (the CLI)', () => {
   it('prints help listing the commands', async () => {

@@ -8,7 +8,7 @@ import { homingMigrations } from '../gateway/db/migrations';
 import { loadOrCreateInstallSecret } from '../gateway/session/install-secret';
 import { createPseudonymiser } from '../gateway/session/pseudonyms';
 import { SessionStore } from '../gateway/session/store';
-import type { CliContext } from './command';
+import { capture } from './fixtures/capture';
 import { runCli } from './run';
 
 let dataDir: string;
@@ -16,13 +16,6 @@ beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'homing-cli-sessions-'));
 });
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
-
-function capture(env: NodeJS.ProcessEnv = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const context: CliContext = { stdout: (text) => out.push(text), stderr: (text) => err.push(text), env };
-  return { context, out, err };
-}
 
 /** Two conversations written the way the gateway writes them. */
 function seed(): { groupId: string; groupKey: string; dmId: string } {

@@ -1,12 +1,9 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { SessionPage, SessionSummary, TranscriptMessage } from '../../shared/api';
 import { resolveDataDir } from '../gateway/data-dir';
-import { openDatabase } from '../gateway/db/database';
-import { homingMigrations } from '../gateway/db/migrations';
 import { toDisplayLine, toTerminalText } from '../gateway/session/display-text';
-import { SessionReader } from '../gateway/session/session-reader';
-import { parseCommandArgs, UsageError, type CliContext, type Command } from './command';
+import { DEFAULT_LIST_PAGE_SIZE, SessionReader } from '../gateway/session/session-reader';
+import { formatTime, parseCommandArgs, parsePage, UsageError, type CliContext, type Command } from './command';
+import { withDatabase } from './ledger-access';
 
 const USAGE = `Usage: homing sessions list [--json] [--page N] [--data-dir DIR]
        homing sessions show <session-key-or-id> [--json] [--data-dir DIR]
@@ -39,8 +36,8 @@ export const sessionsCommand: Command = {
     switch (action) {
       case 'list': {
         if (target !== undefined) throw new UsageError(`sessions list: unexpected argument "${target}"`);
-        const page = parsePage(values.page);
-        const result = withReader(dataDir, (reader) => reader.list({ page })) ?? { sessions: [], page, pageSize: 50, total: 0 };
+        const page = parsePage('sessions list', values.page);
+        const result = withReader(dataDir, (reader) => reader.list({ page })) ?? { sessions: [], page, pageSize: DEFAULT_LIST_PAGE_SIZE, total: 0 };
         if (json) context.stdout(JSON.stringify(result, null, 2));
         else printList(result, dataDir, context);
         return 0;
@@ -71,22 +68,9 @@ export const sessionsCommand: Command = {
   },
 };
 
-function parsePage(value: string | undefined): number {
-  if (value === undefined) return 1;
-  if (!/^[1-9]\d{0,6}$/.test(value)) throw new UsageError(`sessions list: --page must be a positive number, not "${value}"`);
-  return Number(value);
-}
-
 /** undefined when the data directory has no database yet (nothing to show, nothing created). */
 function withReader<T>(dataDir: string, read: (reader: SessionReader) => T): T | undefined {
-  const file = join(dataDir, 'homing.db');
-  if (!existsSync(file)) return undefined;
-  const db = openDatabase(file, { migrations: homingMigrations });
-  try {
-    return read(new SessionReader(db, dataDir));
-  } finally {
-    db.close();
-  }
+  return withDatabase(dataDir, (db) => read(new SessionReader(db, dataDir)));
 }
 
 function printList(result: SessionPage, dataDir: string, context: CliContext): void {
@@ -99,7 +83,7 @@ function printList(result: SessionPage, dataDir: string, context: CliContext): v
     const preview = session.lastMessagePreview ? `  “${toDisplayLine(session.lastMessagePreview, 60)}”` : '';
     const state = session.current ? '' : ` (ended${session.endReason ? `: ${session.endReason}` : ''})`;
     context.stdout(
-      `${session.sessionId}  ${session.platform}/${session.chatType}  ${session.messageCount} msgs  ${when(session.updatedAt)}  ${title}${state}${preview}`,
+      `${session.sessionId}  ${session.platform}/${session.chatType}  ${session.messageCount} msgs  ${formatTime(session.updatedAt)}  ${title}${state}${preview}`,
     );
   }
   const pages = Math.max(1, Math.ceil(result.total / result.pageSize));
@@ -110,7 +94,7 @@ function printTranscript(session: SessionSummary, others: SessionSummary[], mess
   context.stdout(`Session ${session.sessionId}${session.current ? '' : ' (ended)'}`);
   context.stdout(`  key      ${toDisplayLine(session.sessionKey, 200)}`);
   context.stdout(`  chat     ${session.title ? `${toDisplayLine(session.title, 80)} ` : ''}(${session.chat}, ${session.platform}/${session.chatType})`);
-  context.stdout(`  messages ${session.messageCount}, started ${when(session.createdAt)}`);
+  context.stdout(`  messages ${session.messageCount}, started ${formatTime(session.createdAt)}`);
   if (others.length > 0) context.stdout(`  earlier  ${others.map((other) => other.sessionId).join(', ')}`);
   context.stdout('');
   for (const message of messages) {
@@ -118,10 +102,6 @@ function printTranscript(session: SessionSummary, others: SessionSummary[], mess
       message.role === 'user'
         ? `${message.sender.name ? toDisplayLine(message.sender.name, 40) + ' ' : ''}(${message.sender.pseudonym})`
         : 'assistant';
-    context.stdout(`[${when(message.at)}] ${who}: ${toTerminalText(message.text)}`);
+    context.stdout(`[${formatTime(message.at)}] ${who}: ${toTerminalText(message.text)}`);
   }
-}
-
-function when(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
 }

@@ -20,11 +20,15 @@ export function defaultDataDir(
       return join(home, 'Library', 'Application Support', APP_NAME);
     case 'win32':
       return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), APP_NAME);
-    default: {
-      const xdg = env.XDG_CONFIG_HOME;
-      return join(xdg && isAbsolute(xdg) ? xdg : join(home, '.config'), APP_NAME);
-    }
+    default:
+      return join(configHome(env, home), APP_NAME);
   }
+}
+
+/** Where Linux desktops keep per-user settings: $XDG_CONFIG_HOME when absolute (as the spec says), else ~/.config. */
+export function configHome(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  const xdg = env.XDG_CONFIG_HOME;
+  return xdg && isAbsolute(xdg) ? xdg : join(home, '.config');
 }
 
 /** `--data-dir` wins over `HOMING_DATA_DIR`, which wins over the default. */

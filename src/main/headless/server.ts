@@ -7,6 +7,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { MessagePipe } from '../../shared/protocol';
 import type { ApiServer } from '../gateway/api/server';
 import type { Logger } from '../gateway/logger';
+import { contentSecurityPolicy } from '../security';
 import {
   cookieName,
   createAccessToken,
@@ -51,16 +52,8 @@ const CONTENT_TYPES: Record<string, string> = {
 
 function securityHeaders(port: number): Record<string, string> {
   return {
-    'Content-Security-Policy': [
-      "default-src 'self'",
-      "script-src 'self'",
-      "style-src 'self' 'unsafe-inline'",
-      "img-src 'self' data:",
-      `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
-      "frame-ancestors 'none'",
-      "base-uri 'none'",
-      "form-action 'none'",
-    ].join('; '),
+    // Only this server's own WebSocket.
+    'Content-Security-Policy': contentSecurityPolicy(`ws://127.0.0.1:${port} ws://localhost:${port}`),
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
     // The token rides in the URL: never send it on as a Referer.
