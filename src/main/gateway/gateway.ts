@@ -14,6 +14,7 @@ import { homingMigrations } from './db/migrations';
 import { deliveryApiHandlers } from './delivery/api-handlers';
 import { DeliveryService } from './delivery/delivery-service';
 import { EventBus } from './events';
+import { EMPTY_COUNTS } from './ledger';
 import type { Logger } from './logger';
 import { ConversationQueue } from './pipeline/conversation-queue';
 import { Pipeline } from './pipeline/pipeline';
@@ -180,8 +181,7 @@ export class Gateway {
   }
 
   getOverview(): GatewayOverview {
-    const empty = { pending: 0, attempting: 0, failed: 0, failedPermanently: 0, abandoned: 0, discarded: 0, deliveredLastDay: 0 };
-    const counts = this.deliveries.deliverer.guard('stateCounts', '-', () => this.deliveries.ledger.stateCounts(this.clock.now())) ?? empty;
+    const counts = this.deliveries.deliverer.guard('stateCounts', '-', () => this.deliveries.ledger.stateCounts(this.clock.now())) ?? EMPTY_COUNTS;
     return {
       state: this.state,
       deliveries: { ...counts, owed: counts.pending + counts.attempting + counts.failed },

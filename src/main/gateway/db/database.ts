@@ -13,15 +13,27 @@ export interface Migration {
   up(db: Db): void;
 }
 
+const statements = new WeakMap<Db, Map<string, Database.Statement>>();
+
+/**
+ * The prepared statement for `sql` on `db`, compiled once: better-sqlite3 does
+ * not cache statements, and the ledger's send path runs the same few for every
+ * chunk. For constant SQL only (each distinct text is kept while `db` lives).
+ */
+export function cachedStatement(db: Db, sql: string): Database.Statement {
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, (cache = new Map()));
+  let statement = cache.get(sql);
+  if (!statement) cache.set(sql, (statement = db.prepare(sql)));
+  return statement;
+}
+
 export class DatabaseError extends Error {
   override readonly name = 'DatabaseError';
 }
 
 export interface OpenDatabaseOptions {
   readonly migrations: readonly Migration[];
-  readonly readonly?: boolean;
-  /** Path of a better-sqlite3 native binding built for another ABI (Electron). */
-  readonly nativeBinding?: string;
 }
 
 /**
@@ -40,28 +52,23 @@ export interface OpenDatabaseOptions {
 export function openDatabase(file: string, options: OpenDatabaseOptions): Db {
   // Under the tray app the gateway runs in Electron's Node, whose ABI differs from
   // the one node_modules was built for; the app points us at a matching binding.
-  const nativeBinding = options.nativeBinding ?? process.env.HOMING_SQLITE_BINDING;
+  const nativeBinding = process.env.HOMING_SQLITE_BINDING;
   const isNew = file !== ':memory:' && !existsSync(file);
   let db: Db;
   try {
-    db = new Database(file, {
-      readonly: options.readonly ?? false,
-      ...(nativeBinding ? { nativeBinding } : {}),
-    });
+    db = new Database(file, nativeBinding ? { nativeBinding } : {});
   } catch (error) {
     throw new DatabaseError(`cannot open the database ${file}: ${describe(error)}`);
   }
   // Replies and conversation metadata are the user's alone.
-  if (isNew && !options.readonly) chmodSync(file, 0o600);
+  if (isNew) chmodSync(file, 0o600);
   try {
     db.pragma('busy_timeout = 5000');
-    if (!options.readonly) {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
-      db.pragma('fullfsync = ON');
-      db.pragma('foreign_keys = ON');
-      migrate(db, options.migrations);
-    }
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('fullfsync = ON');
+    db.pragma('foreign_keys = ON');
+    migrate(db, options.migrations);
     return db;
   } catch (error) {
     db.close();

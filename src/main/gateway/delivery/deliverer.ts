@@ -2,7 +2,7 @@ import type { LedgerHealth } from '../../../shared/api';
 import type { Clock } from '../clock';
 import type { Ledger } from '../ledger/ledger';
 import { computeChunkKey, computeObligationId } from '../ledger/obligation-id';
-import type { Chunk, ClaimedObligation } from '../ledger';
+import type { Chunk, ClaimedObligation, RecordResult } from '../ledger';
 import type { Logger } from '../logger';
 import { LedgerHealthMonitor } from './ledger-health';
 import { withResendMarker } from './marker';
@@ -43,6 +43,13 @@ export interface DelivererOptions {
   readonly onLedgerFailure?: (health: LedgerHealth) => void;
 }
 
+/** A reply as recordReply left it: `result` is undefined when the ledger failed. */
+export interface RecordedReply {
+  readonly id: string;
+  readonly reply: NewReply;
+  readonly result: RecordResult | undefined;
+}
+
 interface Plan {
   readonly id: string;
   readonly chunks: readonly Chunk[];
@@ -79,21 +86,30 @@ export class Deliverer {
   }
 
   /**
-   * Records a reply whose platform is not connected: it stays owed (pending) for
-   * the sweep that runs when the platform connects. Returns its id, or undefined
-   * when the ledger failed (logged and counted).
+   * Records a reply durably (owed, pending) before anything is sent; with its
+   * platform not connected it waits there for the sweep that runs when the
+   * platform connects. `result` is undefined when the ledger failed (logged and counted).
    */
-  recordOnly(platform: string, reply: NewReply): string | undefined {
+  recordReply(platform: string, reply: NewReply): RecordedReply {
     const id = computeObligationId(reply.sessionKey, reply.messageRef, reply.content);
-    return this.record(id, platform, reply) ? id : undefined;
+    return { id, reply, result: this.record(id, platform, reply) };
   }
 
-  /** A new reply from the pipeline: record it durably, then send it. */
+  /** Records a reply for later (see recordReply): its id, or undefined when the ledger failed. */
+  recordOnly(platform: string, reply: NewReply): string | undefined {
+    const recorded = this.recordReply(platform, reply);
+    return recorded.result ? recorded.id : undefined;
+  }
+
+  /** A new reply: record it durably, then send it. */
   async deliverReply(reply: NewReply, sender: PlatformSender): Promise<DeliveryOutcome> {
-    const id = computeObligationId(reply.sessionKey, reply.messageRef, reply.content);
+    return this.sendRecorded(this.recordReply(sender.name, reply), sender);
+  }
+
+  /** Sends a reply recordReply has just recorded (or failed to record: then it is sent unrecorded). */
+  async sendRecorded({ id, reply, result: recorded }: RecordedReply, sender: PlatformSender): Promise<DeliveryOutcome> {
     const texts = reply.chunks.length > 0 ? reply.chunks : [reply.content];
     const target = { chatId: reply.chatId, threadId: reply.threadId, replyTo: reply.replyTo };
-    const recorded = this.record(id, sender.name, reply);
     if (!recorded) return this.send({ id, chunks: unrecordedChunks(id, texts), marker: false, target, recorded: false }, sender);
     if (!recorded.created && recorded.row.state === 'delivered') {
       return { status: 'skipped', id, reason: 'already-delivered' };
@@ -105,7 +121,8 @@ export class Deliverer {
       }
       return { status: 'skipped', id, reason: attempt.state === 'delivered' ? 'already-delivered' : attempt.reason };
     }
-    const stored = this.monitor.guard('chunks', id, () => this.ledger.chunks(id));
+    // A row just created holds exactly these chunks, all owed; an existing one may have progress.
+    const stored = recorded.created ? undefined : this.monitor.guard('chunks', id, () => this.ledger.chunks(id));
     const chunks = stored && stored.length > 0 ? stored : unrecordedChunks(id, texts);
     const first = chunks.find((chunk) => chunk.state !== 'delivered');
     const marker = first?.state === 'sending' && !sender.serverIdempotency;
@@ -134,7 +151,7 @@ export class Deliverer {
       {
         id: claimed.id,
         chunks: claimed.chunks,
-        marker: claimed.mayHaveArrived && !sender.serverIdempotency,
+        marker: claimed.needsMarker,
         target: { chatId, threadId, replyTo },
         recorded: true,
       },

@@ -4,7 +4,7 @@ import type { Db } from '../db/database';
 import type { EventBus } from '../events';
 import { Ledger, type LedgerPolicy, type ProcessProbe } from '../ledger';
 import type { Logger } from '../logger';
-import { Deliverer, type DeliveryOutcome, type NewReply } from './deliverer';
+import { Deliverer, type DeliveryOutcome, type NewReply, type RecordedReply } from './deliverer';
 import type { PlatformSender } from './sender';
 
 export interface DeliveryServiceOptions {
@@ -89,9 +89,14 @@ export class DeliveryService {
    * connected the reply is recorded and left owed for the sweep. Never throws.
    */
   async deliverReply(platform: string, reply: NewReply): Promise<DeliveryOutcome | { status: 'waiting'; id: string | null }> {
+    return this.sendRecorded(platform, this.deliverer.recordReply(platform, reply));
+  }
+
+  /** Sends a reply the caller recorded with `deliverer.recordReply`, or leaves it owed while its platform is not connected. */
+  async sendRecorded(platform: string, recorded: RecordedReply): Promise<DeliveryOutcome | { status: 'waiting'; id: string | null }> {
     const sender = this.platforms.get(platform);
-    if (sender) return this.deliverer.deliverReply(reply, sender);
-    return { status: 'waiting', id: this.deliverer.recordOnly(platform, reply) ?? null };
+    if (sender) return this.deliverer.sendRecorded(recorded, sender);
+    return { status: 'waiting', id: recorded.result ? recorded.id : null };
   }
 
   /**

@@ -3,7 +3,7 @@ import type { Clock } from '../clock';
 import type { Db } from '../db/database';
 import type { LedgerPolicy } from './policy';
 import type { ProcessProbe } from './process-identity';
-import { loadObligation, toDeliveryRow } from './rows';
+import { loadObligation, toDeliveryRow, type ObligationSql } from './rows';
 
 /** What the ledger's parts (send path, sweep, operator actions) share. */
 export interface LedgerContext {
@@ -13,17 +13,17 @@ export interface LedgerContext {
   readonly policy: LedgerPolicy;
   /** The instance this process owns rows as. */
   instanceId(): string;
-  /** Announces a row's new state (after the write committed). */
-  changed(id: string): void;
+  /** Announces a row's new state (after the write committed); `row` when the caller has just read it. */
+  changed(id: string, row?: ObligationSql): void;
 }
 
 /** Builds `changed` so the row is only read back when somebody listens. */
-export function changeNotifier(db: Db, onChange: ((row: DeliveryRow) => void) | undefined): (id: string) => void {
+export function changeNotifier(db: Db, onChange: ((row: DeliveryRow) => void) | undefined): LedgerContext['changed'] {
   if (!onChange) return () => {};
-  return (id) => {
-    let row;
+  return (id, known) => {
+    let row = known;
     try {
-      row = loadObligation(db, id);
+      row ??= loadObligation(db, id);
     } catch {
       // The write has committed; failing to read it back for an event must not
       // make the caller believe the write failed.

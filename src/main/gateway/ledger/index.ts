@@ -1,4 +1,4 @@
-export { Ledger, type LedgerOptions } from './ledger';
+export { EMPTY_COUNTS, Ledger, type LedgerCounts, type LedgerOptions } from './ledger';
 export { computeObligationId, computeChunkKey } from './obligation-id';
 export { DEFAULT_POLICY, type LedgerPolicy } from './policy';
 export type { Chunk, DeliveryTarget } from './rows';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { DeliveryPage, DeliveryRow, DeliveryState } from '../../../shared/api';
+import type { DeliveryPage, DeliveryRow, DeliveryState, GatewayOverview } from '../../../shared/api';
 import type { Clock } from '../clock';
 import type { Db } from '../db/database';
 import { changeNotifier, type LedgerContext } from './context';
@@ -11,19 +11,19 @@ import { loadChunks, type Chunk } from './rows';
 import * as send from './send-path';
 import { countOwed, sweepRecoverable, type SweepOutcome, type SweepParams } from './sweep';
 
-/** Rows per state; `failed` counts only those that will be retried. */
-export interface LedgerCounts {
-  readonly pending: number;
-  readonly attempting: number;
-  readonly failed: number;
-  /** Failed for good (blocked, chat gone): not retried. */
-  readonly failedPermanently: number;
-  /** Given up by the attempt cap or the stale cutoff. */
-  readonly abandoned: number;
-  /** Abandoned by the user's choice. */
-  readonly discarded: number;
-  readonly deliveredLastDay: number;
-}
+/** Rows per state, as the overview shows them (less `owed`, which the gateway adds up). */
+export type LedgerCounts = Omit<GatewayOverview['deliveries'], 'owed'>;
+
+/** The counts of an empty ledger (also what the overview shows while the ledger cannot be read). */
+export const EMPTY_COUNTS: LedgerCounts = {
+  pending: 0,
+  attempting: 0,
+  failed: 0,
+  failedPermanently: 0,
+  abandoned: 0,
+  discarded: 0,
+  deliveredLastDay: 0,
+};
 
 export interface LedgerOptions {
   readonly db: Db;
@@ -181,12 +181,12 @@ export class Ledger {
   stateCounts(now: number): LedgerCounts {
     const rows = this.ctx.db
       .prepare(
-        `SELECT state, next_attempt_at IS NULL AS final, abandon_reason = 'discarded by the user' AS discarded, count(*) AS n
+        `SELECT state, next_attempt_at IS NULL AS final, abandon_reason = ? AS discarded, count(*) AS n
          FROM ledger_obligations WHERE state IN ('pending', 'attempting', 'failed', 'abandoned')
          GROUP BY state, final, discarded`,
       )
-      .all() as { state: DeliveryState; final: number; discarded: number | null; n: number }[];
-    const counts = { pending: 0, attempting: 0, failed: 0, failedPermanently: 0, abandoned: 0, discarded: 0, deliveredLastDay: 0 };
+      .all(actions.DISCARDED) as { state: DeliveryState; final: number; discarded: number | null; n: number }[];
+    const counts = { ...EMPTY_COUNTS };
     for (const row of rows) {
       if (row.state === 'failed' && row.final) counts.failedPermanently += row.n;
       else if (row.state === 'abandoned' && row.discarded) counts.discarded += row.n;

@@ -1,5 +1,5 @@
 import type { DeliveryRow } from '../../../shared/api';
-import type { Db } from '../db/database';
+import { cachedStatement, type Db } from '../db/database';
 import type { ChunkState, ObligationState } from './states';
 
 /** An obligation row as SQLite returns it. */
@@ -97,11 +97,11 @@ export function toChunk(row: ChunkSql): Chunk {
 }
 
 export function loadObligation(db: Db, id: string): ObligationSql | undefined {
-  return db.prepare('SELECT * FROM ledger_obligations WHERE id = ?').get(id) as ObligationSql | undefined;
+  return cachedStatement(db, 'SELECT * FROM ledger_obligations WHERE id = ?').get(id) as ObligationSql | undefined;
 }
 
 export function loadChunks(db: Db, id: string): Chunk[] {
   return (
-    db.prepare('SELECT * FROM ledger_chunks WHERE obligation_id = ? ORDER BY chunk_index').all(id) as ChunkSql[]
+    cachedStatement(db, 'SELECT * FROM ledger_chunks WHERE obligation_id = ? ORDER BY chunk_index').all(id) as ChunkSql[]
   ).map(toChunk);
 }

@@ -1,9 +1,10 @@
 import type { DeliveryRow } from '../../../shared/api';
+import { cachedStatement } from '../db/database';
 import type { LedgerContext } from './context';
 import { computeChunkKey } from './obligation-id';
 import { retryDelayMs } from './policy';
 import { loadObligation, toDeliveryRow } from './rows';
-import type { ObligationState } from './states';
+import type { ChunkState, ObligationState } from './states';
 
 /** The awake clock's current reading (see sweep.ts), as an SQL expression. */
 export const AWAKE_NOW = `COALESCE((SELECT value FROM ledger_meta WHERE key = 'awake_ms'), 0)`;
@@ -55,14 +56,13 @@ export function recordObligation(ctx: LedgerContext, input: RecordInput): Record
   const { db } = ctx;
   const now = ctx.clock.now();
   const chunks = input.chunks.length > 0 ? input.chunks : [input.content];
-  const insertChunk = db.prepare(
+  const insertChunk = cachedStatement(db, 
     `INSERT INTO ledger_chunks (obligation_id, chunk_index, text, state, idempotency_key, updated_at)
      VALUES (?, ?, ?, 'owed', ?, ?)`,
   );
   const created = db
     .transaction(() => {
-      const inserted = db
-        .prepare(
+      const inserted = cachedStatement(db, 
           `INSERT INTO ledger_obligations
              (id, session_key, platform, chat_id, thread_id, reply_to, content, state, owner_instance,
               created_at, updated_at, chunk_count, owed_since_awake)
@@ -90,7 +90,7 @@ export function recordObligation(ctx: LedgerContext, input: RecordInput): Record
     .immediate();
   const row = loadObligation(db, input.obligationId);
   if (!row) throw new Error(`obligation ${input.obligationId} vanished right after it was recorded`);
-  if (created) ctx.changed(input.obligationId);
+  if (created) ctx.changed(input.obligationId, row);
   return { created, row: toDeliveryRow(row) };
 }
 
@@ -102,8 +102,7 @@ export function recordObligation(ctx: LedgerContext, input: RecordInput): Record
 export function markAttempting(ctx: LedgerContext, id: string): AttemptResult {
   const now = ctx.clock.now();
   const me = ctx.instanceId();
-  const changed = ctx.db
-    .prepare(
+  const changed = cachedStatement(ctx.db, 
       `UPDATE ledger_obligations
          SET state = 'attempting', owner_instance = ?, attempts = attempts + 1,
              last_attempt_at = ?, updated_at = ?, next_attempt_at = NULL
@@ -114,7 +113,7 @@ export function markAttempting(ctx: LedgerContext, id: string): AttemptResult {
   const row = loadObligation(ctx.db, id);
   if (!row) return { ok: false, reason: 'not-found' };
   if (changed === 1) {
-    ctx.changed(id);
+    ctx.changed(id, row);
     return { ok: true, attempts: row.attempts };
   }
   const owedElsewhere = (row.state === 'pending' || row.state === 'attempting') && row.owner_instance !== me;
@@ -127,23 +126,20 @@ export function markAttempting(ctx: LedgerContext, id: string): AttemptResult {
  * may have arrived, and its resend must carry the marker.
  */
 export function markChunkSending(ctx: LedgerContext, id: string, chunkIndex: number): ChunkResult {
-  const changes = ctx.db
-    .prepare(
-      `UPDATE ledger_chunks SET state = 'sending', updated_at = ?
-       WHERE obligation_id = ? AND chunk_index = ? AND state = 'owed'`,
-    )
-    .run(ctx.clock.now(), id, chunkIndex).changes;
-  return changes === 1 ? { ok: true } : chunkMiss(ctx, id, chunkIndex);
+  return moveChunk(ctx, id, chunkIndex, 'owed', 'sending');
 }
 
 /** The platform refused the chunk outright: it did not arrive, so a resend needs no marker. */
 export function markChunkUnsent(ctx: LedgerContext, id: string, chunkIndex: number): ChunkResult {
-  const changes = ctx.db
-    .prepare(
-      `UPDATE ledger_chunks SET state = 'owed', updated_at = ?
-       WHERE obligation_id = ? AND chunk_index = ? AND state = 'sending'`,
-    )
-    .run(ctx.clock.now(), id, chunkIndex).changes;
+  return moveChunk(ctx, id, chunkIndex, 'sending', 'owed');
+}
+
+function moveChunk(ctx: LedgerContext, id: string, chunkIndex: number, from: ChunkState, to: ChunkState): ChunkResult {
+  const changes = cachedStatement(
+    ctx.db,
+    `UPDATE ledger_chunks SET state = ?, updated_at = ?
+     WHERE obligation_id = ? AND chunk_index = ? AND state = ?`,
+  ).run(to, ctx.clock.now(), id, chunkIndex, from).changes;
   return changes === 1 ? { ok: true } : chunkMiss(ctx, id, chunkIndex);
 }
 
@@ -153,14 +149,13 @@ export function markChunkDelivered(ctx: LedgerContext, id: string, chunkIndex: n
   const now = ctx.clock.now();
   const changed = db
     .transaction(() => {
-      const changes = db
-        .prepare(
+      const changes = cachedStatement(db, 
           `UPDATE ledger_chunks SET state = 'delivered', platform_message_id = ?, updated_at = ?
            WHERE obligation_id = ? AND chunk_index = ? AND state != 'delivered'`,
         )
         .run(platformMessageId, now, id, chunkIndex).changes;
       if (changes === 1) {
-        db.prepare(
+        cachedStatement(db, 
           'UPDATE ledger_obligations SET chunks_delivered = chunks_delivered + 1, updated_at = ? WHERE id = ?',
         ).run(now, id);
       }
@@ -181,8 +176,7 @@ export function markDelivered(ctx: LedgerContext, id: string): DeliveredResult {
   const now = ctx.clock.now();
   const changed = db
     .transaction(() => {
-      const changes = db
-        .prepare(
+      const changes = cachedStatement(db, 
           `UPDATE ledger_obligations
              SET state = 'delivered', delivered_at = ?, updated_at = ?, next_attempt_at = NULL,
                  chunks_delivered = chunk_count
@@ -190,7 +184,7 @@ export function markDelivered(ctx: LedgerContext, id: string): DeliveredResult {
         )
         .run(now, now, id).changes;
       if (changes === 1) {
-        db.prepare(
+        cachedStatement(db, 
           `UPDATE ledger_chunks SET state = 'delivered', updated_at = ? WHERE obligation_id = ? AND state != 'delivered'`,
         ).run(now, id);
       }
@@ -232,8 +226,7 @@ export function markFailed(ctx: LedgerContext, id: string, failure: SendFailure)
     nextAttemptAt = now + retryDelayMs(policy, row.attempts, failure.retryAfterMs);
   }
   const lastError = failure.permanent ? `permanent: ${failure.error}` : failure.error;
-  const changes = db
-    .prepare(
+  const changes = cachedStatement(db, 
       `UPDATE ledger_obligations
          SET state = ?, next_attempt_at = ?, last_error = ?, abandon_reason = ?, updated_at = ?
        WHERE id = ? AND state = 'attempting' AND owner_instance = ? AND attempts = ?`,
@@ -245,8 +238,7 @@ export function markFailed(ctx: LedgerContext, id: string, failure: SendFailure)
 }
 
 function chunkMiss(ctx: LedgerContext, id: string, chunkIndex: number): ChunkResult {
-  const exists = ctx.db
-    .prepare('SELECT 1 FROM ledger_chunks WHERE obligation_id = ? AND chunk_index = ?')
+  const exists = cachedStatement(ctx.db, 'SELECT 1 FROM ledger_chunks WHERE obligation_id = ? AND chunk_index = ?')
     .get(id, chunkIndex);
   return { ok: false, reason: exists ? 'no-change' : 'not-found' };
 }

@@ -2,8 +2,7 @@ import type { SweepReport } from '../../../shared/api';
 import type { LedgerContext } from './context';
 import { declareDead, loadInstance, pruneInstances } from './instances';
 import { judgeOwner } from './liveness';
-import { loadChunks, type Chunk, type DeliveryTarget } from './rows';
-import type { ObligationState } from './states';
+import { loadChunks, loadObligation, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
 
 /** A platform connected in this process, and whether its server deduplicates resends. */
 export interface DeliverablePlatform {
@@ -43,17 +42,11 @@ export interface SweepOutcome {
   readonly lostRaces: number;
 }
 
-interface Candidate {
-  id: string;
-  state: ObligationState;
-  owner_instance: string | null;
-  attempts: number;
-  platform: string;
-  owed_since_awake: number;
-  next_attempt_at: number | null;
-  chunk_count: number;
-  chunks_delivered: number;
-}
+/** The columns a sweep decides on (CANDIDATE_COLUMNS). */
+type Candidate = Pick<
+  ObligationSql,
+  'id' | 'state' | 'owner_instance' | 'attempts' | 'platform' | 'owed_since_awake' | 'next_attempt_at' | 'chunk_count' | 'chunks_delivered'
+>;
 
 type Decision =
   | { kind: 'claim'; row: Candidate }
@@ -224,9 +217,13 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
     if (ok) claimedIds.push(row.id);
     return ok;
   });
-  for (const id of [...changedIds, ...claimedIds]) ctx.changed(id);
+  for (const id of changedIds) ctx.changed(id);
 
-  const claimed = claimedIds.map((id) => describeClaim(ctx, id, platforms));
+  const claimed = claimedIds.map((id) => {
+    const row = loadObligation(ctx.db, id)!;
+    ctx.changed(id, row);
+    return describeClaim(row, loadChunks(ctx.db, id), platforms);
+  });
   return {
     claimed,
     lostRaces,
@@ -285,24 +282,12 @@ function creditAndPrune(ctx: LedgerContext, now: number): { pruned: number; awak
     .immediate();
 }
 
-function describeClaim(ctx: LedgerContext, id: string, platforms: ReadonlyMap<string, DeliverablePlatform>): ClaimedObligation {
-  const row = ctx.db
-    .prepare('SELECT session_key, platform, chat_id, thread_id, reply_to, content, attempts FROM ledger_obligations WHERE id = ?')
-    .get(id) as {
-    session_key: string;
-    platform: string;
-    chat_id: string;
-    thread_id: string | null;
-    reply_to: string | null;
-    content: string;
-    attempts: number;
-  };
-  const chunks = loadChunks(ctx.db, id);
+function describeClaim(row: ObligationSql, chunks: Chunk[], platforms: ReadonlyMap<string, DeliverablePlatform>): ClaimedObligation {
   // Settled rows never get here (every chunk delivered → 'settle'), so one is owed.
   const firstChunk = chunks.find((chunk) => chunk.state !== 'delivered') ?? chunks[chunks.length - 1]!;
   const mayHaveArrived = firstChunk.state === 'sending';
   return {
-    id,
+    id: row.id,
     sessionKey: row.session_key,
     target: { platform: row.platform, chatId: row.chat_id, threadId: row.thread_id, replyTo: row.reply_to },
     content: row.content,

@@ -5,7 +5,6 @@ import type { Clock } from '../clock';
 import type { NewReply } from '../delivery/deliverer';
 import type { DeliveryService } from '../delivery/delivery-service';
 import type { EventBus } from '../events';
-import { computeObligationId } from '../ledger/obligation-id';
 import type { Logger } from '../logger';
 import type { InboundMessage, PlatformAdapter } from '../platforms/adapter';
 import { parseSessionCommand } from '../session/continuation';
@@ -183,12 +182,11 @@ export class Pipeline {
       content: text,
       chunks: splitReply(text, adapter?.limits ?? FALLBACK_LIMITS),
     };
-    const obligationId =
-      deliveries.deliverer.recordOnly(context.platform, reply) ??
-      computeObligationId(context.sessionKey, context.messageRef, text);
+    const recorded = deliveries.deliverer.recordReply(context.platform, reply);
+    const obligationId = recorded.id;
     this.options.sessions().appendAssistantTurn(context.sessionId, { obligationId, text, replyTo: context.messageRef });
     bus.emit({ type: 'reply.recorded', sessionId: context.sessionId, obligationId, chunks: reply.chunks.length, at: clock.now() });
-    await deliveries.deliverReply(context.platform, reply);
+    await deliveries.sendRecorded(context.platform, recorded);
     return { kind, sessionId: context.sessionId, obligationId };
   }
 }
