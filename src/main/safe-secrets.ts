@@ -18,9 +18,8 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { moveAside, writePrivateFile } from './gateway/private-file';
-import { SECRET_NAMES, SECRETS_FILE, type SecretName } from './gateway/secrets/secret-store';
+import { readJsonOrMoveAside, writePrivateFile } from './gateway/private-file';
+import { SECRET_NAMES, SECRETS_FILE, secretsFileSchema, type SecretName } from './gateway/secrets/secret-store';
 
 /** The part of Electron's safeStorage used here. */
 export interface SafeStorageSurface {
@@ -49,8 +48,6 @@ export function chooseSecretsBackend(safeStorage: SafeStorageSurface, platform: 
   }
   return { kind: 'safe-storage' };
 }
-
-const fileSchema = z.record(z.string(), z.string());
 
 export class SafeSecrets {
   private readonly file: string;
@@ -82,7 +79,7 @@ export class SafeSecrets {
     const plain = join(this.dataDir, SECRETS_FILE);
     if (existsSync(plain)) {
       try {
-        const imported = fileSchema.parse(JSON.parse(readFileSync(plain, 'utf8')));
+        const imported = secretsFileSchema.parse(JSON.parse(readFileSync(plain, 'utf8')));
         for (const name of SECRET_NAMES) {
           const value = imported[name];
           if (value !== undefined && values[name] === undefined) values[name] = value;
@@ -106,14 +103,10 @@ export class SafeSecrets {
   }
 
   private read(): Record<string, string> {
-    if (!existsSync(this.file)) return {};
-    try {
-      return fileSchema.parse(JSON.parse(readFileSync(this.file, 'utf8')));
-    } catch {
-      moveAside(this.file);
-      this.log(`${SAFE_SECRETS_FILE} could not be read; moved it aside, secrets must be entered again`);
-      return {};
-    }
+    const stored = readJsonOrMoveAside(this.file, secretsFileSchema, () =>
+      this.log(`${SAFE_SECRETS_FILE} could not be read; moved it aside, secrets must be entered again`),
+    );
+    return stored ?? {};
   }
 
   private write(values: Partial<Record<SecretName, string>>): void {

@@ -76,6 +76,8 @@ export class Gateway {
   /** Resolves once platforms are started and interrupted turns are recovered. */
   readonly ready: Promise<void>;
   private sessionStore: SessionStore;
+  /** The session settings the store was opened with (a config change that keeps them keeps the store). */
+  private sessionSettings: string;
   private agent: { agent: Agent; timeoutMs: number; fingerprint: string };
   private state: GatewayState = 'starting';
   private readonly startedAt: number;
@@ -102,6 +104,7 @@ export class Gateway {
     const config = this.config.current;
     this.queue = new ConversationQueue(config.maxConcurrentTurns);
     this.sessionStore = this.openSessions(config);
+    this.sessionSettings = JSON.stringify(config.sessions);
     this.agent = this.buildAgent(config);
     // Registers this process's ledger instance, starts its heartbeat and sweep
     // timers (unref'd) and sweeps once; platforms join as they connect.
@@ -286,14 +289,15 @@ export class Gateway {
     if (!quiet) this.bus.emit({ type: 'config.changed', error, at: this.clock.now() });
     if (error || this.state === 'stopping' || this.state === 'stopped') return;
     this.queue.setLimit(config.maxConcurrentTurns);
-    this.sessionStore = this.openSessions(config);
-    const next = this.buildAgent(config);
-    if (next.fingerprint !== this.agent.fingerprint) {
+    const sessionSettings = JSON.stringify(config.sessions);
+    if (sessionSettings !== this.sessionSettings) {
+      this.sessionStore = this.openSessions(config);
+      this.sessionSettings = sessionSettings;
+    }
+    if (this.agentFingerprint(config) !== this.agent.fingerprint) {
       const previous = this.agent.agent;
-      this.agent = next;
+      this.agent = this.buildAgent(config);
       void previous.close().catch(() => undefined);
-    } else {
-      void next.agent.close().catch(() => undefined);
     }
     void this.platforms.apply(this.wantedPlatforms(config));
   }
@@ -320,12 +324,17 @@ export class Gateway {
     });
   }
 
+  /** Everything the agent is built from: a config or secret change that leaves it alone keeps the running agent. */
+  private agentFingerprint(config: HomingConfig): string {
+    return JSON.stringify([config.agent, this.secrets.get('agent.apiKey') !== undefined]);
+  }
+
   private buildAgent(config: HomingConfig): { agent: Agent; timeoutMs: number; fingerprint: string } {
     const apiKey = this.secrets.get('agent.apiKey');
-    const fingerprint = JSON.stringify([config.agent, apiKey !== undefined]);
+    const fingerprint = this.agentFingerprint(config);
     const built = createAgent(config.agent, {
       ...(apiKey !== undefined ? { apiKey } : {}),
-      env: this.options.env ?? process.env,
+      env: this.env,
       dataDir: this.options.dataDir,
       version: this.options.version,
       status: () => ({
@@ -344,7 +353,7 @@ export class Gateway {
     return platformWanted(config, {
       local: this.local,
       secrets: this.secrets,
-      env: this.options.env ?? process.env,
+      env: this.env,
       logger: this.options.logger,
       clock: this.clock,
       tuning: this.options.tuning ?? {},

@@ -1,4 +1,5 @@
-import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import type { z } from 'zod';
 
 /**
  * Replaces a file atomically and durably (temp file, fsync, rename), readable by
@@ -24,4 +25,19 @@ export function moveAside(file: string, now: number = Date.now()): string {
   const aside = `${file}.unreadable-${now}`;
   renameSync(file, aside);
   return aside;
+}
+
+/**
+ * A JSON file's content checked against `schema`; undefined when there is no
+ * file. A file that cannot be read as that is moved aside (see moveAside) and
+ * `onUnreadable` is told where, then it reads as missing.
+ */
+export function readJsonOrMoveAside<T>(file: string, schema: z.ZodType<T>, onUnreadable: (movedTo: string) => void): T | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return schema.parse(JSON.parse(readFileSync(file, 'utf8')));
+  } catch {
+    onUnreadable(moveAside(file));
+    return undefined;
+  }
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import {
   client,
@@ -12,16 +12,11 @@ import {
   type SessionUpdate,
 } from '@agentclientprotocol/sdk';
 import type { Agent, AgentResult, AgentTurn, TurnMessage } from './agent.js';
-import { stopProcessGroup, TailBuffer } from './process-group.js';
+import { DEFAULT_KILL_GRACE_MS, describeExit, spawnAgentProgram, stopProcessGroup, type AgentProgram } from './process-group.js';
 import { describeSpawnError } from './spawn-error.js';
 import { abortedResult, formatDuration } from './timeout.js';
 
-export interface AcpAgentOptions {
-  readonly command: string;
-  readonly args?: readonly string[] | undefined;
-  /** Where the agent process runs. */
-  readonly cwd?: string | undefined;
-  readonly env?: Readonly<Record<string, string>> | undefined;
+export interface AcpAgentOptions extends AgentProgram {
   /** The absolute working directory announced in `session/new`; defaults to cwd. */
   readonly sessionCwd?: string | undefined;
   readonly clientVersion?: string | undefined;
@@ -93,7 +88,7 @@ export function createAcpAgent(options: AcpAgentOptions): Agent {
       // Also while it is still starting: a hung `initialize` must not keep it alive.
       if (starting) {
         starting.connection.close();
-        await stopProcessGroup(starting.child, options.killGraceMs ?? 2_000);
+        await stopProcessGroup(starting.child, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
       }
     },
   };
@@ -111,17 +106,8 @@ interface Starting {
 
 function startProcess(options: AcpAgentOptions): Starting {
   const name = options.command;
-  // detached: its own process group, so close() also stops what the agent started.
-  const child = spawn(options.command, [...(options.args ?? [])], {
-    cwd: options.cwd,
-    env: { ...process.env, ...options.env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-    shell: false,
-    windowsHide: true,
-  });
-  const stderr = new TailBuffer(2_048);
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  // Its own process group, so close() also stops what the agent started.
+  const { child, stderr } = spawnAgentProgram(options);
   child.stdin.on('error', () => {
     // EPIPE after the agent died; `died` reports it.
   });
@@ -131,9 +117,7 @@ function startProcess(options: AcpAgentOptions): Starting {
       resolve({ ok: false, kind: 'unreachable', error: `could not start the ACP agent "${name}": ${describeSpawnError(error, options.cwd)}` });
     });
     const report = (code: number | null, signal: NodeJS.Signals | null) => {
-      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-      const tail = stderr.text();
-      resolve({ ok: false, kind: 'failed', error: `the ACP agent "${name}" ${how}${tail ? `: ${tail}` : ''}` });
+      resolve({ ok: false, kind: 'failed', error: `the ACP agent "${name}" ${describeExit(code, signal, stderr)}` });
     };
     // 'close' comes once stderr is complete, and stderr usually says why. But a
     // grandchild may hold the pipes open after the agent exits: then 'exit',
@@ -159,7 +143,7 @@ function startProcess(options: AcpAgentOptions): Starting {
   const ready = initialize(child, connection, died, options).then(async (failure) => {
     if (!failure) return { child, connection, sessions: new Map(), listeners, died };
     connection.close();
-    await stopProcessGroup(child, options.killGraceMs ?? 2_000);
+    await stopProcessGroup(child, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
     return failure;
   });
   return { child, connection, ready };

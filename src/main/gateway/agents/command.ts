@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Agent, AgentResult, AgentTurn, TurnMessage } from './agent.js';
-import { stopProcessGroup, TailBuffer } from './process-group.js';
+import { DEFAULT_KILL_GRACE_MS, describeExit, spawnAgentProgram, stopProcessGroup, type AgentProgram } from './process-group.js';
 import { describeSpawnError } from './spawn-error.js';
 import { abortedResult } from './timeout.js';
 
@@ -25,22 +25,14 @@ export interface CommandTurnInput {
   readonly message: TurnMessage;
 }
 
-export interface CommandAgentOptions {
-  /** A program path or a name looked up in PATH. Never run through a shell. */
-  readonly command: string;
-  readonly args?: readonly string[] | undefined;
-  readonly cwd?: string | undefined;
-  /** Added to the gateway's environment. */
-  readonly env?: Readonly<Record<string, string>> | undefined;
+export interface CommandAgentOptions extends AgentProgram {
   /** Between SIGTERM and SIGKILL when the turn is cancelled or times out. */
   readonly killGraceMs?: number | undefined;
   /** stdout beyond this is cut off and the program stopped. */
   readonly maxOutputBytes?: number | undefined;
 }
 
-export const DEFAULT_KILL_GRACE_MS = 2_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
-const STDERR_TAIL_BYTES = 2_048;
 
 export function createCommandAgent(options: CommandAgentOptions): Agent {
   const running = new Set<ChildProcess>();
@@ -49,7 +41,7 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
     kind: 'command',
     async runTurn(turn) {
       try {
-        return await runCommandTurn(options, turn, running);
+        return await runCommandTurn(options, grace, turn, running);
       } catch (error) {
         return { ok: false, kind: 'failed', error: `the command agent failed: ${String(error)}` };
       }
@@ -60,25 +52,15 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
   };
 }
 
-function runCommandTurn(options: CommandAgentOptions, turn: AgentTurn, running: Set<ChildProcess>): Promise<AgentResult> {
+function runCommandTurn(options: CommandAgentOptions, grace: number, turn: AgentTurn, running: Set<ChildProcess>): Promise<AgentResult> {
   if (turn.signal.aborted) return Promise.resolve(abortedResult(turn.signal));
   const name = options.command;
-  const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const maxBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
 
   return new Promise((resolve) => {
-    // detached: the child leads its own process group, so a timeout or cancel
-    // can stop the whole tree it started (see stopProcessGroup).
-    const child = spawn(options.command, [...(options.args ?? [])], {
-      cwd: options.cwd,
-      env: { ...process.env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-      shell: false,
-      windowsHide: true,
-    });
+    // Its own process group, so a timeout or cancel can stop the whole tree it started.
+    const { child, stderr } = spawnAgentProgram(options);
     running.add(child);
-    const stderr = new TailBuffer(STDERR_TAIL_BYTES);
     // fatal: invalid UTF-8 is binary output, reported, not passed on as mojibake.
     const decoder = new TextDecoder('utf-8', { fatal: true });
     let text = '';
@@ -136,10 +118,9 @@ function runCommandTurn(options: CommandAgentOptions, turn: AgentTurn, running: 
       if (settled || decided) return;
       // A child killed from outside ends like this too; close() during a turn, for one.
       if (turn.signal.aborted) return finish(abortedResult(turn.signal));
+      if (signal || code !== 0) return finish({ ok: false, kind: 'failed', error: `the command "${name}" ${describeExit(code, signal, stderr)}` });
       const tail = stderr.text();
       const detail = tail ? `: ${tail}` : '';
-      if (signal) return finish({ ok: false, kind: 'failed', error: `the command "${name}" was killed by ${signal}${detail}` });
-      if (code !== 0) return finish({ ok: false, kind: 'failed', error: `the command "${name}" exited with code ${code}${detail}` });
       try {
         text += decoder.decode();
       } catch {

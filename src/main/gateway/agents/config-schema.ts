@@ -63,8 +63,6 @@ export const agentConfigSchema = z.discriminatedUnion('type', [
 
 /** As validated (defaults applied). */
 export type AgentConfig = z.output<typeof agentConfigSchema>;
-/** As written in config.json. */
-export type AgentConfigInput = z.input<typeof agentConfigSchema>;
 
 export const DEFAULT_AGENT_CONFIG: AgentConfig = { type: 'builtin' };
 

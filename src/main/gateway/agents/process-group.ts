@@ -1,4 +1,44 @@
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+
+/** Between SIGTERM and SIGKILL when an agent program is stopped. */
+export const DEFAULT_KILL_GRACE_MS = 2_000;
+const STDERR_TAIL_BYTES = 2_048;
+
+/** How to start a local agent program (the command and ACP agents). */
+export interface AgentProgram {
+  /** A program path or a name looked up in PATH. Never run through a shell. */
+  readonly command: string;
+  readonly args?: readonly string[] | undefined;
+  readonly cwd?: string | undefined;
+  /** Added to the gateway's environment. */
+  readonly env?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * Starts an agent program with piped stdio as the leader of its own process
+ * group (detached), so stopProcessGroup stops whatever it starts too; keeps the
+ * tail of its stderr, which usually says why it failed.
+ */
+export function spawnAgentProgram(program: AgentProgram): { child: ChildProcessWithoutNullStreams; stderr: TailBuffer } {
+  const child = spawn(program.command, [...(program.args ?? [])], {
+    cwd: program.cwd,
+    env: { ...process.env, ...program.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+    shell: false,
+    windowsHide: true,
+  });
+  const stderr = new TailBuffer(STDERR_TAIL_BYTES);
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  return { child, stderr };
+}
+
+/** How a program ended, with its stderr's tail: `exited with code 3: …`, `was killed by SIGKILL`. */
+export function describeExit(code: number | null, signal: NodeJS.Signals | null, stderr: TailBuffer): string {
+  const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+  const tail = stderr.text();
+  return `${how}${tail ? `: ${tail}` : ''}`;
+}
 
 /**
  * Stops a child started with `detached: true` (so it leads its own process

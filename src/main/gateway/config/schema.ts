@@ -41,15 +41,8 @@ export const sessionsSchema = z
     contextTurns: z.number().int().min(0).max(1000).default(50),
     ...continuationPolicySchema.shape,
   })
-  .default({
-    dmScope: 'per-platform-peer',
-    groupSessionsPerUser: false,
-    identityLinks: {},
-    contextTurns: 50,
-    freshnessWindowSeconds: 3600,
-    reset: { mode: 'none' },
-    resetByChatType: {},
-  });
+  // An absent section is parsed as {}, so the field defaults above are the only ones.
+  .prefault({});
 
 export const deliverySchema = z
   .strictObject({
@@ -62,7 +55,7 @@ export const deliverySchema = z
      */
     leaseSeconds: z.number().int().min(2).max(3600).default(30),
   })
-  .default({ maxAttempts: 5, staleHours: 24, retentionDays: 7, leaseSeconds: 30 });
+  .prefault({});
 
 export const homingConfigSchema = z.strictObject({
   /** Ignored; lets an editor validate the file. */

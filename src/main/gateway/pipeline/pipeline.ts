@@ -39,6 +39,24 @@ export interface TurnContext {
   readonly text: string;
 }
 
+/** A turn's context: the session it belongs to, where its reply goes, and the message it answers. */
+export function turnContext(
+  session: { readonly sessionKey: string; readonly sessionId: string },
+  address: { readonly platform: string; readonly chatId: string; readonly threadId?: string | null | undefined },
+  message: { readonly messageRef: string; readonly text: string; readonly replyTo?: string | null | undefined },
+): TurnContext {
+  return {
+    sessionKey: session.sessionKey,
+    sessionId: session.sessionId,
+    platform: address.platform,
+    chatId: address.chatId,
+    threadId: address.threadId ?? null,
+    replyTo: message.replyTo ?? null,
+    messageRef: message.messageRef,
+    text: message.text,
+  };
+}
+
 export interface TurnOutcome {
   readonly kind: TurnOutcomeKind | 'ignored';
   readonly sessionId?: string;
@@ -119,16 +137,7 @@ export class Pipeline {
     const command = parseSessionCommand(message.text);
     const resolved = command ? sessions.startNewSession(source) : sessions.resolve(source);
     sessions.appendUserTurn(resolved.sessionId, { source, text: message.text, messageRef: message.messageRef });
-    const context: TurnContext = {
-      sessionKey: resolved.sessionKey,
-      sessionId: resolved.sessionId,
-      platform: source.platform,
-      chatId: source.chatId,
-      threadId: source.threadId ?? null,
-      replyTo: message.replyTo ?? null,
-      messageRef: message.messageRef,
-      text: message.text,
-    };
+    const context = turnContext(resolved, source, message);
     if (command) {
       const text = 'Started a new conversation. Earlier messages stay in Homing, but the agent no longer sees them.';
       return this.reply(context, text, 'command');

@@ -4,7 +4,7 @@ import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../logger';
 import { toDisplayLine } from '../session/display-text';
 import type { SessionStore } from '../session/store';
-import type { Pipeline, TurnContext, TurnOutcome } from './pipeline';
+import { turnContext, type Pipeline, type TurnOutcome } from './pipeline';
 
 export interface RecoveryReport {
   /** Interrupted turns answered again (inside the freshness window). */
@@ -59,9 +59,10 @@ export function recoverInterruptedTurns(options: RecoveryOptions): Recovery {
     const recent = summaries.filter((summary) => summary.current && summary.updatedAt >= since);
     for (const summary of recent) {
       const interrupted = sessions.findInterruptedTurn(summary.sessionId);
-      const address = sessions.deliveryAddress(summary.sessionId);
       const last = interrupted?.turns.at(-1);
-      if (!interrupted || !address || !last) continue;
+      if (!interrupted || !last) continue;
+      const address = sessions.deliveryAddress(summary.sessionId);
+      if (!address) continue;
 
       let recorded: ReturnType<Ledger['repliesSince']> = [];
       try {
@@ -79,16 +80,7 @@ export function recoverInterruptedTurns(options: RecoveryOptions): Recovery {
       }
 
       const messageRef = last.messageRef ?? `interrupted-${last.at}`;
-      const context: TurnContext = {
-        sessionKey: summary.sessionKey,
-        sessionId: summary.sessionId,
-        platform: address.platform,
-        chatId: address.chatId,
-        threadId: address.threadId ?? null,
-        replyTo: null,
-        messageRef,
-        text: last.text,
-      };
+      const context = turnContext(summary, address, { messageRef, text: last.text });
       const retriedBefore = alreadyRetried.get(summary.sessionId, messageRef) !== undefined;
       if (interrupted.decision === 'auto-continue' && !retriedBefore) {
         markRetried.run(summary.sessionId, messageRef, clock.now());
@@ -106,7 +98,8 @@ export function recoverInterruptedTurns(options: RecoveryOptions): Recovery {
         told++;
       }
     }
-    if (summaries.length < 100 || summaries.every((summary) => summary.updatedAt < since)) break;
+    // Newest first: once the page's last session is older than the window, so is every later one.
+    if (summaries.length < 100 || summaries.at(-1)!.updatedAt < since) break;
   }
   return { report: { rerun, told, restored }, answered: Promise.all(answers).then(() => undefined) };
 }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock';
-import type { HomingConfig } from '../config/schema';
+import type { z } from 'zod';
+import type { HomingConfig, ircPlatformSchema } from '../config/schema';
 import type { Logger } from '../logger';
 import type { SecretStore } from '../secrets/secret-store';
 import { IrcAdapter, type IrcAdapterOptions } from './irc/irc-adapter';
-import type { LocalAdapter } from './local/local-adapter';
+import { LOCAL_PLATFORM, type LocalAdapter } from './local/local-adapter';
 import type { AdapterFactory } from './manager';
 
 /** Adapter timing that tests shorten (pacing, backoff); real use takes the defaults. */
@@ -28,12 +29,11 @@ export interface CatalogDeps {
  */
 export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<string, { fingerprint: string; create: AdapterFactory }> {
   const wanted = new Map<string, { fingerprint: string; create: AdapterFactory }>();
-  wanted.set('local', { fingerprint: 'local', create: () => deps.local });
+  wanted.set(LOCAL_PLATFORM, { fingerprint: LOCAL_PLATFORM, create: () => deps.local });
 
   const irc = config.platforms.irc;
   if (irc && irc.enabled) {
-    const { enabled: _enabled, passwordEnv, password: _never, ...settings } = irc;
-    const password = (passwordEnv ? deps.env[passwordEnv] : undefined) ?? deps.secrets.get('irc.password');
+    const { settings, password } = ircSettings(irc, deps);
     wanted.set('irc', {
       fingerprint: JSON.stringify([settings, password === undefined ? null : digest(password)]),
       create: () =>
@@ -48,6 +48,17 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
   return wanted;
 }
 
-function digest(value: string): string {
+/**
+ * The IRC adapter's settings from the config's section, and the password: from
+ * the environment variable the config names, else from the secret store.
+ */
+export function ircSettings(irc: z.output<typeof ircPlatformSchema>, deps: Pick<CatalogDeps, 'env' | 'secrets'>) {
+  const { enabled: _enabled, passwordEnv, password: _never, ...settings } = irc;
+  const password = (passwordEnv ? deps.env[passwordEnv] : undefined) ?? deps.secrets.get('irc.password');
+  return { settings, password };
+}
+
+/** A short hash of a secret, so a fingerprint changes with it without holding it. */
+export function digest(value: string): string {
   return createHash('sha256').update(value).digest('hex').slice(0, 16);
 }

@@ -3,7 +3,10 @@ import { agentConfigSchema } from '../agents/config-schema';
 import { createAgent } from '../agents/create-agent';
 import { ircPlatformSchema } from '../config/schema';
 import type { SecretStore } from '../secrets/secret-store';
+import { ircSettings } from './catalog';
 import { IrcAdapter } from './irc/irc-adapter';
+
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 export interface ConnectionTestDeps {
   readonly secrets: SecretStore;
@@ -37,18 +40,18 @@ function schemaError(section: string, issues: readonly { path: readonly Property
 async function testIrc(input: unknown, deps: ConnectionTestDeps): Promise<ConnectionTestResult> {
   const parsed = ircPlatformSchema.safeParse(input);
   if (!parsed.success) return schemaError('platforms.irc', parsed.error.issues);
-  const { enabled: _enabled, passwordEnv, password: _never, ...settings } = parsed.data;
-  const password = (passwordEnv ? deps.env[passwordEnv] : undefined) ?? deps.secrets.get('irc.password');
+  const { settings, password } = ircSettings(parsed.data, deps);
+  const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const adapter = new IrcAdapter({
     config: { ...settings, ...(password !== undefined ? { password } : {}), channels: [] },
     // One attempt only: a test that reconnects would hide the error it exists to show.
     reconnectDelayMs: () => 3_600_000,
-    registerTimeoutMs: deps.timeoutMs ?? 10_000,
+    registerTimeoutMs: timeoutMs,
   });
   const where = `${settings.host}:${settings.port}${settings.tls ? ' (TLS)' : ''}`;
   try {
     const outcome = await new Promise<ConnectionTestResult>((resolve) => {
-      const timer = setTimeout(() => resolve({ ok: false, message: `no answer from ${where} within ${Math.round((deps.timeoutMs ?? 10_000) / 1000)} s` }), deps.timeoutMs ?? 10_000);
+      const timer = setTimeout(() => resolve({ ok: false, message: `no answer from ${where} within ${Math.round(timeoutMs / 1000)} s` }), timeoutMs);
       adapter.onEvent((event) => {
         if (event.type !== 'state') return;
         if (event.state === 'connected') {
@@ -89,7 +92,7 @@ async function testAgent(input: unknown, deps: ConnectionTestDeps): Promise<Conn
 async function probeOpenAi(baseUrl: string, model: string, deps: ConnectionTestDeps): Promise<ConnectionTestResult> {
   const url = `${baseUrl.replace(/\/+$/, '')}/models`;
   try {
-    const response = await (deps.fetch ?? fetch)(url, { signal: AbortSignal.timeout(deps.timeoutMs ?? 10_000) });
+    const response = await (deps.fetch ?? fetch)(url, { signal: AbortSignal.timeout(deps.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
     if (response.status === 401 || response.status === 403) return { ok: false, message: `${baseUrl} refused the API key (${response.status})` };
     if (!response.ok) return { ok: false, message: `${url} answered ${response.status}` };
     const body = (await response.json().catch(() => ({}))) as { data?: { id?: unknown }[] };

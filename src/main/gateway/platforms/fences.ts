@@ -36,14 +36,3 @@ export function classifyLine(line: string, open: OpenFence | undefined): FenceLi
   if (run[0] === '`' && info.includes('`')) return { kind: 'content' };
   return { kind: 'open', fence: { marker: run, info } };
 }
-
-/** The fence still open after the whole text, if any. */
-export function fenceOpenAfter(text: string): OpenFence | undefined {
-  let open: OpenFence | undefined;
-  for (const line of text.split('\n')) {
-    const kind = classifyLine(line, open);
-    if (kind.kind === 'open') open = kind.fence;
-    else if (kind.kind === 'close') open = undefined;
-  }
-  return open;
-}

@@ -67,7 +67,7 @@ export class PlatformManager {
       };
       this.entries.set(name, entry);
       if (this.paused && name !== LOCAL_PLATFORM) continue;
-      void adapter.connect().catch((error: unknown) => this.onEvent(name, { type: 'state', state: 'disconnected', error: describe(error) }));
+      this.connect(name, adapter);
     }
   }
 
@@ -114,10 +114,13 @@ export class PlatformManager {
     if (paused) {
       await Promise.all(network.map(([, entry]) => entry.adapter.disconnect().catch(() => undefined)));
     } else {
-      for (const [name, entry] of network) {
-        void entry.adapter.connect().catch((error: unknown) => this.onEvent(name, { type: 'state', state: 'disconnected', error: describe(error) }));
-      }
+      for (const [name, entry] of network) this.connect(name, entry.adapter);
     }
+  }
+
+  /** Connects in the background; a connect that throws is reported as the platform's state. */
+  private connect(name: string, adapter: PlatformAdapter): void {
+    void adapter.connect().catch((error: unknown) => this.onEvent(name, { type: 'state', state: 'disconnected', error: describe(error) }));
   }
 
   async stopAll(): Promise<void> {

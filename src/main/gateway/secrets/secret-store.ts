@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../logger';
-import { moveAside, writePrivateFile } from '../private-file';
+import { readJsonOrMoveAside, writePrivateFile } from '../private-file';
 
 /** Names of the secrets Homing knows; values never reach config.json or a log line. */
 export const SECRET_NAMES = ['agent.apiKey', 'irc.password'] as const;
@@ -17,7 +16,8 @@ export interface SecretStore {
 }
 
 export const SECRETS_FILE = 'secrets.json';
-const fileSchema = z.record(z.string(), z.string());
+/** What a secrets file holds: names to values (encrypted ones, base64, in the tray app's). */
+export const secretsFileSchema = z.record(z.string(), z.string());
 
 /**
  * Secrets in `<dataDir>/secrets.json`, readable by the user only (0600). The tray
@@ -53,14 +53,10 @@ export class FileSecretStore implements SecretStore {
   }
 
   private read(): Record<string, string> {
-    if (!existsSync(this.file)) return {};
-    try {
-      return fileSchema.parse(JSON.parse(readFileSync(this.file, 'utf8')));
-    } catch {
-      const aside = moveAside(this.file);
-      this.logger.error('the secret store could not be read; moved it aside, secrets must be entered again', { movedTo: aside });
-      return {};
-    }
+    const stored = readJsonOrMoveAside(this.file, secretsFileSchema, (movedTo) =>
+      this.logger.error('the secret store could not be read; moved it aside, secrets must be entered again', { movedTo }),
+    );
+    return stored ?? {};
   }
 
   private write(): void {

@@ -173,7 +173,7 @@ export class IrcAdapter implements PlatformAdapter {
       // A person who is offline (401 to a nick) may be back soon: a personal
       // gateway keeps their reply and retries. A channel that is gone or closed
       // to us will not come back by waiting.
-      if (!isChannel(chatId) && error.startsWith('401')) {
+      if (!connection.isChannel(chatId) && error.startsWith('401')) {
         return failure(true, `${chatId} is not online: ${error}`, { notDelivered: true, retryAfterMs: OFFLINE_RETRY_MS });
       }
       return failure(false, `the server cannot deliver to ${chatId}: ${error}`, { notDelivered: true });
@@ -223,12 +223,12 @@ export class IrcAdapter implements PlatformAdapter {
   private onMessage(connection: IrcConnection, kind: 'privmsg' | 'action', event: IrcMessageEvent): void {
     if (connection !== this.live || !connection.nick) return;
     const own = connection.nick;
-    const allowed = new Set(this.config.allow.map((nick) => connection.caseLower(nick)));
     const decision = decideInbound(kind, event, {
       ownNicks: own === this.config.nick ? [own] : [own, this.config.nick],
       isChannel: (target) => connection.isChannel(target),
       isSelf: (nick) => connection.caseLower(nick) === connection.caseLower(own),
-      isAllowed: (nick) => allowed.has(connection.caseLower(nick)),
+      // Asked only for lines addressed to us, so channel chatter costs nothing.
+      isAllowed: (nick) => this.config.allow.some((allowed) => connection.caseLower(allowed) === connection.caseLower(nick)),
       messageRef: (message, chatId) => this.refs.next(message, chatId),
     });
     switch (decision.kind) {
@@ -301,10 +301,6 @@ export class IrcAdapter implements PlatformAdapter {
 
 /** How long to wait before sending again to a nick that was not online. */
 const OFFLINE_RETRY_MS = 60_000;
-
-function isChannel(target: string): boolean {
-  return /^[#&+!]/.test(target);
-}
 
 /**
  * IRC failures are either worth retrying (connection, a person offline) or never
