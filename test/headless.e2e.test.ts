@@ -112,7 +112,8 @@ describe('the headless gateway (a real `homing gateway` process)', () => {
     await page.goto(gateway.url);
     await page.locator('nav button[data-view="status"]').click();
     await page.getByTestId('gateway-state').getByText('running').waitFor({ timeout: 10_000 });
-    expect(await page.getByTestId('gateway-data-dir').textContent()).toBe(dataDir);
+    // The state may come from the overview first; the status call fills the rest.
+    await expect.poll(() => page.getByTestId('gateway-data-dir').textContent(), { timeout: 5_000 }).toBe(dataDir);
     expect(await page.getByTestId('gateway-version').textContent()).toMatch(/^\d+\.\d+\.\d+/);
     expect(errors).toEqual([]);
   });

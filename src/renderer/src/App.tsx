@@ -1,16 +1,16 @@
 import { useState } from 'react';
 import type { HomingApi } from '../../shared/api';
 import { ErrorNote } from './components/ErrorNote';
-import { useActivity } from './hooks/useActivity';
+import { useActivityLog } from './hooks/useActivity';
 import { useOverview } from './hooks/useOverview';
-import { explainApiError } from './plain-words';
+import { explainApiError, owedTotal } from './plain-words';
 import { Summary } from './Summary';
 import { ConversationsView } from './views/conversations/ConversationsView';
 import { DeliveriesView } from './views/deliveries/DeliveriesView';
 import { PlatformsView } from './views/platforms/PlatformsView';
 import { StatusView } from './views/status/StatusView';
 
-export type ViewName = 'conversations' | 'deliveries' | 'platforms' | 'status';
+type ViewName = 'conversations' | 'deliveries' | 'platforms' | 'status';
 
 /** Each view's name, and the shorter one a 360 px popover shows (screen readers always hear the full one). */
 const VIEWS: readonly [ViewName, string, string][] = [
@@ -31,8 +31,8 @@ export function App({ api }: { api: HomingApi }) {
   const [conversation, setConversation] = useState<string | null>(null);
   const [showingTranscript, setShowingTranscript] = useState(false);
   const overview = useOverview(api);
-  const activity = useActivity(api);
-  const owed = overview.overview ? overview.overview.deliveries.owed + overview.overview.deliveries.failedPermanently : 0;
+  const activity = useActivityLog(api);
+  const owed = overview.overview ? owedTotal(overview.overview.deliveries) : 0;
 
   const openConversation = (sessionId: string | null) => {
     setConversation(sessionId);

@@ -1,11 +1,11 @@
 import type { GatewayOverview } from '../../shared/api';
-import { platformLabel } from './plain-words';
+import { owedTotal, platformLabel } from './plain-words';
 
 /** One line under the title: is anything owed, and whose move is it? */
 export function Summary({ overview, onShowDeliveries }: { overview: GatewayOverview | null; onShowDeliveries: () => void }) {
   if (!overview) return <p className="summary muted" role="status">Connecting to the gateway…</p>;
   const { deliveries, platforms, ledger } = overview;
-  const owed = deliveries.owed + deliveries.failedPermanently;
+  const owed = owedTotal(deliveries);
   const down = platforms.filter((platform) => platform.state !== 'connected');
   const parts: string[] = [];
   if (!ledger.ok) parts.push('the ledger is failing (Homing’s problem: see Status)');

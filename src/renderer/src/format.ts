@@ -29,6 +29,10 @@ export function duration(ms: number): string {
   return `${hours} h ${minutes % 60} min`;
 }
 
+/** Built once: a formatter is costly to make, and lists format hundreds of times. */
+const CLOCK = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+
+/** "14:05" (or "2:05 PM"), in the reader's locale. */
 export function clockTime(at: number): string {
-  return new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  return CLOCK.format(at);
 }

@@ -1,4 +1,4 @@
-import type { ApiError, DeliveryRow, PlatformStatus } from '../../shared/api';
+import type { ApiError, DeliveryRow, GatewayOverview, PlatformStatus } from '../../shared/api';
 
 /** Whose move it is: the answer to "is it my fault, the platform's, or Homing's?". */
 export type Blame = 'none' | 'you' | 'platform' | 'homing';
@@ -17,6 +17,21 @@ export const BLAME_LABEL: Record<Blame, string> = {
 };
 
 /** The one place where ledger and adapter errors become plain words. */
+/** Failed, and not retried by itself (blocked, chat gone): the user must act. */
+export function failedForGood(row: DeliveryRow): boolean {
+  return row.state === 'failed' && row.nextAttemptAt === null;
+}
+
+/** Given up because the user discarded it (not by the ledger's own rules). */
+export function isDiscarded(row: DeliveryRow): boolean {
+  return row.abandonReason?.startsWith('discarded') ?? false;
+}
+
+/** Replies still to reach their chat, counting those that wait for the user. */
+export function owedTotal(counts: GatewayOverview['deliveries']): number {
+  return counts.owed + counts.failedPermanently;
+}
+
 export function explainDelivery(row: DeliveryRow, platform: PlatformStatus | undefined): Explanation {
   const name = platformLabel(row.platform);
   switch (row.state) {
@@ -31,7 +46,7 @@ export function explainDelivery(row: DeliveryRow, platform: PlatformStatus | und
         ? { blame: 'none', text: `Recorded; it is sent as soon as ${name} takes it.` }
         : { blame: 'none', text: `Sending now (${row.chunksDelivered} of ${row.chunksTotal} parts arrived).` };
     case 'failed':
-      if (row.nextAttemptAt === null) return { blame: 'you', text: `${name} refused it for good: ${errorWords(row.lastError)} Retry once that is fixed, or discard it.` };
+      if (failedForGood(row)) return { blame: 'you', text: `${name} refused it for good: ${errorWords(row.lastError)} Retry once that is fixed, or discard it.` };
       return { blame: errorBlame(row.lastError), text: `${name} did not take it: ${errorWords(row.lastError)} Homing tries again by itself.` };
     case 'abandoned':
       return explainAbandoned(row, name);
@@ -40,7 +55,7 @@ export function explainDelivery(row: DeliveryRow, platform: PlatformStatus | und
 
 function explainAbandoned(row: DeliveryRow, name: string): Explanation {
   const reason = row.abandonReason ?? '';
-  if (reason.startsWith('discarded')) return { blame: 'none', text: 'You discarded it: it will not be sent.' };
+  if (isDiscarded(row)) return { blame: 'none', text: 'You discarded it: it will not be sent.' };
   if (reason.startsWith('stale')) {
     return { blame: 'platform', text: `Homing gave up: ${name} could not be reached for a day, so the reply went stale. Retry to send it anyway.` };
   }

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ApiError, DeliveryFilter, DeliveryRow, HomingApi } from '../../../shared/api';
+import { useCoalesced } from './useCoalesced';
 import { useGatewayEvents } from './useGatewayEvents';
 
 export interface DeliveryPages {
@@ -33,7 +34,6 @@ export function useDeliveryPages(api: HomingApi, filter: DeliveryFilter): Delive
   // answer that was overtaken (an older read arriving last) never shows stale rows.
   const requests = useRef(0);
   const newest = useRef(new Map<number, number>());
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
   const fetchPage = useCallback(
     (page: number, force: boolean) => {
@@ -75,15 +75,9 @@ export function useDeliveryPages(api: HomingApi, filter: DeliveryFilter): Delive
     fetchPage(1, true);
   }, [filter, fetchPage]);
 
-  useEffect(() => () => clearTimeout(timer.current), []);
-
+  const reloadSoon = useCoalesced(reload, 250);
   useGatewayEvents(api, (event) => {
-    if (event.type !== 'delivery.changed') return;
-    if (timer.current) return;
-    timer.current = setTimeout(() => {
-      timer.current = undefined;
-      reload();
-    }, 250);
+    if (event.type === 'delivery.changed') reloadSoon();
   });
 
   return {

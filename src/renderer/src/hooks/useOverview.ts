@@ -1,8 +1,10 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect } from 'react';
 import type { ApiError, GatewayOverview, HomingApi } from '../../../shared/api';
+import { useApiRead } from './useApiRead';
+import { useCoalesced } from './useCoalesced';
 import { useGatewayEvents } from './useGatewayEvents';
 
-export type OverviewState = { readonly overview: GatewayOverview | null; readonly error: ApiError | null; refresh(): void };
+export type OverviewState = { readonly overview: GatewayOverview | null; readonly error: ApiError | null };
 
 /**
  * Everything at a glance (counts, platforms, ledger health, last sweep), read
@@ -10,38 +12,17 @@ export type OverviewState = { readonly overview: GatewayOverview | null; readonl
  * ten thousand delivery changes costs a handful of reads.
  */
 export function useOverview(api: HomingApi): OverviewState {
-  const [overview, setOverview] = useState<GatewayOverview | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-
-  const load = useCallback(() => {
-    void api.getOverview().then((result) => {
-      if (result.ok) {
-        setOverview(result.value);
-        setError(null);
-      } else setError(result.error);
-    });
-  }, [api]);
-
-  const refresh = useCallback(() => {
-    if (timer.current) return;
-    timer.current = setTimeout(() => {
-      timer.current = undefined;
-      load();
-    }, 150);
-  }, [load]);
+  const { value: overview, error, load } = useApiRead(useCallback(() => api.getOverview(), [api]));
+  const refresh = useCoalesced(load, 150);
 
   useEffect(() => {
     load();
     const every = setInterval(load, 10_000);
-    return () => {
-      clearInterval(every);
-      clearTimeout(timer.current);
-    };
+    return () => clearInterval(every);
   }, [load]);
 
   useGatewayEvents(api, (event) => {
     if (event.type !== 'turn.token') refresh();
   });
-  return { overview, error, refresh };
+  return { overview, error };
 }

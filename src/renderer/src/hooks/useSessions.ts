@@ -1,5 +1,7 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ApiError, HomingApi, SessionSummary } from '../../../shared/api';
+import { useApiRead } from './useApiRead';
+import { useCoalesced } from './useCoalesced';
 import { useGatewayEvents } from './useGatewayEvents';
 
 export interface SessionsState {
@@ -7,40 +9,21 @@ export interface SessionsState {
   /** Sessions whose agent turn is running now (the live marker). */
   readonly live: ReadonlySet<string>;
   readonly error: ApiError | null;
-  readonly loaded: boolean;
 }
 
 /** The conversation list, newest activity first, kept current by session and turn events. */
 export function useSessions(api: HomingApi): SessionsState {
-  const [sessions, setSessions] = useState<readonly SessionSummary[]>([]);
+  const { value: page, error, load } = useApiRead(useCallback(() => api.listSessions({ pageSize: 200 }), [api]));
+  const sessions = useMemo(() => page?.sessions.filter((session) => session.current) ?? [], [page]);
   const [live, setLive] = useState<ReadonlySet<string>>(new Set());
-  const [error, setError] = useState<ApiError | null>(null);
-  const [loaded, setLoaded] = useState(false);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const reload = useCoalesced(load, 100);
 
-  const load = useCallback(() => {
-    void api.listSessions({ pageSize: 200 }).then((result) => {
-      setLoaded(true);
-      if (!result.ok) return setError(result.error);
-      setError(null);
-      setSessions(result.value.sessions.filter((session) => session.current));
-    });
-  }, [api]);
-
-  useEffect(() => {
-    load();
-    return () => clearTimeout(timer.current);
-  }, [load]);
+  useEffect(load, [load]);
 
   useGatewayEvents(api, (event) => {
     switch (event.type) {
       case 'session.updated':
-        if (!timer.current) {
-          timer.current = setTimeout(() => {
-            timer.current = undefined;
-            load();
-          }, 100);
-        }
+        reload();
         return;
       case 'turn.started':
         setLive((previous) => new Set(previous).add(event.sessionId));
@@ -56,5 +39,5 @@ export function useSessions(api: HomingApi): SessionsState {
         return;
     }
   });
-  return { sessions, live, error, loaded };
+  return { sessions, live, error };
 }

@@ -1,4 +1,5 @@
 import type { DeliveryRow } from '../../../../shared/api';
+import { failedForGood, isDiscarded } from '../../plain-words';
 
 /** A reply's delivery, as a tick: recorded, sending with part progress, delivered, failed. */
 export function DeliveryTick({ row }: { row: DeliveryRow | undefined }) {
@@ -20,8 +21,8 @@ function tickLabel(row: DeliveryRow): string {
     case 'delivered':
       return '✓ delivered';
     case 'failed':
-      return row.nextAttemptAt === null ? '✕ failed' : '↻ failed, will retry';
+      return failedForGood(row) ? '✕ failed' : '↻ failed, will retry';
     case 'abandoned':
-      return row.abandonReason?.startsWith('discarded') ? '✕ discarded' : '✕ not delivered';
+      return isDiscarded(row) ? '✕ discarded' : '✕ not delivered';
   }
 }

@@ -1,5 +1,5 @@
-import { useEffect, useRef } from 'react';
-import type { HomingApi, SessionSummary } from '../../../../shared/api';
+import { memo, useEffect, useRef } from 'react';
+import type { DeliveryRow, HomingApi, SessionSummary, TranscriptMessage } from '../../../../shared/api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { PlatformIcon } from '../../components/PlatformIcon';
 import { clockTime } from '../../format';
@@ -16,6 +16,32 @@ interface TranscriptProps {
   readonly local: boolean;
   readonly onBack: () => void;
 }
+
+interface MessagesProps {
+  readonly messages: readonly TranscriptMessage[];
+  readonly deliveries: ReadonlyMap<string, DeliveryRow>;
+  readonly showSenders: boolean;
+}
+
+/** The stored messages: memoized, so a streamed token re-renders only the streaming bubble. */
+const Messages = memo(function Messages({ messages, deliveries, showSenders }: MessagesProps) {
+  return messages.map((message, index) =>
+    message.role === 'user' ? (
+      <div key={index} className="bubble bubble-user" data-testid="chat-user">
+        {showSenders && message.sender.name && <span className="sender">{message.sender.name}</span>}
+        <span className="text">{message.text}</span>
+        <span className="time">{clockTime(message.at)}</span>
+      </div>
+    ) : (
+      <div key={index} className="bubble bubble-assistant" data-testid="chat-assistant">
+        <span className="text">{message.text}</span>
+        <span className="time">
+          {clockTime(message.at)} <DeliveryTick row={deliveries.get(message.obligationId)} />
+        </span>
+      </div>
+    ),
+  );
+});
 
 /** One conversation: messages, the reply streaming in, delivery ticks, and (local chat) the composer. */
 export function Transcript({ api, session, local, onBack }: TranscriptProps) {
@@ -57,22 +83,7 @@ export function Transcript({ api, session, local, onBack }: TranscriptProps) {
         {state.messages.length === 0 && state.streaming === null && (
           <p className="muted center">{local ? 'Talk to your agent here. Replies are recorded before they are shown, like on any platform.' : 'No messages.'}</p>
         )}
-        {state.messages.map((message, index) =>
-          message.role === 'user' ? (
-            <div key={index} className="bubble bubble-user" data-testid="chat-user">
-              {session?.chatType !== 'direct' && message.sender.name && <span className="sender">{message.sender.name}</span>}
-              <span className="text">{message.text}</span>
-              <span className="time">{clockTime(message.at)}</span>
-            </div>
-          ) : (
-            <div key={index} className="bubble bubble-assistant" data-testid="chat-assistant">
-              <span className="text">{message.text}</span>
-              <span className="time">
-                {clockTime(message.at)} <DeliveryTick row={state.deliveries.get(message.obligationId)} />
-              </span>
-            </div>
-          ),
-        )}
+        <Messages messages={state.messages} deliveries={state.deliveries} showSenders={session?.chatType !== 'direct'} />
         {state.streaming !== null && (
           <div className="bubble bubble-assistant streaming" data-testid="chat-streaming" aria-busy="true">
             <span className="text">{state.streaming || '…'}</span>

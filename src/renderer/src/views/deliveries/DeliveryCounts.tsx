@@ -1,8 +1,9 @@
 import type { GatewayOverview } from '../../../../shared/api';
+import { owedTotal } from '../../plain-words';
 
 /** The counts at the top of Deliveries: what is owed, at a glance. */
 export function DeliveryCounts({ counts }: { counts: GatewayOverview['deliveries'] }) {
-  const owed = counts.owed + counts.failedPermanently;
+  const owed = owedTotal(counts);
   const items: [string, number, string, string][] = [
     ['owed', owed, 'Owed', 'replies not delivered yet'],
     ['sending', counts.pending + counts.attempting, 'Waiting or sending', 'recorded, on their way'],

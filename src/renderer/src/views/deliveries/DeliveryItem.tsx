@@ -1,7 +1,7 @@
 import type { DeliveryRow, PlatformStatus } from '../../../../shared/api';
 import { PlatformIcon } from '../../components/PlatformIcon';
 import { ago, until } from '../../format';
-import { BLAME_LABEL, chatLabel, explainDelivery } from '../../plain-words';
+import { BLAME_LABEL, chatLabel, explainDelivery, failedForGood, isDiscarded } from '../../plain-words';
 
 export type RowAction = 'retry' | 'discard' | 'copy' | 'open';
 
@@ -28,10 +28,8 @@ const STATE_LABEL: Record<DeliveryRow['state'], string> = {
 /** One reply in the Deliveries list: where it goes, what it says, why it is owed and what to do. Fixed height (virtualized). */
 export function DeliveryItem({ row, platform, now, index, total, note, busy, onAction }: DeliveryItemProps) {
   const why = explainDelivery(row, platform);
-  const discarded = row.abandonReason?.startsWith('discarded') ?? false;
-  const state = row.state === 'failed' && row.nextAttemptAt === null ? 'failed for good' : discarded ? 'discarded' : STATE_LABEL[row.state];
+  const state = failedForGood(row) ? 'failed for good' : isDiscarded(row) ? 'discarded' : STATE_LABEL[row.state];
   const settled = row.state === 'delivered';
-  const canRetry = !settled;
   const retryLabel = row.state === 'pending' || row.state === 'attempting' ? 'Send now' : 'Retry';
   return (
     <article
@@ -68,7 +66,7 @@ export function DeliveryItem({ row, platform, now, index, total, note, busy, onA
         {row.state === 'failed' && row.nextAttemptAt !== null && <span>next try {until(row.nextAttemptAt, now)}</span>}
       </p>
       <div className="row-actions">
-        {canRetry && (
+        {!settled && (
           <button type="button" disabled={busy} onClick={() => onAction('retry', row)} aria-label={`${retryLabel}: reply to ${chatLabel(row)}`}>
             {retryLabel}
           </button>

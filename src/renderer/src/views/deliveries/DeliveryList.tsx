@@ -5,7 +5,7 @@ import { useVirtualWindow } from '../../hooks/useVirtualWindow';
 import { DeliveryItem, type RowAction } from './DeliveryItem';
 
 /** Every row has this height, so the list can place row N without measuring rows 0..N-1. */
-export const ROW_HEIGHT = 164;
+const ROW_HEIGHT = 164;
 
 interface DeliveryListProps {
   readonly label: string;

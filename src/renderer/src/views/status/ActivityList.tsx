@@ -1,9 +1,10 @@
-import type { ActivityEntry } from '../../hooks/useActivity';
+import { useActivity, type ActivityLog } from '../../hooks/useActivity';
 import { clockTime } from '../../format';
 import { describeEvent } from './describe-event';
 
 /** The live event stream. */
-export function ActivityList({ entries }: { entries: readonly ActivityEntry[] }) {
+export function ActivityList({ log }: { log: ActivityLog }) {
+  const entries = useActivity(log);
   return (
     <section className="card activity" aria-labelledby="activity-title">
       <h3 id="activity-title">Activity</h3>

@@ -1,21 +1,20 @@
-import { useEffect, useState } from 'react';
-import type { GatewayOverview, GatewayStatus, HomingApi } from '../../../../shared/api';
+import { useCallback, useEffect, useState } from 'react';
+import type { GatewayOverview, HomingApi } from '../../../../shared/api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { ago, duration } from '../../format';
-import type { ActivityEntry } from '../../hooks/useActivity';
+import type { ActivityLog } from '../../hooks/useActivity';
+import { useApiRead } from '../../hooks/useApiRead';
 import { useNow } from '../../hooks/useNow';
 import { errorWords, explainApiError } from '../../plain-words';
 import { ActivityList } from './ActivityList';
 
 /** Gateway state, last sweep, ledger health, and the live activity. */
-export function StatusView({ api, overview, activity }: { api: HomingApi; overview: GatewayOverview | null; activity: readonly ActivityEntry[] }) {
-  const [status, setStatus] = useState<GatewayStatus | null>(null);
-  const [error, setError] = useState<string | null>(null);
+export function StatusView({ api, overview, activity }: { api: HomingApi; overview: GatewayOverview | null; activity: ActivityLog }) {
+  const { value: status, error, load } = useApiRead(useCallback(() => api.getStatus(), [api]));
   const [sweepNote, setSweepNote] = useState<{ text: string; ok: boolean } | null>(null);
   const now = useNow(5_000);
-  useEffect(() => {
-    void api.getStatus().then((result) => (result.ok ? setStatus(result.value) : setError(explainApiError('read the status', result.error))));
-  }, [api, now]);
+  // Read again every 5 s, for the uptime.
+  useEffect(load, [load, now]);
 
   const sweep = async () => {
     const result = await api.sweepNow();
@@ -32,7 +31,7 @@ export function StatusView({ api, overview, activity }: { api: HomingApi; overvi
       <div className="view-head">
         <h2 id="status-title">Status</h2>
       </div>
-      <ErrorNote message={error} />
+      <ErrorNote message={error && explainApiError('read the status', error)} />
       <div className="cards">
         <section className="card" aria-labelledby="gateway-title">
           <h3 id="gateway-title">Gateway</h3>
@@ -90,7 +89,7 @@ export function StatusView({ api, overview, activity }: { api: HomingApi; overvi
           )}
         </section>
       </div>
-      <ActivityList entries={activity} />
+      <ActivityList log={activity} />
     </section>
   );
 }
