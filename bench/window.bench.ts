@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { CHROMIUM_PATH, launchChromium } from '../test/support/browser';
 import { REPO_ROOT, startHeadlessGateway, type RunningGateway } from '../test/support/gateway-process';
-import { closedPort, openWindow, runDemo } from '../test/window-fixtures/window-page';
+import { openWindow, runDemo } from '../test/window-fixtures/window-page';
 import { median, type Bench } from './harness';
+import { freePort } from '../test/support/ports';
 
 const OWED = 10_000;
 const RUNS = 5;
@@ -34,7 +35,7 @@ const bench: Bench = {
     let gateway: RunningGateway | undefined;
     try {
       const dataDir = context.tmpDir();
-      runDemo(dataDir, ['--irc-port', String(await closedPort()), '--owed', String(OWED)]);
+      runDemo(dataDir, ['--irc-port', String(await freePort()), '--owed', String(OWED)]);
       gateway = await startHeadlessGateway(['--data-dir', dataDir]);
       const firstRender: number[] = [];
       const scrollToLast: number[] = [];

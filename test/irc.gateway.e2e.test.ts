@@ -10,7 +10,7 @@ import { IRC_LINE_BYTES, textBudget, toProtocolLines } from '../src/main/gateway
 import { longText } from './fixtures/long-text.mjs';
 import { startGatewayHarness, type GatewayHarness } from './support/gateway-harness';
 import { connectIrcUser, linesFrom, type IrcUser } from './support/irc-user';
-import { startNgircd, type RunningNgircd } from './support/ngircd';
+import { FAST_IRC, startNgircd, type RunningNgircd } from './support/ngircd';
 import { waitUntil } from './support/wait';
 
 /**
@@ -23,13 +23,6 @@ const REPLY_AGENT = fileURLToPath(new URL('./fixtures/reply-agent.mjs', import.m
 const BOT = 'homing';
 const CHANNEL = '#homing';
 
-const FAST_IRC: PlatformTuning['irc'] = {
-  pacing: { burst: 4, intervalMs: 2 },
-  reconnectDelayMs: () => 100,
-  ackTimeoutMs: 3_000,
-  probeTimeoutMs: 500,
-  registerTimeoutMs: 2_000,
-};
 
 interface TranscriptMessage {
   readonly role: 'user' | 'assistant';

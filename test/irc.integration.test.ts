@@ -5,7 +5,7 @@ import { ircConfigSchema, type IrcConfigInput } from '../src/main/gateway/platfo
 import { IrcAdapter, type IrcAdapterOptions } from '../src/main/gateway/platforms/irc/irc-adapter';
 import { IRC_LINE_BYTES, textBudget, toProtocolLines } from '../src/main/gateway/platforms/irc/lines';
 import { connectIrcUser as connectUser, type IrcUser as User } from './support/irc-user';
-import { startNgircd, type RunningNgircd } from './support/ngircd';
+import { FAST_IRC, startNgircd, type RunningNgircd } from './support/ngircd';
 import { waitUntil } from './support/wait';
 
 /**
@@ -36,11 +36,7 @@ function makeAdapter(server: RunningNgircd, config: Partial<IrcConfigInput> = {}
       allow: ['alice'],
       ...config,
     }),
-    pacing: { burst: 4, intervalMs: 2 },
-    reconnectDelayMs: () => 100,
-    ackTimeoutMs: 3_000,
-    probeTimeoutMs: 500,
-    registerTimeoutMs: 2_000,
+    ...FAST_IRC,
     onRefused: (nick) => refused.push(nick),
     ...options,
   });

@@ -118,6 +118,11 @@ describe('the pipeline, end to end in one process', () => {
         [second.sessionId, true],
       ]),
     );
+    // The old conversation's transcript is still there, whole.
+    const old = await harness.gateway.api.dispatch('getTranscript', { sessionId: first.sessionId });
+    const texts = old.ok ? (old.value as { messages: { text: string }[] }).messages.map((message) => message.text) : [];
+    expect(texts[0]).toBe('remember me');
+    expect(texts).toHaveLength(2);
   });
 
   it('runs on the defaults with a bad config file, shows why, and refuses a bad config from the API', async () => {

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './support/browser';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
-import { closedPort, count, openWindow, runDemo, screenshot, showView, VIEWS } from './window-fixtures/window-page';
+import { count, openWindow, runDemo, screenshot, showView, VIEWS } from './window-fixtures/window-page';
+import { freePort } from './support/ports';
 
 /**
  * The window in Debian's Chromium against a real `homing gateway` process, on the
@@ -30,7 +31,7 @@ describe('the window on demo data', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'homing-window-demo-'));
-    runDemo(dataDir, ['--irc-port', String(await closedPort())]);
+    runDemo(dataDir, ['--irc-port', String(await freePort())]);
     gateway = await startHeadlessGateway(['--data-dir', dataDir]);
   });
   afterAll(async () => {
@@ -249,7 +250,7 @@ describe('the Deliveries list at scale', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'homing-window-10k-'));
     // Ten thousand owed IRC replies, recorded through the real ledger by `homing demo --owed`.
-    runDemo(dataDir, ['--irc-port', String(await closedPort()), '--owed', '10000']);
+    runDemo(dataDir, ['--irc-port', String(await freePort()), '--owed', '10000']);
     gateway = await startHeadlessGateway(['--data-dir', dataDir]);
   }, 60_000);
   afterAll(async () => {
@@ -268,7 +269,11 @@ describe('the Deliveries list at scale', () => {
     const list = page.getByTestId('delivery-list');
     for (const fraction of [0.25, 0.5, 0.75, 1]) {
       await list.evaluate((element, f) => (element.scrollTop = (element.scrollHeight - element.clientHeight) * f), fraction);
-      await page.locator('[data-testid="delivery-row"]').nth(3).waitFor();
+      // The rows at that depth are loaded and shown (not the ones left from the previous position).
+      await page.waitForFunction(
+        (low) => Array.from(document.querySelectorAll('[data-testid="delivery-row"]')).some((row) => Number(row.getAttribute('aria-posinset')) >= low),
+        Math.floor(total * fraction * 0.95),
+      );
     }
     await page.locator(`[data-testid="delivery-row"][aria-posinset="${total}"]`).waitFor();
     expect(errors).toEqual([]);

@@ -14,19 +14,18 @@ function setup() {
   const { ipc, listeners } = fakeIpcMain();
   const handled: string[] = [];
   const refused: string[] = [];
-  const channels = registerShellIpc(ipc, {
+  registerShellIpc(ipc, {
     rendererUrl: PAGE,
     handlers: { requestPort: (sender) => handled.push(`requestPort from ${sender}`) },
     onRefused: (channel) => refused.push(channel),
   });
-  return { listeners, handled, refused, channels };
+  return { listeners, handled, refused };
 }
 
 describe('the IPC handlers', () => {
   it('are all registered through the sender check', () => {
-    const { listeners, channels } = setup();
-    expect([...listeners.keys()].sort()).toEqual([...channels].sort());
-    expect(channels).toEqual(Object.values(IPC_CHANNELS));
+    const { listeners } = setup();
+    expect([...listeners.keys()].sort()).toEqual(Object.values(IPC_CHANNELS).sort());
   });
 
   it('each reject a foreign sender', () => {

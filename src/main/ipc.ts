@@ -27,7 +27,7 @@ export const IPC_CHANNELS = { requestPort: 'homing:request-port' } as const;
 export function registerShellIpc<Sender>(
   ipc: IpcSurface<Sender>,
   options: { rendererUrl: string; handlers: ShellIpcHandlers<Sender>; onRefused: (channel: string) => void },
-): string[] {
+): void {
   const guarded = (channel: string, handle: (event: IpcEventLike<Sender>, ...args: unknown[]) => void): void => {
     ipc.on(channel, (event, ...args) => {
       // The sending frame's URL, not the window's: a subframe could be anything.
@@ -39,5 +39,4 @@ export function registerShellIpc<Sender>(
     });
   };
   guarded(IPC_CHANNELS.requestPort, (event) => options.handlers.requestPort(event.sender));
-  return Object.values(IPC_CHANNELS);
 }

@@ -86,8 +86,11 @@ describe('power and network events', () => {
     electron.watcher.start();
     electron.emit('shutdown');
     expect(electron.calls).toEqual(['shutdown']);
-    electron.watcher.stop();
+    // Offline before stop, back online after: a running watcher would sweep now.
     electron.setOnline(false);
+    electron.poll();
+    electron.watcher.stop();
+    electron.setOnline(true);
     electron.poll();
     expect(electron.calls).toEqual(['shutdown']);
   });

@@ -1,18 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeChild } from './fixtures/child-process';
 import { Supervisor, type SupervisorState, type SupervisorStatus } from './supervisor';
+import { isAlive } from '../../test/support/processes';
 
 const LIVE = 'setInterval(() => {}, 1000)';
 const CRASHING = 'process.exit(3)';
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Collects status changes and waits for a given state. */
 function recorder() {

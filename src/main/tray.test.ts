@@ -52,15 +52,21 @@ function fakeTray(platform: NodeJS.Platform = 'linux') {
     setBadgeCount: (count) => (calls.badge = count),
   };
   const presenter = new TrayPresenter({ surface, resourcesDir: RESOURCES, platform, onAction: (action) => clicked.push(action) });
+  const item = (action: MenuAction) => calls.menu?.find((entry) => (entry.type === 'action' || entry.type === 'checkbox') && entry.action === action);
   return {
     presenter,
     calls,
     clicked,
     menuSets: () => menuSets,
-    click: (action: MenuAction) => onAction?.(action),
+    /** Clicks the menu's item for `action`, as a user can: only if the menu has it, enabled. */
+    click: (action: MenuAction) => {
+      const entry = item(action);
+      if (!entry || (entry.type === 'action' && !entry.enabled)) throw new Error(`the menu has no enabled ${action} item`);
+      onAction?.(action);
+    },
     image: () => basename(calls.image ?? ''),
-    labels: () => (calls.menu ?? []).map((item) => (item.type === 'separator' ? '---' : item.label)),
-    item: (action: MenuAction) => calls.menu?.find((item) => (item.type === 'action' || item.type === 'checkbox') && item.action === action),
+    labels: () => (calls.menu ?? []).map((entry) => (entry.type === 'separator' ? '---' : entry.label)),
+    item,
   };
 }
 

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './ports';
 
 /** Debian installs it outside a normal user's PATH; the absolute path works for everyone. */
 export const NGIRCD_PATH = process.env.HOMING_NGIRCD ?? '/usr/sbin/ngircd';
@@ -117,18 +118,6 @@ function configText(port: number, options: NgircdOptions): string {
   ].join('\n');
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function waitForPort(port: number, proc: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -151,3 +140,12 @@ function canConnect(port: number): Promise<boolean> {
     socket.once('error', () => resolve(false));
   });
 }
+
+/** IRC adapter timing for tests against a local ngircd: fast pacing, reconnects and timeouts. */
+export const FAST_IRC = {
+  pacing: { burst: 4, intervalMs: 2 },
+  reconnectDelayMs: () => 100,
+  ackTimeoutMs: 3_000,
+  probeTimeoutMs: 500,
+  registerTimeoutMs: 2_000,
+} as const;

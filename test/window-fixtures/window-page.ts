@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { HOMING_BIN, REPO_ROOT } from '../support/gateway-process';
@@ -15,18 +14,6 @@ export type ViewName = (typeof VIEWS)[number];
 export function runDemo(dataDir: string, args: string[] = []): void {
   const result = spawnSync(process.execPath, [HOMING_BIN, 'demo', '--data-dir', dataDir, ...args], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`homing demo failed (${result.status}): ${result.stderr}`);
-}
-
-/** A port on 127.0.0.1 that nothing listens on (just freed), for an IRC server that is down. */
-export function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 export interface WindowOptions {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -59,6 +59,7 @@ describe('homing sessions', () => {
     const { context, out } = capture();
     expect(await runCli(['sessions', 'list', '--data-dir', dataDir], context)).toBe(0);
     expect(out).toEqual([`No sessions in ${dataDir}.`]);
+    expect(existsSync(join(dataDir, 'homing.db'))).toBe(false);
   });
 
   it('show prints a transcript by id or by key, with terminal escapes neutralised', async () => {

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { AgentResult } from './agent.js';
 import { createCommandAgent, type CommandAgentOptions } from './command.js';
 import { runTurnWithTimeout } from './timeout.js';
+import { isAlive } from '../../../../test/support/processes';
 
 const fixture = fileURLToPath(new URL('./fixtures/command-agent.mjs', import.meta.url));
 
@@ -33,18 +33,6 @@ async function run(mode: string, options: { timeoutMs?: number; signal?: AbortSi
 }
 
 /** A zombie (exited, not yet reaped by a PID 1 that does not reap) counts as gone. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 /**
  * A grandchild is not ours to wait() for: after the group SIGKILL the kernel

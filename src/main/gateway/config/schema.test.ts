@@ -12,6 +12,8 @@ describe('config.json', () => {
     expect(DEFAULT_CONFIG.platforms).toEqual({});
     expect(DEFAULT_CONFIG.sessions.dmScope).toBe('per-platform-peer');
     expect(DEFAULT_CONFIG.delivery).toEqual({ maxAttempts: 5, staleHours: 24, retentionDays: 7, leaseSeconds: 30 });
+    // An absent section and an empty one mean the same: one set of defaults.
+    expect(parse('{"sessions":{},"delivery":{},"platforms":{}}')).toEqual(parse('{}'));
   });
 
   it('accepts IRC with Ollama', () => {

@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Gateway } from '../gateway';
 import { reply } from '../ledger/fixtures/test-ledger';
 import { silentLogger } from '../logger';
+import { freePort } from '../../../../test/support/ports';
 
 let dataDir: string;
 let gateway: Gateway;
@@ -108,12 +109,3 @@ describe('testConnection', () => {
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}

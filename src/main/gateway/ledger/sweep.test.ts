@@ -188,14 +188,16 @@ describe('the sweep', () => {
   });
 
   it('reads and writes owed rows only through the partial indexes, so its cost follows what is owed, not the table', () => {
-    const { db } = setup();
+    const { db, clock, ledger } = setup();
     const source = readFileSync(fileURLToPath(new URL('./sweep.ts', import.meta.url)), 'utf8');
     // Every statement of the sweep that touches many rows names its partial index…
     const named = [...source.matchAll(/INDEXED BY (ledger_obligations_\w+)/g)].map((match) => match[1]);
     expect(new Set(named)).toEqual(new Set(['ledger_obligations_unsettled', 'ledger_obligations_retry', 'ledger_obligations_delivered']));
     // …and SQLite can serve each with it (INDEXED BY fails to prepare otherwise).
     const plan = (sql: string) =>
-      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((row) => row.detail).join(' | ');
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array<null>((sql.match(/\?/g) ?? []).length).fill(null)) as { detail: string }[])
+        .map((row) => row.detail)
+        .join(' | ');
     expect(plan(`SELECT id FROM ledger_obligations INDEXED BY ledger_obligations_unsettled WHERE state IN ('pending', 'attempting')`)).toMatch(
       /INDEX ledger_obligations_unsettled/,
     );
@@ -208,5 +210,21 @@ describe('the sweep', () => {
     expect(() => db.prepare(`SELECT id FROM ledger_obligations INDEXED BY ledger_obligations_delivered WHERE state = 'failed'`)).toThrow(
       /no query solution/,
     );
+    // …and every statement a real sweep prepares over the obligations is served by an index or the key, never a full scan.
+    for (let n = 1; n <= 3; n++) orphan(db, clock, n);
+    const prepared: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      prepared.push(sql);
+      return prepare(sql);
+    }) as typeof db.prepare;
+    try {
+      expect(sweep(ledger, clock).claimed).toHaveLength(3);
+    } finally {
+      db.prepare = prepare;
+    }
+    const overObligations = prepared.filter((sql) => /\bledger_obligations\b/.test(sql));
+    expect(overObligations.length).toBeGreaterThanOrEqual(5);
+    for (const sql of overObligations) expect(plan(sql), sql).not.toMatch(/SCAN ledger_obligations(?! USING)/);
   });
 });

@@ -17,7 +17,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 const IDS = ['+15551234567', '123456789', '@alice:example.org'];
 
 async function pseudonymsIn(dataDir: string, platform: string, ids: string[]): Promise<string[]> {
@@ -51,6 +51,8 @@ describe('pseudonyms', () => {
       const hex = pseudonyms.person('signal', id).slice('user_'.length);
       for (const framing of [id, `signal:${id}`, `signal\u0000${id}`, `person\u0000signal\u0000${id}`]) {
         expect(sha256(framing)).not.toContain(hex);
+        // The exact bytes the keyed hash is computed over (UTF-16LE), hashed without the key.
+        expect(sha256(Buffer.from(framing, 'utf16le'))).not.toContain(hex);
       }
     }
   });
@@ -62,6 +64,7 @@ describe('pseudonyms', () => {
     for (let id = 0; id < 20_000; id++) {
       candidates.add(sha256(String(id)).slice(0, 12));
       candidates.add(sha256(`telegram:${id}`).slice(0, 12));
+      candidates.add(sha256(Buffer.from(`person\u0000telegram\u0000${id}`, 'utf16le')).slice(0, 12));
     }
     expect(candidates.has(target)).toBe(false);
     // …while with the key it is the same computation every time.

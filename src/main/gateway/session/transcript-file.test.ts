@@ -51,7 +51,9 @@ describe('reading lines', () => {
     expect(forward(file)).toEqual([]);
     writeFileSync(file, '');
     expect(backward(file)).toEqual([]);
+    expect(forward(file)).toEqual([]);
     expect(backward(join(dir, 'missing.jsonl'))).toEqual([]);
+    expect(forward(join(dir, 'missing.jsonl'))).toEqual([]);
   });
 });
 
