@@ -1,4 +1,6 @@
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -123,6 +125,30 @@ describe('the pipeline, end to end in one process', () => {
     const texts = old.ok ? (old.value as { messages: { text: string }[] }).messages.map((message) => message.text) : [];
     expect(texts[0]).toBe('remember me');
     expect(texts).toHaveLength(2);
+  });
+
+  it('uses a replaced API key from the next turn on', async () => {
+    const seen: (string | undefined)[] = [];
+    const server = createServer((request, response) => {
+      seen.push(request.headers.authorization);
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'ok' } }] })}\n\ndata: [DONE]\n\n`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      harness = await startGatewayHarness({ agent: { type: 'openai', baseUrl, model: 'm' } });
+      for (const key of ['sk-first', 'sk-second']) {
+        const set = await harness.gateway.api.dispatch('setSecret', { name: 'agent.apiKey', value: key });
+        expect(set.ok).toBe(true);
+        const finished = harness.waitForNext('turn.finished');
+        await send(`with ${key}`);
+        expect((await finished).outcome).toBe('answered');
+      }
+      expect(seen).toEqual(['Bearer sk-first', 'Bearer sk-second']);
+    } finally {
+      server.close();
+    }
   });
 
   it('runs on the defaults with a bad config file, shows why, and refuses a bad config from the API', async () => {

@@ -20,7 +20,7 @@ import { ConversationQueue } from './pipeline/conversation-queue';
 import { Pipeline } from './pipeline/pipeline';
 import { pipelineApiHandlers } from './pipeline/api-handlers';
 import { recoverInterruptedTurns, type RecoveryReport } from './pipeline/recovery';
-import { platformWanted, type PlatformTuning } from './platforms/catalog';
+import { digest, platformWanted, type PlatformTuning } from './platforms/catalog';
 import { LocalAdapter } from './platforms/local/local-adapter';
 import { PlatformManager } from './platforms/manager';
 import { SleepDetector } from './power/sleep-detector';
@@ -324,9 +324,13 @@ export class Gateway {
     });
   }
 
-  /** Everything the agent is built from: a config or secret change that leaves it alone keeps the running agent. */
+  /**
+   * Everything the agent is built from (the key as a hash): a config or secret
+   * change that leaves it alone keeps the running agent, a new key replaces it.
+   */
   private agentFingerprint(config: HomingConfig): string {
-    return JSON.stringify([config.agent, this.secrets.get('agent.apiKey') !== undefined]);
+    const apiKey = this.secrets.get('agent.apiKey');
+    return JSON.stringify([config.agent, apiKey === undefined ? null : digest(apiKey)]);
   }
 
   private buildAgent(config: HomingConfig): { agent: Agent; timeoutMs: number; fingerprint: string } {

@@ -188,4 +188,13 @@ describe('stateCounts', () => {
     });
     expect(ledger.stateCounts(clock.now() + 2 * 86_400_000).deliveredLastDay).toBe(0);
   });
+
+  it('counts a reply as delivered in the last day by when it arrived, not when it was recorded', () => {
+    const { ledger, clock } = setup();
+    const late = ledger.recordObligation(reply(200)).row.id;
+    clock.advance(2 * 86_400_000); // owed for two days (the platform was down)
+    ledger.markAttempting(late);
+    ledger.markDelivered(late);
+    expect(ledger.stateCounts(clock.now()).deliveredLastDay).toBe(1);
+  });
 });

@@ -194,7 +194,7 @@ export class Ledger {
     }
     counts.deliveredLastDay = (
       this.ctx.db
-        .prepare(`SELECT count(*) AS n FROM ledger_obligations WHERE state = 'delivered' AND created_at >= ?`)
+        .prepare(`SELECT count(*) AS n FROM ledger_obligations INDEXED BY ledger_obligations_delivered WHERE state = 'delivered' AND delivered_at >= ?`)
         .get(now - 86_400_000) as { n: number }
     ).n;
     return counts;

@@ -85,14 +85,18 @@ async function testAgent(input: unknown, deps: ConnectionTestDeps): Promise<Conn
     case 'acp':
       return { ok: true, message: `the settings are valid; ${config.command} is started for each turn` };
     case 'openai':
-      return probeOpenAi(config.baseUrl, config.model, deps);
+      // The key the agent would use: the secret store's, else the environment variable the config names.
+      return probeOpenAi(config.baseUrl, config.model, apiKey ?? (config.apiKeyEnv ? deps.env[config.apiKeyEnv] : undefined), deps);
   }
 }
 
-async function probeOpenAi(baseUrl: string, model: string, deps: ConnectionTestDeps): Promise<ConnectionTestResult> {
+async function probeOpenAi(baseUrl: string, model: string, apiKey: string | undefined, deps: ConnectionTestDeps): Promise<ConnectionTestResult> {
   const url = `${baseUrl.replace(/\/+$/, '')}/models`;
   try {
-    const response = await (deps.fetch ?? fetch)(url, { signal: AbortSignal.timeout(deps.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
+    const response = await (deps.fetch ?? fetch)(url, {
+      signal: AbortSignal.timeout(deps.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      ...(apiKey ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
+    });
     if (response.status === 401 || response.status === 403) return { ok: false, message: `${baseUrl} refused the API key (${response.status})` };
     if (!response.ok) return { ok: false, message: `${url} answered ${response.status}` };
     const body = (await response.json().catch(() => ({}))) as { data?: { id?: unknown }[] };
