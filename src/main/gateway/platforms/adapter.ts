@@ -48,6 +48,13 @@ export interface PlatformAdapter {
   connect(): Promise<void>;
   /** Disconnects and stops reconnecting. */
   disconnect(): Promise<void>;
+  /**
+   * Whether a send to this destination can go out now. The delivery side asks
+   * this instead of reading state names: a `degraded` IRC connection (one channel
+   * refused) still sends to the channels it joined and to direct messages.
+   * Absent means "while connected or degraded".
+   */
+  canSend?(target: Pick<SendTarget, 'chatId' | 'threadId'>): boolean;
   send(text: string, target: SendTarget): Promise<SendResult>;
   onEvent(listener: (event: AdapterEvent) => void): () => void;
   /**
