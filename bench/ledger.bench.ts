@@ -68,8 +68,9 @@ function cycleRate(dir: string): number {
       content,
       chunks: [content],
     });
-    ledger.markAttempting(id);
-    ledger.markDelivered(id);
+    const claimed = ledger.markAttempting(id);
+    if (!claimed.ok) throw new Error(`bench: cannot claim ${id}: ${claimed.reason}`);
+    ledger.markDelivered(claimed.claim.receipt, { index: 0, platformMessageId: `bench-${i}` });
   }
   const rate = CYCLES / ((performance.now() - start) / 1000);
   db.close();

@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Gateway } from './gateway/gateway';
+import { DataDirLocked } from './gateway/data-dir-lock';
 import { resolveDataDir } from './gateway/data-dir';
 import { createLineLogger } from './gateway/logger';
 import type { SecretStore } from './gateway/secrets/secret-store';
@@ -58,7 +59,6 @@ function start(secrets?: SecretStore): void {
     // The main process reports sleep from powerMonitor ('resume' messages).
     detectSleep: false,
   });
-  for (const port of waitingPorts.splice(0)) serve(port);
 }
 
 // With safeStorage the main process holds the secrets and sends them first

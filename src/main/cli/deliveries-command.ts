@@ -2,7 +2,7 @@ import { DELIVERY_STATES, type DeliveryPage, type DeliveryRow, type DeliveryStat
 import { resolveDataDir } from '../gateway/data-dir';
 import { PAGE_SIZE } from '../gateway/ledger/operator-actions';
 import { formatTime, parseCommandArgs, parsePage, UsageError, type CliContext, type Command } from './command';
-import { withLedger } from './ledger-access';
+import { changeLedger, withLedger } from './ledger-access';
 
 const USAGE = `Usage: homing deliveries list [--state STATE] [--page N] [--json] [--data-dir DIR]
        homing deliveries retry <id> [--data-dir DIR]
@@ -57,11 +57,18 @@ export const deliveriesCommand: Command = {
           throw new UsageError(`deliveries ${action}: --state, --page and --json apply to list only`);
         }
         const id = parseId(action, target);
-        const result = withLedger(dataDir, (ledger) => (action === 'retry' ? ledger.retryDelivery(id) : ledger.discardDelivery(id)));
+        const outcome = await changeLedger(
+          dataDir,
+          { method: action === 'retry' ? 'retryDelivery' : 'discardDelivery', params: { id }, read: (row) => ({ ok: true as const, row: row as DeliveryRow }) },
+          (ledger) => (action === 'retry' ? ledger.retryDelivery(id) : ledger.discardDelivery(id)),
+        );
+        const result = outcome.value;
         if (!result || !result.ok) throw new Error(result?.message ?? `no delivery with id ${id} in ${dataDir}`);
         context.stdout(
           action === 'retry'
-            ? `Delivery ${id} is owed again (pending, fresh attempts). A running gateway sends it once ${result.row.platform} is connected.`
+            ? outcome.via === 'gateway'
+              ? `Delivery ${id} is owed again (pending, fresh attempts); the running gateway sends it as soon as ${result.row.platform} can take it.`
+              : `Delivery ${id} is owed again (pending, fresh attempts). The gateway sends it once it runs and ${result.row.platform} is connected.`
             : `Delivery ${id} is discarded (abandoned); it will not be sent again.`,
         );
         return 0;

@@ -139,31 +139,36 @@ export function fillDemo(dataDir: string, options: { ircPort: number; extraOwed:
 
 function applyFate(ledger: Ledger, clock: DemoClock, id: string, chunks: number, exchange: DemoExchange, now: number): void {
   const fate: DemoFate = exchange.fate;
+  // Each fate goes through the ledger's own verbs, so the demo holds only states the gateway can reach.
+  const claim = () => {
+    const claimed = ledger.markAttempting(id);
+    if (!claimed.ok) throw new Error(`demo: cannot claim ${id}: ${claimed.reason}`);
+    return claimed.claim.receipt;
+  };
   switch (fate.kind) {
     case 'pending':
       return;
-    case 'delivered':
-      ledger.markAttempting(id);
-      for (let index = 0; index < chunks; index++) ledger.markChunkDelivered(id, index, `demo-${id}-${index}`);
-      ledger.markDelivered(id);
+    case 'delivered': {
+      const receipt = claim();
+      for (let index = 0; index < chunks - 1; index++) ledger.markChunkDelivered(receipt, index, `demo-${id}-${index}`);
+      ledger.markDelivered(receipt, { index: chunks - 1, platformMessageId: `demo-${id}-${chunks - 1}` });
       return;
-    case 'attempting':
-      ledger.markAttempting(id);
-      for (let index = 0; index < fate.chunksDelivered; index++) ledger.markChunkDelivered(id, index, `demo-${id}-${index}`);
+    }
+    case 'attempting': {
+      const receipt = claim();
+      for (let index = 0; index < fate.chunksDelivered; index++) ledger.markChunkDelivered(receipt, index, `demo-${id}-${index}`);
       return;
+    }
     case 'failed':
-      ledger.markAttempting(id);
       // The platform's retry-after, counted from the demo's "now".
-      ledger.markFailed(id, { error: fate.error, retryable: true, permanent: false, retryAfterMs: now - clock.time + fate.retryAfterMs });
+      ledger.markFailed(claim(), { error: fate.error, retryable: true, permanent: false, retryAfterMs: now - clock.time + fate.retryAfterMs });
       return;
     case 'failed-permanently':
-      ledger.markAttempting(id);
-      ledger.markFailed(id, { error: fate.error, retryable: false, permanent: true });
+      ledger.markFailed(claim(), { error: fate.error, retryable: false, permanent: true });
       return;
     case 'abandoned-cap':
       for (let attempt = 0; attempt < ledger.policy.maxAttempts; attempt++) {
-        ledger.markAttempting(id);
-        ledger.markFailed(id, { error: fate.error, retryable: true, permanent: false });
+        ledger.markFailed(claim(), { error: fate.error, retryable: true, permanent: false });
         clock.time += 60_000 * 2 ** attempt;
       }
       return;

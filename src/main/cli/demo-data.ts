@@ -58,7 +58,8 @@ export const DEMO_CONVERSATIONS: readonly DemoConversation[] = [
     exchanges: [
       { minutesAgo: 240, ask: 'hey, are you the assistant Sam set up?', answer: 'Yes — I am Sam’s assistant. Ask away.', fate: { kind: 'delivered' } },
       { minutesAgo: 95, ask: 'can you give me a bread recipe for beginners?', answer: RECIPE, fate: { kind: 'attempting', chunksDelivered: 1 } },
-      { minutesAgo: 12, ask: 'and how long does the dough keep in the fridge?', answer: 'Up to three days in the fridge, covered. The flavour gets better; let it warm up for an hour before shaping.', fate: { kind: 'failed', error: 'connection reset by the server while sending', retryAfterMs: 8 * 60_000 } },
+      // Waits behind the recipe: replies of one conversation go out in order.
+      { minutesAgo: 12, ask: 'and how long does the dough keep in the fridge?', answer: 'Up to three days in the fridge, covered. The flavour gets better; let it warm up for an hour before shaping.', fate: { kind: 'pending' } },
     ],
   },
   {

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Gateway } from '../gateway/gateway';
 import { resolveDataDir } from '../gateway/data-dir';
+import { DataDirLocked } from '../gateway/data-dir-lock';
 import { createLineLogger } from '../gateway/logger';
 import { startHeadlessServer, type HeadlessServer } from '../headless/server';
 import { HOMING_VERSION } from '../version';
@@ -34,14 +35,24 @@ export const gatewayCommand: Command = {
     const dataDir = resolveDataDir(values['data-dir'], context.env);
     const logger = createLineLogger({ level: context.env.HOMING_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
 
-    const gateway = Gateway.start({
-      dataDir,
-      mode: 'headless',
-      version: HOMING_VERSION,
-      logger,
-      env: context.env,
-      ...(values.config ? { configFile: resolve(values.config) } : {}),
-    });
+    let gateway: Gateway;
+    try {
+      gateway = Gateway.start({
+        dataDir,
+        mode: 'headless',
+        version: HOMING_VERSION,
+        logger,
+        env: context.env,
+        ...(values.config ? { configFile: resolve(values.config) } : {}),
+      });
+    } catch (error) {
+      // One gateway per data directory: the second refuses at once, naming the first.
+      if (error instanceof DataDirLocked) {
+        context.stderr(`homing: ${error.message}`);
+        return 2;
+      }
+      throw error;
+    }
     if (gateway.config.lastError) context.stderr(`homing: ${gateway.config.lastError} (running on the defaults until it is fixed)`);
     let server: HeadlessServer | undefined;
     if (!values['no-ui']) {
@@ -59,6 +70,7 @@ export const gatewayCommand: Command = {
         throw error;
       }
     }
+    if (server) gateway.lock.update({ url: withoutToken(server.url) });
     context.stdout(`Homing ${HOMING_VERSION} gateway — data in ${dataDir}`);
     context.stdout(server ? `Open the window: ${server.url}` : 'No window (--no-ui). Stop with Ctrl-C.');
 
@@ -81,3 +93,10 @@ export const gatewayCommand: Command = {
     return 0;
   },
 };
+
+/** The window's address without its access token (for gateway.json, which others may read). */
+function withoutToken(url: string): string {
+  const parsed = new URL(url);
+  parsed.search = '';
+  return parsed.toString();
+}

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { systemClock } from '../gateway/clock';
 import { openDatabase, type Db } from '../gateway/db/database';
 import { homingMigrations } from '../gateway/db/migrations';
+import { callControlSocket, type ControlMethod } from '../gateway/control-socket';
+import { acquireDataDirLock, DataDirLocked, type DataDirLock } from '../gateway/data-dir-lock';
 import { Ledger } from '../gateway/ledger';
 
 /**
@@ -24,4 +26,50 @@ export function withDatabase<T>(dataDir: string, use: (db: Db) => T): T | undefi
 /** The data directory's ledger for one CLI command (see `withDatabase`). */
 export function withLedger<T>(dataDir: string, use: (ledger: Ledger) => T): T | undefined {
   return withDatabase(dataDir, (db) => use(new Ledger({ db, clock: systemClock })));
+}
+
+export type ThroughGateway<T> = { readonly via: 'gateway'; readonly value: T } | { readonly via: 'here'; readonly value: T };
+
+/**
+ * A change to the ledger from the command line. One gateway runs per data
+ * directory and owns its ledger, so while one runs the change goes through it
+ * (its control socket), and it acts at once (a retried reply is sent now). With
+ * none running, the change is made here, holding the data directory's lock so
+ * that no gateway starts in the middle of it.
+ */
+export async function changeLedger<T>(
+  dataDir: string,
+  gateway: { readonly method: ControlMethod; readonly params: unknown; readonly read: (value: unknown) => T },
+  here: (ledger: Ledger) => T,
+): Promise<ThroughGateway<T | undefined>> {
+  let lock: DataDirLock | undefined;
+  if (existsSync(dataDir)) {
+    try {
+      lock = acquireDataDirLock(dataDir, { mode: 'cli' });
+    } catch (error) {
+      if (!(error instanceof DataDirLocked)) throw error;
+      const socket = error.holder?.socket;
+      if (!socket) throw new Error(`${error.message}; it cannot be reached from here (no control socket)`);
+      const result = await callControlSocket(socket, gateway.method, gateway.params).catch((cause: unknown) => {
+        throw new Error(`the running gateway (pid ${error.holder?.pid}) cannot be reached: ${cause instanceof Error ? cause.message : String(cause)}`);
+      });
+      if (!result.ok) throw new GatewayRefused(result.error.code, result.error.message);
+      return { via: 'gateway', value: gateway.read(result.value) };
+    }
+  }
+  try {
+    return { via: 'here', value: withLedger(dataDir, here) };
+  } finally {
+    lock?.release();
+  }
+}
+
+/** The running gateway refused the change (not found, conflict): its words. */
+export class GatewayRefused extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }

@@ -9,6 +9,8 @@ import { systemClock, type Clock } from './clock';
 import { ConfigService } from './config/config-service';
 import type { HomingConfig } from './config/schema';
 import { ensureDataDir } from './data-dir';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
+import { controlSocketPath, serveControlSocket, type ControlSocket } from './control-socket';
 import { openDatabase, type Db } from './db/database';
 import { homingMigrations } from './db/migrations';
 import { deliveryApiHandlers } from './delivery/api-handlers';
@@ -86,10 +88,13 @@ export class Gateway {
   private readonly queue: ConversationQueue;
   private readonly sleep: SleepDetector;
   private suggestion: ConfigView['suggestion'] = null;
+  private control: ControlSocket | undefined;
 
   private constructor(
     private readonly options: GatewayOptions,
     db: Db,
+    /** This process's hold on the data directory: one gateway per directory. */
+    readonly lock: DataDirLock,
   ) {
     const { logger, dataDir } = options;
     this.clock = options.clock ?? systemClock;
@@ -113,13 +118,10 @@ export class Gateway {
       clock: this.clock,
       logger,
       bus: this.bus,
-      policy: {
-        maxAttempts: config.delivery.maxAttempts,
-        staleAfterMs: config.delivery.staleHours * 3600_000,
-        retentionMs: config.delivery.retentionDays * 86_400_000,
-        leaseMs: config.delivery.leaseSeconds * 1000,
-      },
-      inOrder: (sessionKey, task) => void this.queue.run(sessionKey, task).catch(() => undefined),
+      policy: deliveryPolicy(config),
+      // The lock says no other gateway runs here: rows of instances that did not
+      // stop cleanly are claimable at once, with no lease to wait out.
+      exclusive: true,
     });
     this.pipeline = new Pipeline({
       sessions: () => this.sessionStore,
@@ -148,14 +150,18 @@ export class Gateway {
     this.ready = this.boot();
   }
 
+  /** Starts the gateway; throws DataDirLocked (naming the running one) when another gateway holds the data directory. */
   static start(options: GatewayOptions): Gateway {
     ensureDataDir(options.dataDir);
-    const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'homing.db'), { migrations: homingMigrations });
+    const lock = acquireDataDirLock(options.dataDir, { mode: options.mode });
+    let db: Db | undefined;
     let gateway: Gateway;
     try {
-      gateway = new Gateway(options, db);
+      db = openDatabase(options.databaseFile ?? join(options.dataDir, 'homing.db'), { migrations: homingMigrations });
+      gateway = new Gateway(options, db, lock);
     } catch (error) {
-      db.close();
+      db?.close();
+      lock.release();
       throw error;
     }
     options.logger.info('gateway starting', { dataDir: options.dataDir, mode: options.mode, pid: process.pid });
@@ -234,19 +240,24 @@ export class Gateway {
     await this.ready.catch(() => undefined);
     this.sleep.stop();
     this.config.unwatch();
+    await this.control?.close();
     await this.pipeline.stop(deadlineMs);
+    await this.deliveries.stop(deadlineMs);
     await this.platforms.stopAll();
     await this.agent.agent.close().catch(() => undefined);
     this.api.closeAll();
-    this.deliveries.stop();
     this.db.close();
+    this.lock.release();
     this.setState('stopped');
     this.options.logger.info('gateway stopped');
   }
 
   private async boot(): Promise<void> {
-    // The local chat connects first: its sweep runs before any new message is taken.
-    await this.platforms.apply(this.wantedPlatforms(this.config.current));
+    // The adapters are set up at once (their limits cut recovered replies) and
+    // connect in the background; the local chat connects first.
+    const connected = this.platforms.apply(this.wantedPlatforms(this.config.current));
+    // Recovery queues the saved, unanswered messages before any new one can
+    // arrive, so each conversation answers its oldest first.
     let report: RecoveryReport | undefined;
     try {
       const recovery = recoverInterruptedTurns({
@@ -265,6 +276,15 @@ export class Gateway {
     }
     if (report && report.rerun + report.told + report.restored > 0) {
       this.options.logger.info('recovered interrupted turns', { ...report });
+    }
+    await connected;
+    try {
+      const path = controlSocketPath(this.options.dataDir);
+      this.control = await serveControlSocket(path, (method, params) => this.api.dispatch(method, params), this.options.logger);
+      this.lock.update({ socket: path });
+    } catch (error) {
+      // `homing deliveries retry|discard` and `homing sweep` then say the gateway cannot be reached.
+      this.options.logger.warn('the control socket could not be opened', { error });
     }
     await this.suggestAgent();
     if (this.options.detectSleep ?? true) this.sleep.start();
@@ -289,6 +309,7 @@ export class Gateway {
     if (!quiet) this.bus.emit({ type: 'config.changed', error, at: this.clock.now() });
     if (error || this.state === 'stopping' || this.state === 'stopped') return;
     this.queue.setLimit(config.maxConcurrentTurns);
+    this.deliveries.setPolicy(deliveryPolicy(config));
     const sessionSettings = JSON.stringify(config.sessions);
     if (sessionSettings !== this.sessionSettings) {
       this.sessionStore = this.openSessions(config);
@@ -382,6 +403,16 @@ export class Gateway {
       ...pipelineApiHandlers(this),
     };
   }
+}
+
+/** The ledger's rules from the config's `delivery` section (the CLI reads them the same way). */
+export function deliveryPolicy(config: HomingConfig) {
+  return {
+    maxAttempts: config.delivery.maxAttempts,
+    staleAfterMs: config.delivery.staleHours * 3600_000,
+    retentionMs: config.delivery.retentionDays * 86_400_000,
+    leaseMs: config.delivery.leaseSeconds * 1000,
+  };
 }
 
 /** Stands in for an agent whose settings cannot work (a named variable is unset): every turn says why. */

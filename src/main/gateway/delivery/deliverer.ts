@@ -2,11 +2,11 @@ import type { LedgerHealth } from '../../../shared/api';
 import type { Clock } from '../clock';
 import type { Ledger } from '../ledger/ledger';
 import { computeChunkKey, computeObligationId } from '../ledger/obligation-id';
-import type { Chunk, ClaimedObligation, RecordResult } from '../ledger';
+import type { Chunk, ClaimedObligation, RecordResult, SendFact } from '../ledger';
 import type { Logger } from '../logger';
 import { LedgerHealthMonitor } from './ledger-health';
 import { withResendMarker } from './marker';
-import type { PlatformSender, SendResult } from './sender';
+import type { PlatformSender, SendResult, SendTarget } from './sender';
 
 /** A final reply the pipeline hands over, already split to the platform's limit. */
 export interface NewReply {
@@ -32,8 +32,10 @@ export type DeliveryOutcome =
       readonly retryable: boolean;
       readonly permanent: boolean;
     }
-  /** Nothing sent: already delivered, or another live instance is sending it. */
-  | { readonly status: 'skipped'; readonly id: string; readonly reason: 'already-delivered' | 'owned-elsewhere' | 'not-owed' };
+  /** The sender stopped before the end: the row was discarded or claimed again, or the gateway is stopping. */
+  | { readonly status: 'stopped'; readonly id: string; readonly chunksSent: number; readonly recorded: boolean }
+  /** Nothing sent: already delivered, not owed, or another live sender has it. */
+  | { readonly status: 'skipped'; readonly id: string; readonly reason: string };
 
 export interface DelivererOptions {
   readonly ledger: Ledger;
@@ -46,30 +48,28 @@ export interface DelivererOptions {
 /** A reply as recordReply left it: `result` is undefined when the ledger failed. */
 export interface RecordedReply {
   readonly id: string;
+  readonly platform: string;
   readonly reply: NewReply;
   readonly result: RecordResult | undefined;
 }
 
-interface Plan {
-  readonly id: string;
-  readonly chunks: readonly Chunk[];
-  /** Prefix the marker to the first chunk sent. */
-  readonly marker: boolean;
-  readonly target: { readonly chatId: string; readonly threadId: string | null; readonly replyTo: string | null };
-  /** False when the ledger could not record the reply: send, but write nothing more. */
-  readonly recorded: boolean;
-}
-
 /**
- * The send loop: records the reply, claims it, sends it chunk by chunk from
- * the first chunk not known delivered, and records each step. Best effort: a
- * ledger failure is logged, counted and reported (ledgerHealth), and the reply
- * is sent anyway — a reply is never lost because its bookkeeping failed. Nothing
- * here throws into the caller.
+ * Sends replies chunk by chunk from the first chunk not known delivered, and
+ * records each step with the claim's receipt.
+ *
+ * Best effort: when the ledger fails (busy, disk full), the reply is still
+ * sent — a reply is never lost because its bookkeeping failed — and what was
+ * sent is remembered as facts in memory. They are written back before this
+ * process claims anything again (`flushFacts`), and the row stays held here
+ * until they are, so no sweep of ours can resend a chunk plain that already
+ * went out. Nothing here throws into the caller.
  */
 export class Deliverer {
   private readonly monitor: LedgerHealthMonitor;
   private readonly ledger: Ledger;
+  private readonly facts: SendFact[] = [];
+  /** Rows whose send loop has ended but whose facts are not written yet. */
+  private readonly finishedWithFacts = new Set<string>();
 
   constructor(options: DelivererOptions) {
     this.ledger = options.ledger;
@@ -85,52 +85,19 @@ export class Deliverer {
     return this.monitor.guard(operation, id, call);
   }
 
+  /** Facts not yet written back. */
+  get unwrittenFacts(): number {
+    return this.facts.length;
+  }
+
   /**
-   * Records a reply durably (owed, pending) before anything is sent; with its
-   * platform not connected it waits there for the sweep that runs when the
-   * platform connects. `result` is undefined when the ledger failed (logged and counted).
+   * Records a reply durably (owed, pending, last in its conversation's outbox)
+   * before anything is sent. `result` is undefined when the ledger failed
+   * (logged and counted); the caller then sends it unrecorded.
    */
   recordReply(platform: string, reply: NewReply): RecordedReply {
     const id = computeObligationId(reply.sessionKey, reply.messageRef, reply.content);
-    return { id, reply, result: this.record(id, platform, reply) };
-  }
-
-  /** Records a reply for later (see recordReply): its id, or undefined when the ledger failed. */
-  recordOnly(platform: string, reply: NewReply): string | undefined {
-    const recorded = this.recordReply(platform, reply);
-    return recorded.result ? recorded.id : undefined;
-  }
-
-  /** A new reply: record it durably, then send it. */
-  async deliverReply(reply: NewReply, sender: PlatformSender): Promise<DeliveryOutcome> {
-    return this.sendRecorded(this.recordReply(sender.name, reply), sender);
-  }
-
-  /** Sends a reply recordReply has just recorded (or failed to record: then it is sent unrecorded). */
-  async sendRecorded({ id, reply, result: recorded }: RecordedReply, sender: PlatformSender): Promise<DeliveryOutcome> {
-    const texts = reply.chunks.length > 0 ? reply.chunks : [reply.content];
-    const target = { chatId: reply.chatId, threadId: reply.threadId, replyTo: reply.replyTo };
-    if (!recorded) return this.send({ id, chunks: unrecordedChunks(id, texts), marker: false, target, recorded: false }, sender);
-    if (!recorded.created && recorded.row.state === 'delivered') {
-      return { status: 'skipped', id, reason: 'already-delivered' };
-    }
-    const attempt = this.monitor.guard('markAttempting', id, () => this.ledger.markAttempting(id));
-    if (attempt && !attempt.ok) {
-      if (attempt.reason === 'not-found') {
-        return this.send({ id, chunks: unrecordedChunks(id, texts), marker: false, target, recorded: false }, sender);
-      }
-      return { status: 'skipped', id, reason: attempt.state === 'delivered' ? 'already-delivered' : attempt.reason };
-    }
-    // A row just created holds exactly these chunks, all owed; an existing one may have progress.
-    const stored = recorded.created ? undefined : this.monitor.guard('chunks', id, () => this.ledger.chunks(id));
-    const chunks = stored && stored.length > 0 ? stored : unrecordedChunks(id, texts);
-    const first = chunks.find((chunk) => chunk.state !== 'delivered');
-    const marker = first?.state === 'sending' && !sender.serverIdempotency;
-    return this.send({ id, chunks, marker, target, recorded: true }, sender);
-  }
-
-  private record(id: string, platform: string, reply: NewReply) {
-    return this.monitor.guard('recordObligation', id, () =>
+    const result = this.monitor.guard('recordObligation', id, () =>
       this.ledger.recordObligation({
         obligationId: id,
         sessionKey: reply.sessionKey,
@@ -140,67 +107,148 @@ export class Deliverer {
         replyTo: reply.replyTo,
         content: reply.content,
         chunks: reply.chunks,
+        messageRef: reply.messageRef,
       }),
     );
+    return { id, platform, reply, result };
   }
 
-  /** A row the sweep just claimed for this process: resume where its sender stopped. */
-  async deliverClaimed(claimed: ClaimedObligation, sender: PlatformSender): Promise<DeliveryOutcome> {
-    const { chatId, threadId, replyTo } = claimed.target;
-    return this.send(
-      {
-        id: claimed.id,
-        chunks: claimed.chunks,
-        marker: claimed.needsMarker,
-        target: { chatId, threadId, replyTo },
-        recorded: true,
-      },
-      sender,
-    );
-  }
-
-  private async send(plan: Plan, sender: PlatformSender): Promise<DeliveryOutcome> {
-    const { id, recorded } = plan;
-    const write = <T>(operation: string, call: () => T): T | undefined =>
-      recorded ? this.monitor.guard(operation, id, call) : undefined;
-    let chunksSent = 0;
-    let marker = plan.marker;
-    for (const chunk of plan.chunks) {
-      // A chunk known delivered is never sent again.
-      if (chunk.state === 'delivered') continue;
-      // Recorded before the send, so a crash during it leaves "may have arrived"
-      // behind. Skipped where the server deduplicates: the key alone is enough.
-      if (!sender.serverIdempotency) write('markChunkSending', () => this.ledger.markChunkSending(id, chunk.index));
-      const text = marker ? withResendMarker(chunk.text) : chunk.text;
-      marker = false;
-      const result = await sendSafely(sender, text, { ...plan.target, idempotencyKey: chunk.idempotencyKey });
-      if (!result.ok) {
-        if (result.notDelivered && !sender.serverIdempotency) {
-          write('markChunkUnsent', () => this.ledger.markChunkUnsent(id, chunk.index));
-        }
-        write('markFailed', () =>
-          this.ledger.markFailed(id, {
-            error: result.error,
-            retryable: result.retryable,
-            retryAfterMs: result.retryAfterMs,
-            permanent: result.permanent,
-          }),
-        );
-        return {
-          status: 'failed',
-          id,
-          chunksSent,
-          recorded,
-          error: result.error,
-          retryable: result.retryable && !result.permanent,
-          permanent: result.permanent,
-        };
-      }
-      chunksSent += 1;
-      write('markChunkDelivered', () => this.ledger.markChunkDelivered(id, chunk.index, result.platformMessageId));
+  /**
+   * Writes back what was sent while the ledger failed, oldest first. True when
+   * nothing is left; false when the ledger still fails (then claim nothing).
+   */
+  flushFacts(): boolean {
+    while (this.facts.length > 0) {
+      const fact = this.facts[0]!;
+      if (this.monitor.guard('replay', fact.id, () => this.ledger.replay(fact)) === undefined) return false;
+      this.facts.shift();
     }
-    write('markDelivered', () => this.ledger.markDelivered(id));
-    return { status: 'delivered', id, chunksSent, recorded };
+    for (const id of this.finishedWithFacts) this.ledger.letGo(id);
+    this.finishedWithFacts.clear();
+    return true;
+  }
+
+  /**
+   * Sends a row this process has claimed, from the first chunk not known
+   * delivered. Before each chunk the receipt is checked (with the write that
+   * says the chunk is on its way): a row discarded meanwhile, or claimed again
+   * after this instance was judged dead, stops here, after the chunk already
+   * on its way.
+   */
+  async deliverClaimed(claim: ClaimedObligation, sender: PlatformSender, shouldStop: () => boolean = () => false): Promise<DeliveryOutcome> {
+    const { id, receipt } = claim;
+    const target = { chatId: claim.target.chatId, threadId: claim.target.threadId, replyTo: claim.target.replyTo };
+    const remaining = claim.chunks.filter((chunk) => chunk.state !== 'delivered');
+    let chunksSent = 0;
+    try {
+      for (const chunk of remaining) {
+        if (shouldStop()) {
+          this.write('release', id, () => this.ledger.release(receipt));
+          return { status: 'stopped', id, chunksSent, recorded: true };
+        }
+        let marker = false;
+        if (!sender.serverIdempotency) {
+          const sending = this.write('markChunkSending', id, () => this.ledger.markChunkSending(receipt, chunk.index), {
+            kind: 'chunk-sending',
+            id,
+            index: chunk.index,
+          });
+          if (sending && !sending.ok) {
+            this.write('release', id, () => this.ledger.release(receipt));
+            return { status: 'stopped', id, chunksSent, recorded: true };
+          }
+          // Unknown (the ledger failed): what the claim saw is the best knowledge there is.
+          marker = sending ? sending.marker : chunk.mayHaveArrived;
+        } else if (this.monitor.guard('stillHolds', id, () => this.ledger.stillHolds(receipt)) === false) {
+          this.write('release', id, () => this.ledger.release(receipt));
+          return { status: 'stopped', id, chunksSent, recorded: true };
+        }
+        const result = await sendSafely(sender, marker ? withResendMarker(chunk.text) : chunk.text, {
+          ...target,
+          idempotencyKey: chunk.idempotencyKey,
+        });
+        if (!result.ok) {
+          if (result.notDelivered && !sender.serverIdempotency) {
+            this.write('markChunkUnsent', id, () => this.ledger.markChunkUnsent(receipt, chunk.index));
+          }
+          // Lost with the connection: due again as soon as the platform is back, not after the backoff.
+          const retryWhenConnected = result.retryable && !result.permanent && sender.canSend?.(target) === false;
+          this.write('markFailed', id, () =>
+            this.ledger.markFailed(receipt, {
+              error: result.error,
+              retryable: result.retryable,
+              retryAfterMs: result.retryAfterMs,
+              permanent: result.permanent,
+              retryWhenConnected,
+            }),
+          );
+          return { status: 'failed', id, chunksSent, recorded: true, error: result.error, retryable: result.retryable && !result.permanent, permanent: result.permanent };
+        }
+        chunksSent += 1;
+        const delivered: SendFact = { kind: 'chunk-delivered', id, index: chunk.index, platformMessageId: result.platformMessageId };
+        if (chunk === remaining.at(-1)) {
+          this.write('markDelivered', id, () => this.ledger.markDelivered(receipt, { index: chunk.index, platformMessageId: result.platformMessageId }), delivered, {
+            kind: 'delivered',
+            id,
+          });
+        } else {
+          this.write('markChunkDelivered', id, () => this.ledger.markChunkDelivered(receipt, chunk.index, result.platformMessageId), delivered);
+        }
+      }
+      if (remaining.length === 0) this.write('markDelivered', id, () => this.ledger.markDelivered(receipt), { kind: 'delivered', id });
+      return { status: 'delivered', id, chunksSent, recorded: true };
+    } finally {
+      this.done(id);
+    }
+  }
+
+  /**
+   * Sends a reply the ledger could not record or claim (best effort): plainly,
+   * from its first chunk, remembering each step as a fact to write back. Its
+   * row (if it exists) stays held here until those facts are written.
+   */
+  async sendUnrecorded(recorded: RecordedReply, sender: PlatformSender): Promise<DeliveryOutcome> {
+    const { id, reply } = recorded;
+    const texts = reply.chunks.length > 0 ? reply.chunks : [reply.content];
+    const target = { chatId: reply.chatId, threadId: reply.threadId, replyTo: reply.replyTo };
+    const chunks = unrecordedChunks(id, texts);
+    this.ledger.hold(id);
+    let chunksSent = 0;
+    try {
+      for (const chunk of chunks) {
+        if (!sender.serverIdempotency) this.remember({ kind: 'chunk-sending', id, index: chunk.index });
+        const result = await sendSafely(sender, chunk.text, { ...target, idempotencyKey: chunk.idempotencyKey });
+        if (!result.ok) {
+          return { status: 'failed', id, chunksSent, recorded: false, error: result.error, retryable: result.retryable && !result.permanent, permanent: result.permanent };
+        }
+        chunksSent += 1;
+        this.remember({ kind: 'chunk-delivered', id, index: chunk.index, platformMessageId: result.platformMessageId });
+      }
+      this.remember({ kind: 'delivered', id });
+      return { status: 'delivered', id, chunksSent, recorded: false };
+    } finally {
+      this.done(id);
+      this.flushFacts();
+    }
+  }
+
+  /** A ledger write of a send; on failure the facts it carried are kept to write back later. */
+  private write<T>(operation: string, id: string, call: () => T, ...facts: SendFact[]): T | undefined {
+    const result = this.monitor.guard(operation, id, call);
+    if (result === undefined) this.facts.push(...facts);
+    return result;
+  }
+
+  /** Writes a fact now if the ledger takes it, else keeps it. */
+  private remember(fact: SendFact): void {
+    // Behind an unwritten fact it waits its turn: facts are written back in order.
+    if (this.facts.length === 0 && this.monitor.guard('replay', fact.id, () => this.ledger.replay(fact)) !== undefined) return;
+    this.facts.push(fact);
+  }
+
+  private done(id: string): void {
+    if (this.facts.some((fact) => fact.id === id)) this.finishedWithFacts.add(id);
+    else this.ledger.letGo(id);
   }
 }
 
@@ -212,11 +260,12 @@ function unrecordedChunks(id: string, texts: readonly string[]): Chunk[] {
     state: 'owed',
     platformMessageId: null,
     idempotencyKey: computeChunkKey(id, index),
+    mayHaveArrived: false,
   }));
 }
 
 /** An adapter that throws is a failed send whose outcome is unknown. */
-async function sendSafely(sender: PlatformSender, text: string, target: Parameters<PlatformSender['send']>[1]): Promise<SendResult> {
+async function sendSafely(sender: PlatformSender, text: string, target: SendTarget): Promise<SendResult> {
   try {
     return await sender.send(text, target);
   } catch (error) {

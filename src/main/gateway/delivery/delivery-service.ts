@@ -2,7 +2,7 @@ import type { LedgerHealth, SweepReport } from '../../../shared/api';
 import type { Clock } from '../clock';
 import type { Db } from '../db/database';
 import type { EventBus } from '../events';
-import { Ledger, type LedgerPolicy, type ProcessProbe } from '../ledger';
+import { Ledger, type ClaimedObligation, type DeliverablePlatform, type LedgerPolicy, type ProcessProbe } from '../ledger';
 import type { Logger } from '../logger';
 import { Deliverer, type DeliveryOutcome, type NewReply, type RecordedReply } from './deliverer';
 import type { PlatformSender } from './sender';
@@ -19,26 +19,46 @@ export interface DeliveryServiceOptions {
   /** How often the sweep runs while the gateway runs: retries failed rows, picks up dead owners' rows. */
   readonly sweepEveryMs?: number;
   /**
-   * Runs a claimed row's delivery in its conversation's order (the pipeline's
-   * queue), so a resent reply never overtakes or interleaves with a newer one.
-   * Without it, claimed rows are sent at once.
+   * This process holds the data directory's lock: no other gateway runs on this
+   * ledger, so rows of instances that did not stop cleanly are taken over at once.
    */
-  readonly inOrder?: (sessionKey: string, task: () => Promise<unknown>) => void;
+  readonly exclusive?: boolean;
 }
 
+/** A conversation's outbox being drained now. */
+interface Lane {
+  /** Rows a sweep claimed for it, sent before it asks the ledger for more. */
+  readonly claimed: ClaimedObligation[];
+  done: Promise<LaneEnd>;
+}
+
+/** Why a drain stopped: nothing more can go now, or the ledger failed. */
+type LaneEnd = 'idle' | 'ledger-failed' | 'stopped';
+
+export type SendOutcome = DeliveryOutcome | { readonly status: 'waiting'; readonly id: string | null };
+
 const EMPTY_REPORT: SweepReport = { claimed: 0, abandoned: 0, pruned: 0, waitingForPlatform: 0, owed: 0 };
+const LEDGER_RETRY_MS = 1_000;
 
 /**
- * The gateway's delivery side: one ledger instance for this process, the send
- * loop, the connected platforms, and the timers (heartbeat, periodic sweep).
- * Platforms are registered by their adapters (issue 5) through
- * `registerPlatform`; until then none is deliverable and sweeps claim nothing.
+ * The gateway's delivery side: one ledger instance for this process, the
+ * connected platforms, the per-conversation outboxes and the timers.
+ *
+ * Every reply — fresh from a turn, recovered after a crash, retried after a
+ * failure — goes out through its conversation's one drain, in the order it was
+ * recorded: a reply is sent only once every earlier reply of its conversation
+ * is settled, and a reply waiting for a retry holds the head of the line
+ * (the ledger enforces it; the drain follows it). Conversations drain in
+ * parallel.
  */
 export class DeliveryService {
   readonly ledger: Ledger;
   readonly deliverer: Deliverer;
   private readonly platforms = new Map<string, PlatformSender>();
+  private readonly lanes = new Map<string, Lane>();
+  private readonly laneTimers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly timers: NodeJS.Timeout[] = [];
+  private stopping = false;
   private stopped = false;
   private last: { at: number; report: SweepReport } | null = null;
 
@@ -62,12 +82,10 @@ export class DeliveryService {
   /** Registers this process's instance, starts the timers (unref'd) and runs the start-up sweep. */
   static start(options: DeliveryServiceOptions): DeliveryService {
     const service = new DeliveryService(options);
-    service.ledger.register();
-    const heartbeatMs = options.heartbeatMs ?? Math.max(1000, Math.floor(service.ledger.policy.leaseMs / 3));
-    // A third of the lease: a dead owner's rows are claimed soon after its lease runs out.
-    const sweepEveryMs = options.sweepEveryMs ?? Math.max(1000, Math.floor(service.ledger.policy.leaseMs / 3));
-    service.every(heartbeatMs, () => service.ledger.heartbeat(), 'heartbeat');
-    service.every(sweepEveryMs, () => service.sweep(), 'sweep');
+    service.ledger.register({ exclusive: options.exclusive ?? false });
+    const period = Math.max(1000, Math.floor(service.ledger.policy.leaseMs / 3));
+    service.every(options.heartbeatMs ?? period, () => service.ledger.heartbeat(), 'heartbeat');
+    service.every(options.sweepEveryMs ?? period, () => service.sweep(), 'sweep');
     service.sweep();
     return service;
   }
@@ -84,19 +102,65 @@ export class DeliveryService {
     };
   }
 
-  /**
-   * The pipeline's entry: records the reply and sends it. With its platform not
-   * connected the reply is recorded and left owed for the sweep. Never throws.
-   */
-  async deliverReply(platform: string, reply: NewReply): Promise<DeliveryOutcome | { status: 'waiting'; id: string | null }> {
-    return this.sendRecorded(platform, this.deliverer.recordReply(platform, reply));
+  /** Records a reply durably, last in its conversation's outbox (see Deliverer.recordReply). */
+  record(platform: string, reply: NewReply): RecordedReply {
+    return this.deliverer.recordReply(platform, reply);
   }
 
-  /** Sends a reply the caller recorded with `deliverer.recordReply`, or leaves it owed while its platform is not connected. */
-  async sendRecorded(platform: string, recorded: RecordedReply): Promise<DeliveryOutcome | { status: 'waiting'; id: string | null }> {
+  /** Records a reply and sends it in its conversation's order. Never throws. */
+  async deliverReply(platform: string, reply: NewReply): Promise<SendOutcome> {
+    return this.sendRecorded(this.record(platform, reply));
+  }
+
+  /**
+   * Sends what the reply's conversation owes, this reply among them, in order;
+   * resolves once nothing more of it can go now. A reply the ledger could not
+   * record (or claim) is sent anyway, unrecorded (best effort).
+   */
+  async sendRecorded(recorded: RecordedReply): Promise<SendOutcome> {
+    const { id, platform } = recorded;
     const sender = this.platforms.get(platform);
-    if (sender) return this.deliverer.sendRecorded(recorded, sender);
-    return { status: 'waiting', id: recorded.result ? recorded.id : null };
+    if (!recorded.result) {
+      if (!sender) return { status: 'waiting', id: null };
+      return this.deliverer.sendUnrecorded(recorded, sender);
+    }
+    this.watched.set(id, false);
+    const end = await this.drain(recorded.reply.sessionKey);
+    const sentHere = this.watched.get(id) === true;
+    this.watched.delete(id);
+    if (end === 'ledger-failed' && !sentHere && sender && !this.ledger.isHeld(id)) {
+      // Recorded, but the ledger failed before this reply could be claimed: send it anyway.
+      return this.deliverer.sendUnrecorded(recorded, sender);
+    }
+    const row = this.deliverer.guard('getDelivery', id, () => this.ledger.getDelivery(id));
+    if (row?.state === 'delivered') return { status: 'delivered', id, chunksSent: row.chunksTotal, recorded: true };
+    if (row && (row.state === 'failed' || row.state === 'abandoned')) {
+      return { status: 'failed', id, chunksSent: row.chunksDelivered, recorded: true, error: row.lastError ?? row.abandonReason ?? row.state, retryable: row.nextAttemptAt !== null, permanent: row.nextAttemptAt === null };
+    }
+    return { status: 'waiting', id };
+  }
+
+  /**
+   * Drains a conversation's outbox: claims its head, sends it, and goes on with
+   * the next, until it is empty or its head has to wait (platform away, retry
+   * not due, another live sender). A drain already running takes over `claimed`
+   * and looks again before it ends; the promise says how it ended.
+   */
+  drain(sessionKey: string, claimed: readonly ClaimedObligation[] = []): Promise<LaneEnd> {
+    const running = this.lanes.get(sessionKey);
+    if (running) {
+      running.claimed.push(...claimed);
+      return running.done;
+    }
+    const lane: Lane = { claimed: [...claimed], done: Promise.resolve('idle') };
+    this.lanes.set(sessionKey, lane);
+    lane.done = this.runLane(sessionKey, lane);
+    return lane.done;
+  }
+
+  /** Conversations being drained now. */
+  get activeLanes(): number {
+    return this.lanes.size;
   }
 
   /**
@@ -116,32 +180,99 @@ export class DeliveryService {
     return this.last;
   }
 
-  /** Stops the timers and marks the instance stopped, so its rows are recoverable at once. */
-  stop(): void {
+  /** Takes a new policy (a config reload). */
+  setPolicy(policy: Partial<LedgerPolicy>): void {
+    this.ledger.setPolicy(policy);
+  }
+
+  /**
+   * Lets the chunks on their way finish (up to `deadlineMs`), stops every drain
+   * before its next chunk (the rows stay owed, claimable at once by the next
+   * start), stops the timers and marks the instance stopped.
+   */
+  async stop(deadlineMs = 5_000): Promise<void> {
     if (this.stopped) return;
-    this.stopped = true;
+    this.stopping = true;
     for (const timer of this.timers) clearInterval(timer);
+    for (const { timer } of this.laneTimers.values()) clearTimeout(timer);
+    this.laneTimers.clear();
+    const lanes = Promise.all([...this.lanes.values()].map((lane) => lane.done));
+    await Promise.race([lanes, delay(deadlineMs)]);
+    this.deliverer.flushFacts();
+    this.stopped = true;
     this.deliverer.guard('stop', '-', () => this.ledger.stop());
   }
 
-  private sweep(): SweepReport | undefined {
-    if (this.stopped) return EMPTY_REPORT;
-    const deliverablePlatforms = [...this.platforms.values()].map((sender) => ({
+  /** Replies sendRecorded waits for: whether a drain has taken them to the platform (a ledger failure must not send them twice). */
+  private readonly watched = new Map<string, boolean>();
+
+  private async runLane(sessionKey: string, lane: Lane): Promise<LaneEnd> {
+    try {
+      for (;;) {
+        if (this.stopping) return 'stopped';
+        if (!this.deliverer.flushFacts()) {
+          this.retryLaneIn(sessionKey, LEDGER_RETRY_MS);
+          return 'ledger-failed';
+        }
+        let claim = lane.claimed.shift();
+        if (!claim) {
+          const next = this.deliverer.guard('claimNext', sessionKey, () => this.ledger.claimNext(sessionKey, this.deliverable()));
+          if (!next) {
+            this.retryLaneIn(sessionKey, LEDGER_RETRY_MS);
+            return 'ledger-failed';
+          }
+          if (next.kind === 'empty') return 'idle';
+          if (next.kind === 'wait') {
+            if (next.retryAt !== undefined) this.retryLaneIn(sessionKey, next.retryAt - this.options.clock.now());
+            return 'idle';
+          }
+          claim = next.claim;
+        }
+        const sender = this.platforms.get(claim.target.platform);
+        if (!sender) {
+          // Unregistered between the claim and now: give it back, spending nothing.
+          this.deliverer.guard('release', claim.id, () => this.ledger.release(claim.receipt));
+          this.ledger.letGo(claim.id);
+          return 'idle';
+        }
+        if (this.watched.has(claim.id)) this.watched.set(claim.id, true);
+        await this.deliverer.deliverClaimed(claim, sender, () => this.stopping);
+      }
+    } finally {
+      if (this.lanes.get(sessionKey) === lane) this.lanes.delete(sessionKey);
+    }
+  }
+
+  private retryLaneIn(sessionKey: string, ms: number): void {
+    if (this.stopping) return;
+    const at = this.options.clock.now() + Math.max(0, ms);
+    const existing = this.laneTimers.get(sessionKey);
+    if (existing && existing.at <= at) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => {
+      this.laneTimers.delete(sessionKey);
+      void this.drain(sessionKey);
+    }, Math.max(0, ms) + 5);
+    timer.unref();
+    this.laneTimers.set(sessionKey, { at, timer });
+  }
+
+  private deliverable(): DeliverablePlatform[] {
+    return [...this.platforms.values()].map((sender) => ({
       name: sender.name,
       serverIdempotency: sender.serverIdempotency,
+      ...(sender.canSend ? { canSend: sender.canSend.bind(sender) } : {}),
     }));
+  }
+
+  private sweep(): SweepReport | undefined {
+    if (this.stopping) return EMPTY_REPORT;
+    if (!this.deliverer.flushFacts()) return undefined;
     const outcome = this.deliverer.guard('sweepRecoverable', '-', () =>
-      this.ledger.sweepRecoverable({ now: this.options.clock.now(), deliverablePlatforms }),
+      this.ledger.sweepRecoverable({ now: this.options.clock.now(), deliverablePlatforms: this.deliverable() }),
     );
     if (!outcome) return undefined;
-    for (const claim of outcome.claimed) {
-      const sender = this.platforms.get(claim.target.platform);
-      // Claimed only for registered platforms; one unregistered since is retried later.
-      if (!sender) continue;
-      const deliver = () => this.deliverer.deliverClaimed(claim, sender);
-      if (this.options.inOrder) this.options.inOrder(claim.sessionKey, deliver);
-      else void deliver();
-    }
+    for (const claim of outcome.claimed) void this.drain(claim.sessionKey, [claim]);
     this.last = { at: this.options.clock.now(), report: outcome.report };
     this.options.bus.emit({ type: 'sweep.completed', report: outcome.report, at: this.last.at });
     return outcome.report;
@@ -158,4 +289,8 @@ export class DeliveryService {
     timer.unref();
     this.timers.push(timer);
   }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -31,5 +31,7 @@ export interface PlatformSender {
   readonly name: string;
   /** True where the server deduplicates a resend with the same key (Matrix, Discord). */
   readonly serverIdempotency: boolean;
+  /** Whether a send to this destination can go out now (the adapter's canSend; absent: yes). */
+  canSend?(target: { readonly chatId: string; readonly threadId: string | null }): boolean;
   send(text: string, target: SendTarget): Promise<SendResult>;
 }

@@ -15,6 +15,8 @@ export interface LedgerContext {
   instanceId(): string;
   /** Announces a row's new state (after the write committed); `row` when the caller has just read it. */
   changed(id: string, row?: ObligationSql): void;
+  /** This process holds the row (a claim in hand): its own sweep leaves it alone. */
+  holds(id: string): boolean;
 }
 
 /** Builds `changed` so the row is only read back when somebody listens. */

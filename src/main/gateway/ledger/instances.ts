@@ -11,14 +11,24 @@ interface InstanceRowSql {
   started_at: number;
   heartbeat_at: number;
   stopped_at: number | null;
+  pid_ns: string | null;
 }
 
 /** Records this process as an instance that may own obligations. */
 export function registerInstance(db: Db, id: string, identity: ProcessIdentity, now: number): void {
   db.prepare(
-    `INSERT INTO ledger_instances (id, pid, process_start, boot_id, host, started_at, heartbeat_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, identity.pid, identity.startTime, identity.bootId, identity.host, now, now);
+    `INSERT INTO ledger_instances (id, pid, process_start, boot_id, host, started_at, heartbeat_at, pid_ns)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(id, identity.pid, identity.startTime, identity.bootId, identity.host, now, now, identity.pidNamespace ?? null);
+}
+
+/**
+ * Called by the process that has just taken the data directory's lock: no other
+ * gateway can be running, so every instance not marked stopped died without
+ * saying so. Their rows become claimable at once, with no lease to wait out.
+ */
+export function takeOverInstances(db: Db, now: number): number {
+  return db.prepare('UPDATE ledger_instances SET stopped_at = ? WHERE stopped_at IS NULL').run(now).changes;
 }
 
 /**
@@ -63,5 +73,6 @@ function toRecord(row: InstanceRowSql): InstanceRecord {
     startedAt: row.started_at,
     heartbeatAt: row.heartbeat_at,
     stoppedAt: row.stopped_at,
+    pidNamespace: row.pid_ns,
   };
 }

@@ -1,15 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { DeliveryPage, DeliveryRow, DeliveryState, GatewayOverview } from '../../../shared/api';
 import type { Clock } from '../clock';
-import type { Db } from '../db/database';
+import { cachedStatement, type Db } from '../db/database';
 import { changeNotifier, type LedgerContext } from './context';
-import { heartbeat, registerInstance, stopInstance } from './instances';
+import { heartbeat, registerInstance, stopInstance, takeOverInstances } from './instances';
+import { judgeOwner } from './liveness';
+import { loadInstance } from './instances';
+import { computeChunkKey } from './obligation-id';
 import * as actions from './operator-actions';
-import { DEFAULT_POLICY, type LedgerPolicy } from './policy';
+import { DEFAULT_POLICY, retryDelayMs, type LedgerPolicy } from './policy';
 import { createSystemProbe, type ProcessProbe } from './process-identity';
-import { loadChunks, type Chunk } from './rows';
-import * as send from './send-path';
-import { countOwed, sweepRecoverable, type SweepOutcome, type SweepParams } from './sweep';
+import { loadChunks, loadObligation, toDeliveryRow, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
+import { OWED } from './states';
+import { countOwed, describeClaim, sweepRecoverable, type ClaimedObligation, type DeliverablePlatform, type SweepOutcome, type SweepParams } from './sweep';
+import { AWAKE_NOW, chunkSql, obligationSql } from './transitions';
 
 /** Rows per state, as the overview shows them (less `owed`, which the gateway adds up). */
 export type LedgerCounts = Omit<GatewayOverview['deliveries'], 'owed'>;
@@ -25,6 +29,9 @@ export const EMPTY_COUNTS: LedgerCounts = {
   deliveredLastDay: 0,
 };
 
+/** The longest error text a row keeps (code points): a 1 MB error must not ride in every list row. */
+export const MAX_ERROR_CHARS = 500;
+
 export interface LedgerOptions {
   readonly db: Db;
   readonly clock: Clock;
@@ -37,30 +44,113 @@ export interface LedgerOptions {
   readonly onChange?: (row: DeliveryRow) => void;
 }
 
+export interface RecordInput {
+  readonly obligationId: string;
+  readonly sessionKey: string;
+  readonly platform: string;
+  readonly chatId: string;
+  readonly threadId: string | null;
+  readonly replyTo: string | null;
+  readonly content: string;
+  /** The reply split to the platform's limit; empty means one chunk, the content. */
+  readonly chunks: readonly string[];
+  /** The user message this answers (recovery tells answered messages from unanswered ones by it). */
+  readonly messageRef?: string | null;
+}
+
+export type RecordResult = { readonly created: boolean; readonly row: DeliveryRow };
+
 /**
- * The delivery ledger: every owed reply, durably recorded before it is sent, and
- * the sweep that finds what is still owed after a crash, a kill or a sleep.
- * Methods are synchronous (better-sqlite3) and throw only when SQLite itself
- * fails (busy, full, read-only, corrupt); expected outcomes are result values.
- * The delivery loop wraps every call so such a failure never stops a reply.
+ * A claim's proof of ownership: every later write to the row or its chunks
+ * presents it, and changes nothing once it is stale (the row was claimed again,
+ * retried, or this instance was declared dead).
+ */
+export interface Receipt {
+  readonly id: string;
+  readonly owner: string;
+  readonly fence: number;
+}
+
+export type ClaimResult =
+  | { readonly ok: true; readonly claim: ClaimedObligation }
+  | {
+      readonly ok: false;
+      readonly reason: 'not-found' | 'not-owed' | 'owned-elsewhere' | 'held' | 'behind-earlier-reply' | 'not-due' | 'lost-race';
+      readonly state?: ObligationState;
+    };
+
+type ObligationState = DeliveryState;
+
+/** What the next reply of a conversation needs before it can go. */
+export type NextInLane =
+  | { readonly kind: 'claimed'; readonly claim: ClaimedObligation }
+  | { readonly kind: 'empty' }
+  /** The head waits: for its platform, for a live owner elsewhere, or until `retryAt`. */
+  | { readonly kind: 'wait'; readonly reason: 'platform' | 'owned-elsewhere' | 'held' | 'retry-later'; readonly retryAt?: number };
+
+export type WriteResult = { readonly ok: true } | { readonly ok: false; readonly reason: 'stale' };
+
+/** `marker`: this send must carry the resend marker (the chunk may have arrived before). */
+export type SendingResult = { readonly ok: true; readonly marker: boolean } | { readonly ok: false; readonly reason: 'stale' };
+
+export interface SendFailure {
+  readonly error: string;
+  readonly retryable: boolean;
+  /** The platform's retry-after, when it gave one (rate limits). */
+  readonly retryAfterMs?: number | undefined;
+  /** The chat is gone or the bot is blocked: retrying cannot help. */
+  readonly permanent: boolean;
+  /** Due again at once (the platform dropped; its reconnect's sweep sends it), not after the backoff. */
+  readonly retryWhenConnected?: boolean;
+}
+
+export type FailedResult =
+  | { readonly ok: true; readonly state: 'failed' | 'abandoned'; readonly nextAttemptAt: number | null }
+  | { readonly ok: false; readonly reason: 'stale' };
+
+/**
+ * A fact about a send that happened while the ledger could not be written
+ * (disk full, busy past the timeout). Kept in memory and written back before
+ * this process claims anything again, so a chunk already sent is never resent
+ * plain (docs/delivery.md, "When the ledger itself fails").
+ */
+export type SendFact =
+  | { readonly kind: 'chunk-sending'; readonly id: string; readonly index: number }
+  | { readonly kind: 'chunk-delivered'; readonly id: string; readonly index: number; readonly platformMessageId: string }
+  | { readonly kind: 'delivered'; readonly id: string };
+
+/**
+ * The delivery ledger: every owed reply, durably recorded before it is sent, its
+ * chunks' progress, and the sweep that finds what is still owed after a crash,
+ * a kill or a sleep. Every change is a verb of the state machine in
+ * transitions.ts. Methods are synchronous (better-sqlite3) and throw only when
+ * SQLite itself fails (busy, full, read-only, corrupt); expected outcomes are
+ * result values.
  */
 export class Ledger {
   readonly policy: LedgerPolicy;
   private readonly ctx: LedgerContext;
+  private readonly probe: ProcessProbe;
   private currentId: string;
   private registered = false;
+  /**
+   * Rows this process holds a claim on (or sends without one, the ledger having
+   * failed): its own sweep never claims them, and Retry is refused while held.
+   */
+  private readonly held = new Set<string>();
 
   constructor(private readonly options: LedgerOptions) {
     this.policy = { ...DEFAULT_POLICY, ...options.policy };
-    const probe = options.probe ?? createSystemProbe();
+    this.probe = options.probe ?? createSystemProbe();
     this.currentId = this.newId();
     this.ctx = {
       db: options.db,
       clock: options.clock,
-      probe,
+      probe: this.probe,
       policy: this.policy,
       instanceId: () => this.currentId,
       changed: changeNotifier(options.db, options.onChange),
+      holds: (id) => this.held.has(id),
     };
   }
 
@@ -69,9 +159,20 @@ export class Ledger {
     return this.currentId;
   }
 
-  /** Registers this process as an instance; call once before owning rows. */
-  register(): string {
-    registerInstance(this.ctx.db, this.currentId, this.ctx.probe.self(), this.ctx.clock.now());
+  /**
+   * Registers this process as an instance; call once before owning rows. With
+   * `exclusive` (this process holds the data directory's lock, so no other
+   * gateway can be running), every other instance still marked running is dead,
+   * and its rows are claimable at once: no lease to wait out after a restart.
+   */
+  register(options: { readonly exclusive?: boolean } = {}): string {
+    const now = this.ctx.clock.now();
+    this.ctx.db
+      .transaction(() => {
+        if (options.exclusive) takeOverInstances(this.ctx.db, now);
+        registerInstance(this.ctx.db, this.currentId, this.probe.self(), now);
+      })
+      .immediate();
     this.registered = true;
     return this.currentId;
   }
@@ -80,7 +181,7 @@ export class Ledger {
    * Renews the lease. If a sweeper has meanwhile declared this instance dead
    * (possible only when both the lease lapsed and the process looked gone, e.g.
    * from another pid namespace), its rows may already be claimed: re-register
-   * under a fresh id instead of fighting over them.
+   * under a fresh id instead of fighting over them (the old receipts are stale).
    */
   heartbeat(): void {
     if (!this.registered) return;
@@ -97,36 +198,270 @@ export class Ledger {
     this.registered = false;
   }
 
-  recordObligation(input: send.RecordInput): send.RecordResult {
-    return send.recordObligation(this.ctx, input);
+  /** Policy changes from a config reload take effect for the next decision. */
+  setPolicy(policy: Partial<LedgerPolicy>): void {
+    Object.assign(this.policy, policy);
   }
 
-  markAttempting(id: string): send.AttemptResult {
-    return send.markAttempting(this.ctx, id);
+  /**
+   * Records an owed reply, durably (the commit is fsynced) before anything is
+   * sent, at the end of its conversation's outbox. Idempotent: the id is derived
+   * from the turn and the content, so recording the same reply again finds the
+   * existing row and changes nothing — a delivered row is never reset. The new
+   * row is pending, owned by this instance: another gateway's sweep leaves it to
+   * this one while it lives.
+   */
+  recordObligation(input: RecordInput): RecordResult {
+    const { db } = this.ctx;
+    const now = this.ctx.clock.now();
+    const chunks = input.chunks.length > 0 ? input.chunks : [input.content];
+    const insertChunk = cachedStatement(
+      db,
+      `INSERT INTO ledger_chunks (obligation_id, chunk_index, text, state, idempotency_key, updated_at)
+       VALUES (?, ?, ?, 'owed', ?, ?)`,
+    );
+    const created = db
+      .transaction(() => {
+        const inserted =
+          cachedStatement(
+            db,
+            `INSERT INTO ledger_obligations
+               (id, session_key, platform, chat_id, thread_id, reply_to, content, state, owner_instance,
+                created_at, updated_at, chunk_count, owed_since_awake, message_ref, seq)
+             VALUES (@id, @sessionKey, @platform, @chatId, @threadId, @replyTo, @content, 'pending', @me,
+                     @now, @now, @chunks, ${AWAKE_NOW}, @messageRef,
+                     COALESCE((SELECT max(seq) FROM ledger_obligations WHERE session_key = @sessionKey), 0) + 1)
+             ON CONFLICT (id) DO NOTHING`,
+          ).run({
+            id: input.obligationId,
+            sessionKey: input.sessionKey,
+            platform: input.platform,
+            chatId: input.chatId,
+            threadId: input.threadId,
+            replyTo: input.replyTo,
+            content: input.content,
+            me: this.currentId,
+            now,
+            chunks: chunks.length,
+            messageRef: input.messageRef ?? null,
+          }).changes === 1;
+        if (inserted) {
+          chunks.forEach((text, index) => insertChunk.run(input.obligationId, index, text, computeChunkKey(input.obligationId, index), now));
+        }
+        return inserted;
+      })
+      .immediate();
+    const row = loadObligation(db, input.obligationId);
+    if (!row) throw new Error(`obligation ${input.obligationId} vanished right after it was recorded`);
+    if (created) this.ctx.changed(input.obligationId, row);
+    return { created, row: toDeliveryRow(row) };
   }
 
-  markChunkSending(id: string, chunkIndex: number): send.ChunkResult {
-    return send.markChunkSending(this.ctx, id, chunkIndex);
+  /**
+   * Claims one row to send it now, if this process may: it is owed, due, first
+   * in its conversation's outbox, and owned by nobody, by this process (and not
+   * already held here), or by an instance that is provably gone. A claim spends
+   * no attempt (only a failed send does) and returns the receipt every later
+   * write presents.
+   */
+  markAttempting(id: string, platforms?: readonly DeliverablePlatform[]): ClaimResult {
+    const row = loadObligation(this.ctx.db, id);
+    if (!row) return { ok: false, reason: 'not-found' };
+    const available = this.availability(row);
+    if (available !== 'available') return { ok: false, reason: available, state: row.state };
+    return this.claimRow(row, platforms);
   }
 
-  markChunkUnsent(id: string, chunkIndex: number): send.ChunkResult {
-    return send.markChunkUnsent(this.ctx, id, chunkIndex);
+  /**
+   * The next reply of a conversation, claimed if it can go now. The head of the
+   * outbox holds the line: while it waits (its platform is away, a retry is not
+   * due), nothing behind it is sent.
+   */
+  claimNext(sessionKey: string, platforms: readonly DeliverablePlatform[]): NextInLane {
+    for (let guard = 0; guard < 100; guard++) {
+      const head = cachedStatement(
+        this.ctx.db,
+        `SELECT * FROM ledger_obligations INDEXED BY ledger_obligations_lane
+         WHERE session_key = ? AND ${OWED} ORDER BY seq LIMIT 1`,
+      ).get(sessionKey) as ObligationSql | undefined;
+      if (!head) return { kind: 'empty' };
+      const now = this.ctx.clock.now();
+      const available = this.availability(head);
+      if (available === 'held') return { kind: 'wait', reason: 'held' };
+      if (available === 'owned-elsewhere') return { kind: 'wait', reason: 'owned-elsewhere' };
+      if (available === 'not-due') return { kind: 'wait', reason: 'retry-later', retryAt: head.next_attempt_at ?? now };
+      const verdict = this.verdict(head);
+      if (verdict) {
+        if (verdict.kind === 'settle') this.applyRead('settle', head, {});
+        else this.applyRead('abandon', head, { reason: verdict.reason });
+        continue;
+      }
+      const platform = platforms.find((p) => p.name === head.platform);
+      if (!platform || !(platform.canSend?.(targetOf(head)) ?? true)) return { kind: 'wait', reason: 'platform' };
+      const claimed = this.claimRow(head, platforms);
+      if (claimed.ok) return { kind: 'claimed', claim: claimed.claim };
+      if (claimed.reason !== 'lost-race') return { kind: 'wait', reason: 'owned-elsewhere' };
+    }
+    return { kind: 'wait', reason: 'held' };
   }
 
-  markChunkDelivered(id: string, chunkIndex: number, platformMessageId: string): send.ChunkResult {
-    return send.markChunkDelivered(this.ctx, id, chunkIndex, platformMessageId);
+  /**
+   * Written just before a chunk is handed to a platform that cannot deduplicate:
+   * if this process dies before the outcome is recorded, the chunk may have
+   * arrived. Says whether this send carries the marker. Refused (stale) when the
+   * receipt no longer holds or the user discarded the row: stop sending.
+   */
+  markChunkSending(receipt: Receipt, chunkIndex: number): SendingResult {
+    const row = this.chunkWrite('send', receipt, chunkIndex, {});
+    return row ? { ok: true, marker: row.may_have_arrived === 1 } : { ok: false, reason: 'stale' };
   }
 
-  markDelivered(id: string): send.DeliveredResult {
-    return send.markDelivered(this.ctx, id);
+  /** The platform refused the chunk outright: this send did not arrive ("may have arrived" stays). */
+  markChunkUnsent(receipt: Receipt, chunkIndex: number): WriteResult {
+    return this.chunkWrite('unsent', receipt, chunkIndex, {}) ? { ok: true } : { ok: false, reason: 'stale' };
   }
 
-  markFailed(id: string, failure: send.SendFailure): send.FailedResult {
-    return send.markFailed(this.ctx, id, failure);
+  /** The platform confirmed the chunk: it is never sent again. */
+  markChunkDelivered(receipt: Receipt, chunkIndex: number, platformMessageId: string): WriteResult {
+    const { db } = this.ctx;
+    const done = db
+      .transaction(() => {
+        const row = this.chunkWrite('deliver', receipt, chunkIndex, { messageId: platformMessageId });
+        if (row) this.countDelivered(receipt.id);
+        return row !== undefined;
+      })
+      .immediate();
+    if (!done) return { ok: false, reason: 'stale' };
+    this.ctx.changed(receipt.id);
+    return { ok: true };
+  }
+
+  /**
+   * Every chunk arrived; `last`, the chunk just confirmed, is marked in the same
+   * commit (one fsync fewer per reply). Also from abandoned: a reply discarded
+   * while its last chunk was on its way still arrived, and the ledger says so.
+   */
+  markDelivered(receipt: Receipt, last?: { readonly index: number; readonly platformMessageId: string }): WriteResult {
+    const { db } = this.ctx;
+    const now = this.ctx.clock.now();
+    const done = db
+      .transaction(() => {
+        if (last) this.chunkWrite('deliver', receipt, last.index, { messageId: last.platformMessageId });
+        const changes = this.obligationWrite('deliver', { id: receipt.id, owner: receipt.owner, fence: receipt.fence });
+        if (changes === 1) {
+          cachedStatement(db, `UPDATE ledger_chunks SET state = 'delivered', updated_at = ? WHERE obligation_id = ? AND state != 'delivered'`).run(
+            now,
+            receipt.id,
+          );
+        }
+        return changes === 1;
+      })
+      .immediate();
+    if (!done) return { ok: false, reason: 'stale' };
+    this.ctx.changed(receipt.id);
+    return { ok: true };
+  }
+
+  /**
+   * A chunk handed to the platform failed: one attempt spent. Permanent or
+   * non-retryable errors fail the row for good; retryable ones schedule the
+   * next attempt with exponential backoff, never sooner than the platform's
+   * retry-after — or abandon the row once the attempts reach the cap.
+   */
+  markFailed(receipt: Receipt, failure: SendFailure): FailedResult {
+    const row = loadObligation(this.ctx.db, receipt.id);
+    if (!row || row.state !== 'attempting' || row.owner_instance !== receipt.owner || row.fence !== receipt.fence) {
+      return { ok: false, reason: 'stale' };
+    }
+    const now = this.ctx.clock.now();
+    const attempts = row.attempts + 1;
+    let state: 'failed' | 'abandoned' = 'failed';
+    let next: number | null = null;
+    let reason: string | null = null;
+    if (failure.permanent || !failure.retryable) {
+      next = null;
+    } else if (attempts >= this.policy.maxAttempts) {
+      state = 'abandoned';
+      reason = `gave up after ${attempts} failed attempts`;
+    } else {
+      next = failure.retryWhenConnected && failure.retryAfterMs === undefined ? now : now + retryDelayMs(this.policy, attempts, failure.retryAfterMs);
+    }
+    const error = boundError(failure.permanent ? `permanent: ${failure.error}` : failure.error);
+    const changes = this.obligationWrite('fail', {
+      id: receipt.id,
+      owner: receipt.owner,
+      fence: receipt.fence,
+      state,
+      next,
+      error,
+      reason,
+    });
+    if (changes !== 1) return { ok: false, reason: 'stale' };
+    this.ctx.changed(receipt.id);
+    return { ok: true, state, nextAttemptAt: next };
+  }
+
+  /** Gives a claim back without a failed send: no attempt spent. */
+  release(receipt: Receipt): WriteResult {
+    const changes = this.obligationWrite('release', { id: receipt.id, owner: receipt.owner, fence: receipt.fence });
+    if (changes === 1) this.ctx.changed(receipt.id);
+    return changes === 1 ? { ok: true } : { ok: false, reason: 'stale' };
+  }
+
+  /** Whether the receipt still holds an attempting row (read only: checked between chunks where no write is needed). */
+  stillHolds(receipt: Receipt): boolean {
+    return (
+      cachedStatement(
+        this.ctx.db,
+        `SELECT 1 FROM ledger_obligations WHERE id = ? AND owner_instance = ? AND fence = ? AND state = 'attempting'`,
+      ).get(receipt.id, receipt.owner, receipt.fence) !== undefined
+    );
+  }
+
+  /** Writes back a fact the ledger could not take when it happened (see SendFact). */
+  replay(fact: SendFact): true {
+    const { db } = this.ctx;
+    const now = this.ctx.clock.now();
+    switch (fact.kind) {
+      case 'chunk-sending':
+        cachedStatement(db, chunkSql('sendingAnyway')).all({ id: fact.id, index: fact.index, now });
+        return true;
+      case 'chunk-delivered':
+        db.transaction(() => {
+          const rows = cachedStatement(db, chunkSql('deliveredAnyway')).all({ id: fact.id, index: fact.index, now, messageId: fact.platformMessageId });
+          if (rows.length === 1) this.countDelivered(fact.id);
+        }).immediate();
+        break;
+      case 'delivered':
+        db.transaction(() => {
+          if (this.obligationWrite('deliveredAnyway', { id: fact.id }) === 1) {
+            cachedStatement(db, `UPDATE ledger_chunks SET state = 'delivered', updated_at = ? WHERE obligation_id = ? AND state != 'delivered'`).run(now, fact.id);
+          }
+        }).immediate();
+        break;
+    }
+    this.ctx.changed(fact.id);
+    return true;
+  }
+
+  /** Marks a row as handled by this process outside any claim (a send while the ledger fails). */
+  hold(id: string): void {
+    this.held.add(id);
+  }
+
+  /** This process is done with the row: its own sweep may take it again. */
+  letGo(id: string): void {
+    this.held.delete(id);
+  }
+
+  isHeld(id: string): boolean {
+    return this.held.has(id);
   }
 
   sweepRecoverable(params: SweepParams): SweepOutcome {
-    return sweepRecoverable(this.ctx, params);
+    const outcome = sweepRecoverable(this.ctx, params);
+    for (const claim of outcome.claimed) this.held.add(claim.id);
+    return outcome;
   }
 
   chunks(id: string): Chunk[] {
@@ -146,15 +481,17 @@ export class Ledger {
     return actions.deliveryText(this.ctx, id);
   }
 
-  /** Makes every failed or given-up row of `platform` pending again; returns how many. */
+  /** Makes every failed or given-up row of `platform` pending again (not discarded ones, not ones being sent); returns how many. */
   retryPlatform(platform: string): number {
-    return actions.retryPlatform(this.ctx, platform);
+    return actions.retryPlatform(this.ctx, platform, (row) => this.senderAlive(row));
   }
 
+  /** The user's Retry: refused, with the reason, while a live sender still holds the row. */
   retryDelivery(id: string): actions.ActionResult {
-    return actions.retryDelivery(this.ctx, id);
+    return actions.retryDelivery(this.ctx, id, (row) => this.senderAlive(row));
   }
 
+  /** The user's Discard: a sender in the middle of it stops after its current chunk. */
   discardDelivery(id: string): actions.ActionResult {
     return actions.discardDelivery(this.ctx, id);
   }
@@ -164,13 +501,20 @@ export class Ledger {
    * turn whose reply was recorded (but not yet appended to the transcript) from
    * one that never got that far.
    */
-  repliesSince(sessionKey: string, since: number): { id: string; content: string; createdAt: number }[] {
-    return this.ctx.db
-      .prepare(
-        `SELECT id, content, created_at AS createdAt FROM ledger_obligations
-         WHERE created_at >= ? AND session_key = ? ORDER BY created_at`,
-      )
-      .all(since, sessionKey) as { id: string; content: string; createdAt: number }[];
+  repliesSince(sessionKey: string, since: number): { id: string; content: string; createdAt: number; messageRef: string | null }[] {
+    return cachedStatement(
+      this.ctx.db,
+      `SELECT id, content, created_at AS createdAt, message_ref AS messageRef FROM ledger_obligations
+       WHERE created_at >= ? AND session_key = ? ORDER BY seq`,
+    ).all(since, sessionKey) as { id: string; content: string; createdAt: number; messageRef: string | null }[];
+  }
+
+  /** The reply recorded for one user message, if any. */
+  replyFor(sessionKey: string, messageRef: string): { id: string; content: string } | undefined {
+    return cachedStatement(
+      this.ctx.db,
+      `SELECT id, content FROM ledger_obligations WHERE session_key = ? AND message_ref = ? ORDER BY seq LIMIT 1`,
+    ).get(sessionKey, messageRef) as { id: string; content: string } | undefined;
   }
 
   /**
@@ -179,13 +523,12 @@ export class Ledger {
    * its cost does not grow with years of delivered history.
    */
   stateCounts(now: number): LedgerCounts {
-    const rows = this.ctx.db
-      .prepare(
-        `SELECT state, next_attempt_at IS NULL AS final, abandon_reason = ? AS discarded, count(*) AS n
-         FROM ledger_obligations WHERE state IN ('pending', 'attempting', 'failed', 'abandoned')
-         GROUP BY state, final, discarded`,
-      )
-      .all(actions.DISCARDED) as { state: DeliveryState; final: number; discarded: number | null; n: number }[];
+    const rows = cachedStatement(
+      this.ctx.db,
+      `SELECT state, next_attempt_at IS NULL AS final, abandon_reason = ? AS discarded, count(*) AS n
+       FROM ledger_obligations WHERE state IN ('pending', 'attempting', 'failed', 'abandoned')
+       GROUP BY state, final, discarded`,
+    ).all(actions.DISCARDED) as { state: DeliveryState; final: number; discarded: number | null; n: number }[];
     const counts = { ...EMPTY_COUNTS };
     for (const row of rows) {
       if (row.state === 'failed' && row.final) counts.failedPermanently += row.n;
@@ -193,18 +536,132 @@ export class Ledger {
       else if (row.state !== 'delivered') counts[row.state] += row.n;
     }
     counts.deliveredLastDay = (
-      this.ctx.db
-        .prepare(`SELECT count(*) AS n FROM ledger_obligations INDEXED BY ledger_obligations_delivered WHERE state = 'delivered' AND delivered_at >= ?`)
-        .get(now - 86_400_000) as { n: number }
+      cachedStatement(
+        this.ctx.db,
+        `SELECT count(*) AS n FROM ledger_obligations INDEXED BY ledger_obligations_delivered WHERE state = 'delivered' AND delivered_at >= ?`,
+      ).get(now - 86_400_000) as { n: number }
     ).n;
     return counts;
   }
 
+  /** Replies still owed (states.ts OWED): the one count every view shows. */
   owedCount(): number {
     return countOwed(this.ctx);
+  }
+
+  /** Conversations with a reply owed, oldest head first (for a drain after a reconnect or a recovery). */
+  owedConversations(): string[] {
+    return (
+      cachedStatement(
+        this.ctx.db,
+        `SELECT session_key FROM ledger_obligations INDEXED BY ledger_obligations_lane WHERE ${OWED}
+         GROUP BY session_key ORDER BY min(created_at)`,
+      ).all() as { session_key: string }[]
+    ).map((row) => row.session_key);
+  }
+
+  private claimRow(row: ObligationSql, platforms: readonly DeliverablePlatform[] | undefined): ClaimResult {
+    const changes = this.applyRead('claim', row, {});
+    if (changes !== 1) {
+      const now = loadObligation(this.ctx.db, row.id);
+      const behind = now && now.state === row.state && now.fence === row.fence && now.owner_instance === row.owner_instance;
+      return { ok: false, reason: behind ? 'behind-earlier-reply' : 'lost-race' };
+    }
+    const claimed = loadObligation(this.ctx.db, row.id)!;
+    this.held.add(row.id);
+    this.ctx.changed(row.id, claimed);
+    const byName = new Map((platforms ?? []).map((p) => [p.name, p]));
+    return { ok: true, claim: describeClaim(claimed, loadChunks(this.ctx.db, row.id), byName) };
+  }
+
+  /** May this process take `row` now (leaving aside its place in the outbox)? */
+  private availability(row: ObligationSql): 'available' | 'not-owed' | 'held' | 'owned-elsewhere' | 'not-due' {
+    if (row.state === 'delivered' || row.state === 'abandoned' || (row.state === 'failed' && row.next_attempt_at === null)) return 'not-owed';
+    if (this.held.has(row.id)) return 'held';
+    if (row.state === 'failed') {
+      return (row.next_attempt_at ?? 0) <= this.ctx.clock.now() ? 'available' : 'not-due';
+    }
+    if (row.owner_instance === null || row.owner_instance === this.currentId) return 'available';
+    return this.ownerAlive(row.owner_instance) ? 'owned-elsewhere' : 'available';
+  }
+
+  /** A row the sweep gives up on or finds finished, instead of sending it. */
+  private verdict(row: ObligationSql): { kind: 'settle' } | { kind: 'abandon'; reason: string } | undefined {
+    if (row.chunks_delivered >= row.chunk_count) return { kind: 'settle' };
+    if (row.attempts >= this.policy.maxAttempts) return { kind: 'abandon', reason: `attempt cap: ${row.attempts} failed attempts` };
+    return undefined;
+  }
+
+  /** A live sender holds the row: this process (a claim in hand), or a live instance elsewhere. */
+  private senderAlive(row: ObligationSql): boolean {
+    if (this.held.has(row.id)) return true;
+    if (row.owner_instance === null || row.owner_instance === this.currentId) return false;
+    if (row.state !== 'attempting' && row.state !== 'abandoned' && row.state !== 'pending') return false;
+    return this.ownerAlive(row.owner_instance);
+  }
+
+  private ownerAlive(owner: string): boolean {
+    return judgeOwner(loadInstance(this.ctx.db, owner), {
+      bootId: this.probe.bootId(),
+      pidNamespace: this.probe.pidNamespace?.() ?? null,
+      inspect: (pid) => this.probe.inspect(pid),
+      now: this.ctx.clock.now(),
+      leaseMs: this.policy.leaseMs,
+    }).alive;
+  }
+
+  private applyRead(verb: 'claim' | 'settle' | 'abandon', row: ObligationSql, extra: Record<string, unknown>): number {
+    const changes = this.obligationWrite(verb, {
+      id: row.id,
+      readState: row.state,
+      readOwner: row.owner_instance,
+      readFence: row.fence,
+      ...extra,
+    });
+    if (changes === 1 && verb !== 'claim') this.ctx.changed(row.id);
+    return changes;
+  }
+
+  private obligationWrite(verb: Parameters<typeof obligationSql>[0], params: Record<string, unknown>): number {
+    const now = this.ctx.clock.now();
+    return cachedStatement(this.ctx.db, obligationSql(verb)).run({ now, me: this.currentId, ...params }).changes;
+  }
+
+  private chunkWrite(
+    verb: 'send' | 'unsent' | 'deliver',
+    receipt: Receipt,
+    index: number,
+    extra: Record<string, unknown>,
+  ): { may_have_arrived: number } | undefined {
+    return cachedStatement(this.ctx.db, chunkSql(verb)).get({
+      id: receipt.id,
+      index,
+      owner: receipt.owner,
+      fence: receipt.fence,
+      now: this.ctx.clock.now(),
+      ...extra,
+    }) as { may_have_arrived: number } | undefined;
+  }
+
+  private countDelivered(id: string): void {
+    cachedStatement(this.ctx.db, 'UPDATE ledger_obligations SET chunks_delivered = chunks_delivered + 1, updated_at = ? WHERE id = ?').run(
+      this.ctx.clock.now(),
+      id,
+    );
   }
 
   private newId(): string {
     return this.options.newInstanceId?.() ?? randomBytes(8).toString('hex');
   }
+}
+
+function targetOf(row: ObligationSql): DeliveryTarget {
+  return { platform: row.platform, chatId: row.chat_id, threadId: row.thread_id, replyTo: row.reply_to };
+}
+
+/** At most MAX_ERROR_CHARS code points (an emoji is never cut in half). */
+export function boundError(text: string): string {
+  if (text.length <= MAX_ERROR_CHARS) return text;
+  const points = [...text.slice(0, MAX_ERROR_CHARS * 2)];
+  return points.length > MAX_ERROR_CHARS ? `${points.slice(0, MAX_ERROR_CHARS - 1).join('')}…` : points.join('');
 }

@@ -10,6 +10,8 @@ export interface InstanceRecord {
   readonly startedAt: number;
   readonly heartbeatAt: number;
   readonly stoppedAt: number | null;
+  /** The owner's pid namespace (Linux), when it could tell. */
+  readonly pidNamespace?: string | null;
 }
 
 export type OwnerVerdict = { readonly alive: true; readonly reason: string } | { readonly alive: false; readonly reason: string };
@@ -17,6 +19,8 @@ export type OwnerVerdict = { readonly alive: true; readonly reason: string } | {
 export interface JudgeContext {
   /** This machine's current boot id, or null where the OS has none. */
   readonly bootId: string | null;
+  /** This process's pid namespace, or null where the OS has none. */
+  readonly pidNamespace?: string | null;
   readonly inspect: (pid: number) => ProcessSighting;
   readonly now: number;
   readonly leaseMs: number;
@@ -44,6 +48,12 @@ export interface JudgeContext {
  * (a quick reboot, a clock set back) keep a dead owner alive. A heartbeat in the
  * future beyond one lease means the clock went back, and counts as no evidence.
  *
+ * Inside one pid namespace (the owner recorded the same namespace as ours) the
+ * process check is exact, so it decides at once, lease or no lease: a gone pid,
+ * or a pid with another start time, is a dead owner the moment it is seen, and
+ * the same pid with the same start time is alive however old its heartbeat (it
+ * was asleep or stopped). That is what lets a restart take over in milliseconds.
+ *
  * The host name is not consulted: SQLite's WAL cannot be shared between hosts,
  * and host names change (DHCP); the boot id and the start time already tell a
  * copied data directory's owners from ours.
@@ -53,6 +63,18 @@ export function judgeOwner(owner: InstanceRecord | undefined, context: JudgeCont
   if (owner.stoppedAt !== null) return { alive: false, reason: 'stopped' };
   if (owner.bootId !== null && context.bootId !== null && owner.bootId !== context.bootId) {
     return { alive: false, reason: 'its boot has ended' };
+  }
+  const sameNamespace =
+    owner.pidNamespace != null && context.pidNamespace != null && owner.pidNamespace === context.pidNamespace &&
+    owner.processStart !== null;
+  if (sameNamespace) {
+    const seen = context.inspect(owner.pid);
+    if (seen.kind === 'absent') return { alive: false, reason: `pid ${owner.pid} is gone` };
+    if (seen.startTime !== null) {
+      return seen.startTime === owner.processStart
+        ? { alive: true, reason: 'same process' }
+        : { alive: false, reason: `pid ${owner.pid} now belongs to another process` };
+    }
   }
   const age = context.now - owner.heartbeatAt;
   if (age <= context.leaseMs && age >= -context.leaseMs) return { alive: true, reason: 'heartbeat within its lease' };

@@ -100,4 +100,39 @@ export const ledgerMigrations: readonly Migration[] = [
       ) STRICT`);
     },
   },
+  {
+    // The second version of the delivery core (docs/delivery.md):
+    // - seq: the reply's place in its conversation's outbox (per session_key). A
+    //   reply is sent only once every earlier reply of its conversation is settled.
+    // - fence: bumped by every claim and every retry. A claim's receipt is (owner,
+    //   fence); a write presenting an older receipt changes nothing.
+    // - message_ref: the user message the reply answers, so recovery after a crash
+    //   can tell an answered message from an unanswered one.
+    // - may_have_arrived: sticky per chunk. Once a send of the chunk began and its
+    //   outcome was not seen, every later resend carries the marker, even after a
+    //   resend that was refused outright.
+    // - pid_ns: the owner's pid namespace, so a pid can be judged at once when it
+    //   lives in ours (and only then).
+    id: 'ledger-005-outbox',
+    up(db) {
+      db.exec(`ALTER TABLE ledger_obligations ADD COLUMN seq INTEGER NOT NULL DEFAULT 0`);
+      db.exec(`ALTER TABLE ledger_obligations ADD COLUMN fence INTEGER NOT NULL DEFAULT 0`);
+      db.exec(`ALTER TABLE ledger_obligations ADD COLUMN message_ref TEXT`);
+      db.exec(`ALTER TABLE ledger_chunks ADD COLUMN may_have_arrived INTEGER NOT NULL DEFAULT 0`);
+      db.exec(`ALTER TABLE ledger_instances ADD COLUMN pid_ns TEXT`);
+      // Rows written before this version: their order is their recording order.
+      db.exec(`UPDATE ledger_obligations AS o SET seq = n.rn FROM (
+                 SELECT id, row_number() OVER (PARTITION BY session_key ORDER BY created_at, id) AS rn
+                 FROM ledger_obligations) AS n
+               WHERE o.id = n.id`);
+      // A chunk left "sending" by the first version may have arrived.
+      db.exec(`UPDATE ledger_chunks SET may_have_arrived = 1 WHERE state = 'sending'`);
+      // The outbox: a conversation's owed rows in order. Its WHERE clause is OWED
+      // (states.ts), repeated verbatim by every query that relies on this index.
+      db.exec(`CREATE INDEX ledger_obligations_lane ON ledger_obligations (session_key, seq)
+               WHERE state IN ('pending', 'attempting') OR (state = 'failed' AND next_attempt_at IS NOT NULL)`);
+      db.exec(`CREATE UNIQUE INDEX ledger_obligations_seq ON ledger_obligations (session_key, seq) WHERE seq > 0`);
+      db.exec(`CREATE INDEX ledger_obligations_message ON ledger_obligations (session_key, message_ref)`);
+    },
+  },
 ];

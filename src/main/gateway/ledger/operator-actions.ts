@@ -1,7 +1,9 @@
 import type { DeliveryFilter, DeliveryPage, DeliveryRow, DeliveryState } from '../../../shared/api';
 import type { LedgerContext } from './context';
+import { cachedStatement } from '../db/database';
 import { loadObligation, toDeliveryRow, type ObligationSql } from './rows';
-import { AWAKE_NOW } from './send-path';
+import { GIVEN_UP, OWED } from './states';
+import { obligationSql } from './transitions';
 
 export const PAGE_SIZE = 50;
 
@@ -20,11 +22,15 @@ export interface DeliveryQuery {
   readonly page?: number;
 }
 
-const FILTER_STATES: Record<DeliveryFilter, readonly DeliveryState[]> = {
-  owed: ['pending', 'attempting', 'failed'],
-  abandoned: ['abandoned'],
-  delivered: ['delivered'],
+/** The window's tabs, in the ledger's one vocabulary (states.ts). */
+const FILTERS: Record<DeliveryFilter, string> = {
+  owed: OWED,
+  abandoned: GIVEN_UP,
+  delivered: `state = 'delivered'`,
 };
+
+/** True while a live sender (this process, or a live instance elsewhere) holds the row. */
+export type SenderAlive = (row: ObligationSql) => boolean;
 
 /** Newest first, optionally of one state, one tab and one platform; pages count from 1. */
 export function listDeliveries(ctx: LedgerContext, query: DeliveryQuery = {}): DeliveryPage {
@@ -36,11 +42,7 @@ export function listDeliveries(ctx: LedgerContext, query: DeliveryQuery = {}): D
     where.push('state = ?');
     args.push(query.state);
   }
-  if (query.filter) {
-    const states = FILTER_STATES[query.filter];
-    where.push(`state IN (${states.map(() => '?').join(', ')})`);
-    args.push(...states);
-  }
+  if (query.filter) where.push(FILTERS[query.filter]);
   if (query.platform) {
     where.push('platform = ?');
     args.push(query.platform);
@@ -73,46 +75,43 @@ export function getDelivery(ctx: LedgerContext, id: string): DeliveryRow | undef
 }
 
 /**
- * The user asks to try again a row that failed or was abandoned: it becomes
+ * The user asks to try again a row that failed or was given up: it becomes
  * pending with a fresh attempt budget and stale clock, owned by nobody, so the
- * next sweep of any gateway with its platform connected sends it. Chunks already
- * delivered stay delivered; one that may have arrived keeps its marker.
+ * next sweep of the gateway sends it. Refused while a live sender still holds
+ * it (discarded mid-send, its sender not yet stopped): two senders on one reply
+ * is what the receipts exist to prevent. Chunks already delivered stay
+ * delivered; one that may have arrived keeps its marker.
  */
-export function retryDelivery(ctx: LedgerContext, id: string): ActionResult {
-  const now = ctx.clock.now();
-  const changes = ctx.db
-    .prepare(
-      `UPDATE ledger_obligations
-         SET state = 'pending', owner_instance = NULL, attempts = 0, owed_since_awake = ${AWAKE_NOW},
-             next_attempt_at = NULL, abandon_reason = NULL, updated_at = ?
-       WHERE id = ? AND state IN ('failed', 'abandoned')`,
-    )
-    .run(now, id).changes;
-  return settle(ctx, id, changes, (state) => `delivery ${id} is ${state}; only a failed or abandoned delivery can be retried`);
+export function retryDelivery(ctx: LedgerContext, id: string, senderAlive: SenderAlive): ActionResult {
+  const row = loadObligation(ctx.db, id);
+  if (!row) return { ok: false, reason: 'not-found', message: `no delivery with id ${id}` };
+  if (row.state !== 'failed' && row.state !== 'abandoned') {
+    return { ok: false, reason: 'conflict', message: `delivery ${id} is ${describeState(row)}; only a failed or given-up delivery can be retried` };
+  }
+  if (senderAlive(row)) {
+    return { ok: false, reason: 'conflict', message: `delivery ${id} is still being sent; try again once that send has stopped` };
+  }
+  const changes = cachedStatement(ctx.db, obligationSql('retry')).run(retryParams(ctx, row)).changes;
+  return settle(ctx, id, changes, (state) => `delivery ${id} changed meanwhile (now ${state}); try again`);
 }
 
 /**
  * "Retry all" for one platform (after fixing its settings, or once it is back):
  * every failed or given-up row of it becomes pending as in `retryDelivery`.
  * Rows the user discarded stay discarded: that was a decision, not a failure.
+ * A row a live sender still holds is left alone.
  */
-export function retryPlatform(ctx: LedgerContext, platform: string): number {
-  const now = ctx.clock.now();
+export function retryPlatform(ctx: LedgerContext, platform: string, senderAlive: SenderAlive): number {
   const ids = ctx.db
     .transaction(() => {
       const found = ctx.db
         .prepare(
-          `SELECT id FROM ledger_obligations
+          `SELECT * FROM ledger_obligations
            WHERE platform = ? AND (state = 'failed' OR (state = 'abandoned' AND abandon_reason IS NOT '${DISCARDED}'))`,
         )
-        .all(platform) as { id: string }[];
-      const retry = ctx.db.prepare(
-        `UPDATE ledger_obligations
-           SET state = 'pending', owner_instance = NULL, attempts = 0, owed_since_awake = ${AWAKE_NOW},
-               next_attempt_at = NULL, abandon_reason = NULL, updated_at = ?
-         WHERE id = ? AND state IN ('failed', 'abandoned')`,
-      );
-      return found.filter(({ id }) => retry.run(now, id).changes === 1).map(({ id }) => id);
+        .all(platform) as ObligationSql[];
+      const retry = cachedStatement(ctx.db, obligationSql('retry'));
+      return found.filter((row) => !senderAlive(row) && retry.run(retryParams(ctx, row)).changes === 1).map(({ id }) => id);
     })
     .immediate();
   for (const id of ids) ctx.changed(id);
@@ -120,22 +119,23 @@ export function retryPlatform(ctx: LedgerContext, platform: string): number {
 }
 
 /**
- * The user gives up on a row: it becomes abandoned and is never sent again by a
- * sweep. A sender already in the middle of it may still finish; the ledger then
- * records it as delivered, because it was.
+ * The user gives up on a row: it becomes abandoned and no sweep sends it again.
+ * A sender in the middle of it finishes the chunk on its way (the ledger records
+ * that it arrived), then finds the row discarded and stops.
  */
 export function discardDelivery(ctx: LedgerContext, id: string): ActionResult {
-  const now = ctx.clock.now();
-  const changes = ctx.db
-    .prepare(
-      `UPDATE ledger_obligations
-         SET state = 'abandoned', abandon_reason = '${DISCARDED}', next_attempt_at = NULL, updated_at = ?
-       WHERE id = ? AND state IN ('pending', 'attempting', 'failed')`,
-    )
-    .run(now, id).changes;
+  const changes = cachedStatement(ctx.db, obligationSql('discard')).run({ id, now: ctx.clock.now(), reason: DISCARDED }).changes;
   const row = loadObligation(ctx.db, id);
   if (row?.state === 'abandoned' && changes === 0) return { ok: true, row: toDeliveryRow(row) };
   return settle(ctx, id, changes, (state) => `delivery ${id} is already ${state}; there is nothing to discard`);
+}
+
+function retryParams(ctx: LedgerContext, row: ObligationSql) {
+  return { id: row.id, now: ctx.clock.now(), readState: row.state, readOwner: row.owner_instance, readFence: row.fence };
+}
+
+function describeState(row: ObligationSql): string {
+  return row.state === 'failed' && row.next_attempt_at !== null ? 'waiting for its next attempt' : row.state;
 }
 
 function settle(ctx: LedgerContext, id: string, changes: number, conflict: (state: DeliveryState) => string): ActionResult {

@@ -1,6 +1,6 @@
 /** The ledger's rules, all overridable (tests shrink them instead of sleeping). */
 export interface LedgerPolicy {
-  /** Claims per row before it is abandoned. */
+  /** Failed sends (a chunk handed to the platform and refused or lost) before a row is abandoned. Claims and crashes spend none. */
   readonly maxAttempts: number;
   /** Owed time (while a gateway was sweeping) after which a row is abandoned. */
   readonly staleAfterMs: number;

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /** What this machine says about one pid right now. */
@@ -14,6 +14,8 @@ export interface ProcessIdentity {
   readonly startTime: string | null;
   readonly bootId: string | null;
   readonly host: string;
+  /** The pid namespace (Linux: the inode of /proc/self/ns/pid), or null. */
+  readonly pidNamespace?: string | null;
 }
 
 /** How the ledger looks at processes; injected so tests can stage any machine. */
@@ -21,6 +23,8 @@ export interface ProcessProbe {
   self(): ProcessIdentity;
   /** The current boot's id, or null where the OS has none. */
   bootId(): string | null;
+  /** This process's pid namespace, or null where the OS has none (absent: unknown). */
+  pidNamespace?(): string | null;
   inspect(pid: number): ProcessSighting;
 }
 
@@ -36,6 +40,7 @@ export interface ProcessProbe {
  */
 export function createSystemProbe(platform: NodeJS.Platform = process.platform): ProcessProbe {
   const bootId = platform === 'linux' ? readBootId() : null;
+  const pidNamespace = platform === 'linux' ? readPidNamespace() : null;
   const inspect = (pid: number): ProcessSighting => {
     if (platform === 'linux') return inspectLinux(pid);
     if (platform !== 'win32') return inspectPs(pid);
@@ -43,6 +48,7 @@ export function createSystemProbe(platform: NodeJS.Platform = process.platform):
   };
   return {
     bootId: () => bootId,
+    pidNamespace: () => pidNamespace,
     inspect,
     self() {
       const sighting = inspect(process.pid);
@@ -51,9 +57,18 @@ export function createSystemProbe(platform: NodeJS.Platform = process.platform):
         startTime: sighting.kind === 'present' ? sighting.startTime : null,
         bootId,
         host: hostname(),
+        pidNamespace,
       };
     },
   };
+}
+
+function readPidNamespace(): string | null {
+  try {
+    return readlinkSync('/proc/self/ns/pid') || null;
+  } catch {
+    return null;
+  }
 }
 
 function readBootId(): string | null {

@@ -24,6 +24,11 @@ export interface ObligationSql {
   abandon_reason: string | null;
   chunk_count: number;
   chunks_delivered: number;
+  /** The reply's place in its conversation's outbox (1, 2, …). */
+  seq: number;
+  /** Bumped by every claim and retry: a receipt presents the fence it was given. */
+  fence: number;
+  message_ref: string | null;
 }
 
 export interface ChunkSql {
@@ -34,6 +39,7 @@ export interface ChunkSql {
   platform_message_id: string | null;
   idempotency_key: string;
   updated_at: number;
+  may_have_arrived: number;
 }
 
 /** One chunk of a reply, as the delivery loop needs it. */
@@ -43,6 +49,8 @@ export interface Chunk {
   readonly state: ChunkState;
   readonly platformMessageId: string | null;
   readonly idempotencyKey: string;
+  /** A send of it began and its outcome was never seen: a resend carries the marker. Sticky. */
+  readonly mayHaveArrived: boolean;
 }
 
 /** Where a reply goes. */
@@ -93,6 +101,7 @@ export function toChunk(row: ChunkSql): Chunk {
     state: row.state,
     platformMessageId: row.platform_message_id,
     idempotencyKey: row.idempotency_key,
+    mayHaveArrived: row.may_have_arrived === 1 || row.state === 'sending',
   };
 }
 

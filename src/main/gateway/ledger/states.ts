@@ -7,3 +7,27 @@ export type ObligationState = DeliveryState;
  * have arrived); delivered: the platform confirmed it.
  */
 export type ChunkState = 'owed' | 'sending' | 'delivered';
+
+/**
+ * The one definition of "owed": a reply Homing still has to send. Pending,
+ * being sent, or failed with a retry scheduled. A reply that failed for good
+ * (no next attempt), was abandoned or discarded, or was delivered is settled.
+ * The CLI, the API, the tray, the window and the sweep all count with this.
+ *
+ * The text is repeated verbatim in the partial index `ledger_obligations_lane`
+ * (ledger-005): SQLite uses a partial index only for a query whose WHERE clause
+ * contains the index's own.
+ */
+export const OWED = `(state IN ('pending', 'attempting') OR (state = 'failed' AND next_attempt_at IS NOT NULL))`;
+
+/** The same, for a row alias `alias` (in sub-queries). */
+export function owedOf(alias: string): string {
+  return `(${alias}.state IN ('pending', 'attempting') OR (${alias}.state = 'failed' AND ${alias}.next_attempt_at IS NOT NULL))`;
+}
+
+/** Settled but not delivered: what the window's "Given up" tab shows. */
+export const GIVEN_UP = `(state = 'abandoned' OR (state = 'failed' AND next_attempt_at IS NULL))`;
+
+export function isOwed(row: { readonly state: ObligationState; readonly next_attempt_at: number | null }): boolean {
+  return row.state === 'pending' || row.state === 'attempting' || (row.state === 'failed' && row.next_attempt_at !== null);
+}

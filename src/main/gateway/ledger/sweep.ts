@@ -2,13 +2,19 @@ import type { SweepReport } from '../../../shared/api';
 import type { LedgerContext } from './context';
 import { declareDead, loadInstance, pruneInstances } from './instances';
 import { judgeOwner } from './liveness';
+import { cachedStatement } from '../db/database';
+import type { Receipt } from './ledger';
 import { loadChunks, loadObligation, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
+import { OWED } from './states';
+import { obligationSql } from './transitions';
 
 /** A platform connected in this process, and whether its server deduplicates resends. */
 export interface DeliverablePlatform {
   readonly name: string;
   /** Matrix txnId, Discord nonce: a resend with the same key cannot appear twice. */
   readonly serverIdempotency: boolean;
+  /** Whether a send to this destination can go out now (absent: yes). */
+  canSend?(target: { readonly chatId: string; readonly threadId: string | null }): boolean;
 }
 
 export interface SweepParams {
@@ -24,8 +30,12 @@ export interface ClaimedObligation {
   readonly sessionKey: string;
   readonly target: DeliveryTarget;
   readonly content: string;
-  /** Attempts including this one. */
+  /** Failed sends so far. */
   readonly attempts: number;
+  /** Presented by every write about this send (ledger.ts Receipt). */
+  readonly receipt: Receipt;
+  /** Its place in the conversation's outbox. */
+  readonly seq: number;
   readonly chunks: readonly Chunk[];
   /** The first chunk not known delivered: sending resumes here. */
   readonly firstChunk: Chunk;
@@ -45,15 +55,21 @@ export interface SweepOutcome {
 /** The columns a sweep decides on (CANDIDATE_COLUMNS). */
 type Candidate = Pick<
   ObligationSql,
-  'id' | 'state' | 'owner_instance' | 'attempts' | 'platform' | 'owed_since_awake' | 'next_attempt_at' | 'chunk_count' | 'chunks_delivered'
+  | 'id'
+  | 'state'
+  | 'owner_instance'
+  | 'attempts'
+  | 'platform'
+  | 'owed_since_awake'
+  | 'next_attempt_at'
+  | 'chunk_count'
+  | 'chunks_delivered'
+  | 'fence'
+  | 'session_key'
+  | 'seq'
+  | 'chat_id'
+  | 'thread_id'
 >;
-
-type Decision =
-  | { kind: 'claim'; row: Candidate }
-  | { kind: 'abandon'; row: Candidate; reason: string }
-  | { kind: 'settle'; row: Candidate }
-  | { kind: 'wait-for-platform' }
-  | { kind: 'leave' };
 
 /**
  * The sweep names its partial indexes (INDEXED BY): the planner would otherwise
@@ -64,9 +80,10 @@ type Decision =
 const UNSETTLED = 'ledger_obligations INDEXED BY ledger_obligations_unsettled';
 const RETRYING = 'ledger_obligations INDEXED BY ledger_obligations_retry';
 const DELIVERED = 'ledger_obligations INDEXED BY ledger_obligations_delivered';
+const LANES = 'ledger_obligations INDEXED BY ledger_obligations_lane';
 
 const CANDIDATE_COLUMNS =
-  'id, state, owner_instance, attempts, platform, owed_since_awake, next_attempt_at, chunk_count, chunks_delivered';
+  'id, state, owner_instance, attempts, platform, owed_since_awake, next_attempt_at, chunk_count, chunks_delivered, fence, session_key, seq, chat_id, thread_id';
 
 /**
  * Finds what is still owed and claims what this process can send now.
@@ -75,14 +92,16 @@ const CANDIDATE_COLUMNS =
  * 2. Reads the owed rows — through the partial indexes, so the cost follows the
  *    number of owed rows, not the table — outside any write lock.
  * 3. Judges each distinct owner once (liveness.ts); rows of live owners are
- *    theirs to finish.
- * 4. Abandons rows past the attempt cap or the stale cutoff, and claims the rest
- *    whose platform is connected, in small write transactions. Each claim is a
- *    compare-and-swap guarded on the state, owner and attempt count read in
- *    step 2: if another sweeper (another process on the same database) claimed
- *    the row in between, the guard no longer matches and we skip it — so two
+ *    theirs to finish, and rows this process holds are its own senders'.
+ * 4. Abandons rows past the attempt cap or the stale cutoff, settles rows whose
+ *    chunks were all delivered, and claims the head of each conversation's
+ *    outbox whose platform is connected, in (conversation, sequence) order and
+ *    in small write transactions. Each write is a compare-and-swap on the
+ *    state, owner and fence read in step 2 (transitions.ts): if another sweeper
+ *    claimed the row in between, it changes nothing and we skip it — so two
  *    sweepers can never both own one row, without holding a lock across the
- *    whole sweep.
+ *    whole sweep. A row behind an owed one in its conversation waits: replies
+ *    go out in order, and a retry holds the head of the line.
  */
 export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): SweepOutcome {
   const { db, policy } = ctx;
@@ -91,116 +110,90 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
   const { pruned, awake } = creditAndPrune(ctx, now);
   const owedFor = (row: Candidate) => awake - row.owed_since_awake;
 
-  // Our own attempting rows are being sent by this process right now. Our own
-  // pending rows are not: the delivery loop records and starts its attempt with
-  // no await in between, so a pending row of ours was left for the sweep (its
-  // platform was not connected, or the ledger failed to start the attempt).
-  const unsettled = (
-    db
-      .prepare(`SELECT ${CANDIDATE_COLUMNS} FROM ${UNSETTLED} WHERE state IN ('pending', 'attempting')`)
-      .all() as Candidate[]
-  ).filter((row) => !(row.state === 'attempting' && row.owner_instance === me));
+  const unsettled = db
+    .prepare(`SELECT ${CANDIDATE_COLUMNS} FROM ${UNSETTLED} WHERE state IN ('pending', 'attempting')`)
+    .all() as Candidate[];
   const retrying = db
-    .prepare(
-      `SELECT ${CANDIDATE_COLUMNS} FROM ${RETRYING} WHERE state = 'failed' AND next_attempt_at IS NOT NULL`,
-    )
+    .prepare(`SELECT ${CANDIDATE_COLUMNS} FROM ${RETRYING} WHERE state = 'failed' AND next_attempt_at IS NOT NULL`)
     .all() as Candidate[];
 
   const bootId = ctx.probe.bootId();
+  const pidNamespace = ctx.probe.pidNamespace?.() ?? null;
   const inspect = (pid: number) => ctx.probe.inspect(pid);
   const ownerAlive = new Map<string, boolean>();
   const deadOwners: string[] = [];
   for (const owner of new Set(unsettled.map((row) => row.owner_instance))) {
     if (owner === null || owner === me) continue;
-    const verdict = judgeOwner(loadInstance(db, owner), { bootId, inspect, now, leaseMs: policy.leaseMs });
+    const verdict = judgeOwner(loadInstance(db, owner), { bootId, pidNamespace, inspect, now, leaseMs: policy.leaseMs });
     ownerAlive.set(owner, verdict.alive);
     if (!verdict.alive) deadOwners.push(owner);
   }
 
+  /** Not in anyone else's hands: a dead or absent owner's, ours but not being sent here, or failed and not in flight. */
+  const free = (row: Candidate): boolean => {
+    if (ctx.holds(row.id)) return false;
+    if (row.state === 'failed') return true;
+    return row.owner_instance === null || row.owner_instance === me || ownerAlive.get(row.owner_instance) === false;
+  };
+  const due = (row: Candidate) => row.state !== 'failed' || (row.next_attempt_at ?? Infinity) <= now;
+
+  // The head of each conversation's outbox: its owed row with the lowest seq.
+  const heads = new Map<string, Candidate>();
+  for (const row of [...unsettled, ...retrying]) {
+    const head = heads.get(row.session_key);
+    if (!head || row.seq < head.seq) heads.set(row.session_key, row);
+  }
+
   const platforms = new Map(params.deliverablePlatforms.map((platform) => [platform.name, platform]));
   const limit = params.limit ?? policy.sweepLimit;
-  const decide = (row: Candidate, available: boolean): Decision => {
-    if (!available) return { kind: 'leave' };
-    if (row.chunks_delivered >= row.chunk_count) return { kind: 'settle', row };
-    if (owedFor(row) >= policy.staleAfterMs) {
-      return { kind: 'abandon', row, reason: `stale: still owed after ${formatHours(policy.staleAfterMs)}` };
+  const toClaim: Candidate[] = [];
+  const toAbandon: { row: Candidate; reason: string }[] = [];
+  const toSettle: Candidate[] = [];
+  let waitingForPlatform = 0;
+  for (const row of [...unsettled, ...retrying]) {
+    if (!free(row)) continue;
+    if (row.chunks_delivered >= row.chunk_count) {
+      toSettle.push(row);
+    } else if (owedFor(row) >= policy.staleAfterMs) {
+      toAbandon.push({ row, reason: `stale: still owed after ${formatHours(policy.staleAfterMs)}` });
+    } else if (row.attempts >= policy.maxAttempts) {
+      toAbandon.push({ row, reason: `attempt cap: ${row.attempts} failed attempts` });
+    } else if (heads.get(row.session_key) === row && due(row)) {
+      const platform = platforms.get(row.platform);
+      if (!platform || !(platform.canSend?.({ chatId: row.chat_id, threadId: row.thread_id }) ?? true)) waitingForPlatform += 1;
+      else toClaim.push(row);
     }
-    if (row.attempts >= policy.maxAttempts) {
-      return { kind: 'abandon', row, reason: `attempt cap: ${row.attempts} attempts made` };
-    }
-    if (!platforms.has(row.platform)) return { kind: 'wait-for-platform' };
-    return { kind: 'claim', row };
-  };
-  const decisions = [
-    ...unsettled.map((row) =>
-      decide(row, row.owner_instance === null || row.owner_instance === me || ownerAlive.get(row.owner_instance) === false),
-    ),
-    // A failed row is not in flight: anyone may retry it once it is due; the
-    // stale cutoff applies while it waits.
-    ...retrying.map((row) =>
-      decide(row, (row.next_attempt_at ?? Infinity) <= now || owedFor(row) >= policy.staleAfterMs),
-    ),
-  ];
+  }
+  toClaim.sort((a, b) => (a.session_key < b.session_key ? -1 : a.session_key > b.session_key ? 1 : a.seq - b.seq));
 
   if (deadOwners.length > 0) {
     db.transaction(() => deadOwners.forEach((owner) => declareDead(db, owner, now))).immediate();
   }
 
   let abandoned = 0;
-  let waitingForPlatform = 0;
   let lostRaces = 0;
-  const toClaim: Candidate[] = [];
-  const toAbandon: { row: Candidate; reason: string }[] = [];
-  const toSettle: Candidate[] = [];
-  for (const decision of decisions) {
-    switch (decision.kind) {
-      case 'claim':
-        if (toClaim.length < limit) toClaim.push(decision.row);
-        break;
-      case 'abandon':
-        toAbandon.push(decision);
-        break;
-      case 'settle':
-        toSettle.push(decision.row);
-        break;
-      case 'wait-for-platform':
-        waitingForPlatform += 1;
-        break;
-      case 'leave':
-        break;
-    }
-  }
-
-  const guard = 'id = ? AND state = ? AND owner_instance IS ? AND attempts = ?';
-  const abandonStmt = db.prepare(
-    `UPDATE ledger_obligations SET state = 'abandoned', abandon_reason = ?, next_attempt_at = NULL, updated_at = ?
-     WHERE ${guard}`,
-  );
-  const settleStmt = db.prepare(
-    `UPDATE ledger_obligations SET state = 'delivered', delivered_at = ?, updated_at = ?, next_attempt_at = NULL
-     WHERE ${guard}`,
-  );
-  const claimStmt = db.prepare(
-    `UPDATE ledger_obligations
-       SET state = 'attempting', owner_instance = ?, attempts = attempts + 1,
-           last_attempt_at = ?, updated_at = ?, next_attempt_at = NULL
-     WHERE ${guard}`,
-  );
+  const write = (verb: 'claim' | 'settle' | 'abandon', row: Candidate, extra: Record<string, unknown> = {}) =>
+    cachedStatement(db, obligationSql(verb)).run({
+      id: row.id,
+      now,
+      me,
+      readState: row.state,
+      readOwner: row.owner_instance,
+      readFence: row.fence,
+      ...extra,
+    }).changes === 1;
   const changedIds: string[] = [];
   const claimedIds: string[] = [];
-  const inBatches = <T>(items: readonly T[], write: (item: T) => boolean): void => {
+  const inBatches = <T>(items: readonly T[], apply: (item: T) => boolean): void => {
     for (let start = 0; start < items.length; start += policy.claimBatchSize) {
       const batch = items.slice(start, start + policy.claimBatchSize);
       db.transaction(() => {
-        for (const item of batch) {
-          if (!write(item)) lostRaces += 1;
-        }
+        for (const item of batch) if (!apply(item)) lostRaces += 1;
       }).immediate();
     }
   };
-  const guardArgs = (row: Candidate) => [row.id, row.state, row.owner_instance, row.attempts] as const;
   inBatches(toAbandon, ({ row, reason }) => {
-    const ok = abandonStmt.run(reason, now, ...guardArgs(row)).changes === 1;
+    const ok = write('abandon', row, { reason });
     if (ok) {
       abandoned += 1;
       changedIds.push(row.id);
@@ -208,15 +201,21 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
     return ok;
   });
   inBatches(toSettle, (row) => {
-    const ok = settleStmt.run(now, now, ...guardArgs(row)).changes === 1;
+    const ok = write('settle', row);
     if (ok) changedIds.push(row.id);
     return ok;
   });
-  inBatches(toClaim, (row) => {
-    const ok = claimStmt.run(me, now, now, ...guardArgs(row)).changes === 1;
-    if (ok) claimedIds.push(row.id);
-    return ok;
-  });
+  // A head abandoned or settled just now frees its conversation; the next sweep
+  // (or the conversation's own drain) takes the row behind it.
+  const freed = new Set([...toAbandon.map(({ row }) => row.session_key), ...toSettle.map((row) => row.session_key)]);
+  inBatches(
+    toClaim.filter((row) => !freed.has(row.session_key)).slice(0, limit),
+    (row) => {
+      const ok = write('claim', row);
+      if (ok) claimedIds.push(row.id);
+      return ok;
+    },
+  );
   for (const id of changedIds) ctx.changed(id);
 
   const claimed = claimedIds.map((id) => {
@@ -231,15 +230,9 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
   };
 }
 
-/** Rows still owed: pending, attempting, or failed with a retry scheduled. */
+/** Rows still owed (states.ts OWED): pending, attempting, or failed with a retry scheduled. */
 export function countOwed(ctx: LedgerContext): number {
-  const unsettled = ctx.db
-    .prepare(`SELECT count(*) AS n FROM ${UNSETTLED} WHERE state IN ('pending', 'attempting')`)
-    .get() as { n: number };
-  const retrying = ctx.db
-    .prepare(`SELECT count(*) AS n FROM ${RETRYING} WHERE state = 'failed' AND next_attempt_at IS NOT NULL`)
-    .get() as { n: number };
-  return unsettled.n + retrying.n;
+  return (cachedStatement(ctx.db, `SELECT count(*) AS n FROM ${LANES} WHERE ${OWED}`).get() as { n: number }).n;
 }
 
 /**
@@ -282,12 +275,14 @@ function creditAndPrune(ctx: LedgerContext, now: number): { pruned: number; awak
     .immediate();
 }
 
-function describeClaim(row: ObligationSql, chunks: Chunk[], platforms: ReadonlyMap<string, DeliverablePlatform>): ClaimedObligation {
+export function describeClaim(row: ObligationSql, chunks: Chunk[], platforms: ReadonlyMap<string, DeliverablePlatform>): ClaimedObligation {
   // Settled rows never get here (every chunk delivered → 'settle'), so one is owed.
   const firstChunk = chunks.find((chunk) => chunk.state !== 'delivered') ?? chunks[chunks.length - 1]!;
-  const mayHaveArrived = firstChunk.state === 'sending';
+  const mayHaveArrived = firstChunk.mayHaveArrived;
   return {
     id: row.id,
+    receipt: { id: row.id, owner: row.owner_instance!, fence: row.fence },
+    seq: row.seq,
     sessionKey: row.session_key,
     target: { platform: row.platform, chatId: row.chat_id, threadId: row.thread_id, replyTo: row.reply_to },
     content: row.content,

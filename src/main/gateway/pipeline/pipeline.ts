@@ -63,50 +63,92 @@ export interface TurnOutcome {
   readonly obligationId?: string;
 }
 
+/** A turn whose reply is recorded; `sent` settles once its conversation's outbox has sent what it can. */
+interface RecordedTurn {
+  readonly outcome: TurnOutcome;
+  readonly sent: Promise<unknown>;
+}
+
 /** Limits for a platform that is not connected right now: its chunks are cut when the reply is recorded. */
 const FALLBACK_LIMITS = { maxLength: 4000, unit: 'code-points' } as const;
 
+/** Earlier turns read beyond the context window, to find the message being answered among later arrivals. */
+const LOOKAHEAD_TURNS = 50;
+
+/** What the user sees when the agent's answer is empty. */
+export const BLANK_REPLY = '⚠ The agent answered with an empty message, so this message went unanswered.';
+
 /**
  * One message's way through the gateway:
- *   session (key, id) → user turn appended (fsynced) → one agent turn, streamed →
- *   obligation recorded (durable) → assistant turn appended → sent chunk by chunk.
- * Messages of one conversation are handled in order; conversations run in
- * parallel up to the queue's limit. Every step is announced on the bus.
+ *   on arrival: session (key, id) → user turn appended (fsynced), before it
+ *   waits for anything; then, in its conversation's order: one agent turn,
+ *   streamed → obligation recorded (durable) → assistant turn appended → the
+ *   reply handed to its conversation's outbox, which sends in recording order.
+ * A conversation's next agent turn starts once the previous reply is recorded,
+ * not once it is sent: a slow platform delays only the sending. Conversations
+ * run in parallel up to the queue's limit. Every step is announced on the bus.
  */
 export class Pipeline {
   private readonly running = new Map<string, AbortController>();
+  /** Messages taken by this process and not yet answered (`sessionId messageRef`): recovery leaves them alone. */
+  private readonly inHand = new Set<string>();
   private accepting = true;
 
   constructor(private readonly options: PipelineOptions) {}
 
-  /** Takes an inbound message; resolves when it has been answered (or ignored). */
+  /**
+   * Takes an inbound message: saves it at once, then answers it in its
+   * conversation's order. Resolves when the reply has been sent (or waits in the
+   * ledger), or at once when the message is ignored.
+   */
   handle(message: InboundMessage): Promise<TurnOutcome> {
     if (!this.accepting) return Promise.resolve({ kind: 'ignored' });
+    const sessions = this.options.sessions();
+    const { source } = message;
     let key: string;
     try {
-      key = this.options.sessions().sessionKeyFor(message.source);
+      key = sessions.sessionKeyFor(source);
     } catch (error) {
       // A source no key can be built from (hostile or broken ids): skipped visibly, never a crash.
-      this.options.logger.warn('skipped a message whose source is unusable', { platform: message.source.platform, error });
+      this.options.logger.warn('skipped a message whose source is unusable', { platform: source.platform, error });
       return Promise.resolve({ kind: 'ignored' });
     }
-    return this.options.queue.run(key, () => this.turn(message)).catch((error: unknown) => {
-      this.options.logger.error('a turn failed', { platform: message.source.platform, error });
-      return { kind: 'ignored' } as const;
-    });
+    const command = parseSessionCommand(message.text);
+    let context: TurnContext;
+    try {
+      const resolved = command ? sessions.startNewSession(source) : sessions.resolve(source);
+      // Durable intake: on disk before it waits for anything, so a crash from here on
+      // leaves a saved, unanswered message that the next start answers.
+      sessions.appendUserTurn(resolved.sessionId, { source, text: message.text, messageRef: message.messageRef });
+      context = turnContext(resolved, source, message);
+    } catch (error) {
+      this.options.logger.error('a message could not be saved; it is skipped', { platform: source.platform, error });
+      return Promise.resolve({ kind: 'ignored' });
+    }
+    const held = `${context.sessionId} ${context.messageRef}`;
+    this.inHand.add(held);
+    const turn = command
+      ? () => this.reply(context, 'Started a new conversation. Earlier messages stay in Homing, but the agent no longer sees them.', 'command')
+      : () => this.answer(context);
+    return this.settle(key, turn).finally(() => this.inHand.delete(held));
+  }
+
+  /** Whether this process has taken the message and is answering it (recovery skips those). */
+  isInHand(sessionId: string, messageRef: string): boolean {
+    return this.inHand.has(`${sessionId} ${messageRef}`);
   }
 
   /**
    * Answers again a user message whose turn was interrupted (the process died
-   * during the agent's turn); the message is already in the transcript.
+   * before its reply was recorded); the message is already in the transcript.
    */
   retryInterrupted(context: TurnContext): Promise<TurnOutcome> {
-    return this.options.queue.run(context.sessionKey, () => this.answer(context));
+    return this.settle(context.sessionKey, () => this.answer(context));
   }
 
   /** Sends a fixed reply (not from the agent) through the same durable path. */
   tellUser(context: TurnContext, text: string): Promise<TurnOutcome> {
-    return this.options.queue.run(context.sessionKey, () => this.reply(context, text, 'command'));
+    return this.settle(context.sessionKey, () => this.reply(context, text, 'command'));
   }
 
   /** Agent turns running now. */
@@ -131,28 +173,22 @@ export class Pipeline {
     }
   }
 
-  private async turn(message: InboundMessage): Promise<TurnOutcome> {
-    const sessions = this.options.sessions();
-    const { source } = message;
-    const command = parseSessionCommand(message.text);
-    const resolved = command ? sessions.startNewSession(source) : sessions.resolve(source);
-    sessions.appendUserTurn(resolved.sessionId, { source, text: message.text, messageRef: message.messageRef });
-    const context = turnContext(resolved, source, message);
-    if (command) {
-      const text = 'Started a new conversation. Earlier messages stay in Homing, but the agent no longer sees them.';
-      return this.reply(context, text, 'command');
+  /** Runs a turn in its conversation's order; resolves once its reply was sent (or is left owed). */
+  private async settle(key: string, turn: () => Promise<RecordedTurn>): Promise<TurnOutcome> {
+    try {
+      const recorded = await this.options.queue.run(key, turn);
+      await recorded.sent;
+      return recorded.outcome;
+    } catch (error) {
+      this.options.logger.error('a turn failed', { error });
+      return { kind: 'ignored' };
     }
-    return this.answer(context);
   }
 
-  private async answer(context: TurnContext): Promise<TurnOutcome> {
+  private async answer(context: TurnContext): Promise<RecordedTurn> {
     const { bus, clock } = this.options;
     const { sessionId } = context;
-    // The new message is the last turn in the transcript; the ones before it are the history.
-    const loaded = this.options.sessions().loadContext(sessionId, { maxTurns: this.options.contextTurns() + 1 });
-    const history = loaded.turns.slice(0, -1).map(toTurnMessage);
-    const last = loaded.turns.at(-1);
-    const current: TurnMessage = last?.type === 'user' ? toTurnMessage(last) : { role: 'user', text: context.text };
+    const { history, current } = this.contextFor(context);
 
     bus.emit({ type: 'turn.started', sessionId, platform: context.platform, at: clock.now() });
     const controller = new AbortController();
@@ -165,9 +201,12 @@ export class Pipeline {
         { sessionId, history, message: current, onToken: (text) => bus.emit({ type: 'turn.token', sessionId, text }) },
         { timeoutMs, signal: controller.signal },
       );
+    } catch (error) {
+      result = { ok: false, kind: 'failed', error: error instanceof Error ? error.message : String(error) };
     } finally {
       this.running.delete(sessionId);
     }
+    if (result.ok && result.text.trim() === '') result = { ok: false, kind: 'bad-response', error: 'the reply was empty' };
     const kind: TurnOutcomeKind = result.ok ? 'answered' : result.kind === 'cancelled' ? 'cancelled' : 'agent-error';
     bus.emit({ type: 'turn.finished', sessionId, outcome: kind, error: result.ok ? null : result.error, at: clock.now() });
     if (!result.ok) this.options.logger.warn('the agent failed a turn', { sessionId, kind: result.kind, error: result.error });
@@ -175,28 +214,59 @@ export class Pipeline {
   }
 
   /**
-   * Records the reply, appends it to the transcript, and sends it. The three
-   * steps run with no await between them: a sweep (which only runs between
-   * awaits) never sees this process's fresh pending row before the send starts.
+   * The history the agent sees for this message, and the message itself. Later
+   * messages of the conversation may already be saved after it (they were saved
+   * on arrival), so the message is found by its ref: the turns before it, plus
+   * replies recorded since (they answer earlier messages), form the history.
    */
-  private async reply(context: TurnContext, text: string, kind: TurnOutcomeKind): Promise<TurnOutcome> {
+  private contextFor(context: TurnContext): { history: TurnMessage[]; current: TurnMessage } {
+    const contextTurns = this.options.contextTurns();
+    const { turns } = this.options.sessions().loadContext(context.sessionId, { maxTurns: contextTurns + LOOKAHEAD_TURNS });
+    let at = -1;
+    for (let i = turns.length - 1; i >= 0; i--) {
+      const turn = turns[i]!;
+      if (turn.type === 'user' && turn.messageRef === context.messageRef) {
+        at = i;
+        break;
+      }
+    }
+    if (at < 0) {
+      return { history: turns.slice(-contextTurns).map(toTurnMessage), current: { role: 'user', text: context.text } };
+    }
+    const before = [...turns.slice(0, at), ...turns.slice(at + 1).filter((turn) => turn.type === 'assistant')];
+    return { history: before.slice(-contextTurns).map(toTurnMessage), current: toTurnMessage(turns[at]!) };
+  }
+
+  /**
+   * Records the reply, appends it to the transcript, and hands it to its
+   * conversation's outbox. Recording and handing over run with no await between
+   * them, so a sweep (which only runs between awaits) never takes this process's
+   * fresh row from under its own drain.
+   */
+  private async reply(context: TurnContext, text: string, kind: TurnOutcomeKind): Promise<RecordedTurn> {
     const { deliveries, bus, clock } = this.options;
     const adapter = this.options.adapter(context.platform);
+    const content = text.trim() === '' ? BLANK_REPLY : text;
     const reply: NewReply = {
       sessionKey: context.sessionKey,
       messageRef: context.messageRef,
       chatId: context.chatId,
       threadId: context.threadId,
       replyTo: context.replyTo,
-      content: text,
-      chunks: splitReply(text, adapter?.limits ?? FALLBACK_LIMITS),
+      content,
+      chunks: splitReply(content, adapter?.limits ?? FALLBACK_LIMITS),
     };
-    const recorded = deliveries.deliverer.recordReply(context.platform, reply);
+    const recorded = deliveries.record(context.platform, reply);
     const obligationId = recorded.id;
-    this.options.sessions().appendAssistantTurn(context.sessionId, { obligationId, text, replyTo: context.messageRef });
+    try {
+      this.options.sessions().appendAssistantTurn(context.sessionId, { obligationId, text: content, replyTo: context.messageRef });
+    } catch (error) {
+      // The ledger has the reply; recovery appends the line at the next start.
+      this.options.logger.error('a reply could not be added to its transcript', { sessionId: context.sessionId, error });
+    }
     bus.emit({ type: 'reply.recorded', sessionId: context.sessionId, obligationId, chunks: reply.chunks.length, at: clock.now() });
-    await deliveries.sendRecorded(context.platform, recorded);
-    return { kind, sessionId: context.sessionId, obligationId };
+    const sent = deliveries.sendRecorded(recorded);
+    return { outcome: { kind, sessionId: context.sessionId, obligationId }, sent };
   }
 }
 

@@ -2,8 +2,10 @@ import type { Clock } from '../clock';
 import type { Db } from '../db/database';
 import type { Ledger } from '../ledger/ledger';
 import type { Logger } from '../logger';
+import { decideInterrupted } from '../session/continuation';
 import { toDisplayLine } from '../session/display-text';
 import type { SessionStore } from '../session/store';
+import type { Turn, UserTurn } from '../session/transcript-record';
 import { turnContext, type Pipeline, type TurnOutcome } from './pipeline';
 
 export interface RecoveryReport {
@@ -24,6 +26,8 @@ export interface RecoveryOptions {
   readonly logger: Logger;
   /** Conversations active this recently are checked (default 24 h). */
   readonly lookbackMs?: number;
+  /** Turns read from the end of each transcript (default 200). */
+  readonly tailTurns?: number;
 }
 
 export interface Recovery {
@@ -33,62 +37,60 @@ export interface Recovery {
 }
 
 /**
- * At start, finds turns a dead process left unfinished (a user message at the
- * end of a transcript with no reply after it):
- *  - its reply was recorded in the ledger but the crash came before the
- *    transcript line: the line is appended (the sweep delivers the reply);
- *  - otherwise the crash came during the agent's turn: inside the freshness
- *    window it is answered again, once; outside it the user is told.
+ * At start, finds messages a dead process saved but never answered. Messages
+ * are saved on arrival, so a conversation may hold several unanswered ones, not
+ * only at its end. Each is, oldest first per conversation:
+ *  - answered already in the ledger (the crash came between recording the
+ *    reply and its transcript line): the line is appended; the outbox sends it;
+ *  - otherwise inside the freshness window: answered again, once;
+ *  - otherwise (too old, or re-run once already): the user is told.
  * Returns as soon as the turns are queued: each waits in its conversation's
- * queue, so new messages are taken meanwhile and still answered in order.
+ * queue, in order, so new messages are taken meanwhile and answered after them.
  */
 export function recoverInterruptedTurns(options: RecoveryOptions): Recovery {
   const { sessions, ledger, pipeline, clock, logger, db } = options;
-  const since = clock.now() - (options.lookbackMs ?? 24 * 3600_000);
+  const now = clock.now();
+  const since = now - (options.lookbackMs ?? 24 * 3600_000);
   const alreadyRetried = db.prepare('SELECT 1 FROM pipeline_interrupted_retries WHERE session_id = ? AND message_ref = ?');
   const markRetried = db.prepare(
     'INSERT OR IGNORE INTO pipeline_interrupted_retries (session_id, message_ref, retried_at) VALUES (?, ?, ?)',
   );
   let restored = 0;
-  const answers: Promise<TurnOutcome>[] = [];
   let rerun = 0;
   let told = 0;
+  const answers: Promise<TurnOutcome>[] = [];
 
-  for (let page = 1; ; page++) {
-    const { sessions: summaries } = sessions.list({ page, pageSize: 100 });
-    const recent = summaries.filter((summary) => summary.current && summary.updatedAt >= since);
-    for (const summary of recent) {
-      const interrupted = sessions.findInterruptedTurn(summary.sessionId);
-      const last = interrupted?.turns.at(-1);
-      if (!interrupted || !last) continue;
-      const address = sessions.deliveryAddress(summary.sessionId);
-      if (!address) continue;
-
-      let recorded: ReturnType<Ledger['repliesSince']> = [];
+  for (const summary of sessions.activeSince(since)) {
+    const address = sessions.deliveryAddress(summary.sessionId);
+    if (!address) continue;
+    const { turns } = sessions.loadContext(summary.sessionId, { maxTurns: options.tailTurns ?? 200 });
+    for (const message of unanswered(turns)) {
+      const messageRef = message.messageRef ?? `interrupted-${message.at}`;
+      if (pipeline.isInHand(summary.sessionId, messageRef)) continue;
+      let recorded: { id: string; content: string } | undefined;
       try {
-        recorded = ledger.repliesSince(summary.sessionKey, interrupted.turns[0]!.at);
+        recorded = ledger.replyFor(summary.sessionKey, messageRef);
       } catch (error) {
         logger.error('recovery could not read the ledger', { error });
+        continue;
       }
-      if (recorded.length > 0) {
-        for (const reply of recorded) {
-          if (sessions.findAssistantTurn(summary.sessionId, reply.id)) continue;
-          sessions.appendAssistantTurn(summary.sessionId, { obligationId: reply.id, text: reply.content });
+      if (recorded) {
+        if (!sessions.findAssistantTurn(summary.sessionId, recorded.id)) {
+          sessions.appendAssistantTurn(summary.sessionId, { obligationId: recorded.id, text: recorded.content, replyTo: messageRef });
           restored++;
         }
         continue;
       }
-
-      const messageRef = last.messageRef ?? `interrupted-${last.at}`;
-      const context = turnContext(summary, address, { messageRef, text: last.text });
+      const context = turnContext(summary, address, { messageRef, text: message.text });
       const retriedBefore = alreadyRetried.get(summary.sessionId, messageRef) !== undefined;
-      if (interrupted.decision === 'auto-continue' && !retriedBefore) {
-        markRetried.run(summary.sessionId, messageRef, clock.now());
+      const fresh = decideInterrupted(message.at, now, sessions.freshnessWindowSeconds) === 'auto-continue';
+      if (fresh && !retriedBefore) {
+        markRetried.run(summary.sessionId, messageRef, now);
         logger.info('answering an interrupted turn again', { sessionId: summary.sessionId });
         answers.push(pipeline.retryInterrupted(context));
         rerun++;
       } else {
-        const preview = toDisplayLine(last.text, 80);
+        const preview = toDisplayLine(message.text, 80);
         answers.push(
           pipeline.tellUser(
             context,
@@ -98,8 +100,25 @@ export function recoverInterruptedTurns(options: RecoveryOptions): Recovery {
         told++;
       }
     }
-    // Newest first: once the page's last session is older than the window, so is every later one.
-    if (summaries.length < 100 || summaries.at(-1)!.updatedAt < since) break;
   }
   return { report: { rerun, told, restored }, answered: Promise.all(answers).then(() => undefined) };
+}
+
+/**
+ * User messages in `turns` (oldest first) that got no reply. A reply names the
+ * message it answers (`replyTo`); a reply without one (written by an older
+ * Homing) answers everything before it.
+ */
+export function unanswered(turns: readonly Turn[]): UserTurn[] {
+  const answered = new Set<string>();
+  let lastUnnamedReply = -1;
+  turns.forEach((turn, index) => {
+    if (turn.type !== 'assistant') return;
+    if (turn.replyTo !== undefined) answered.add(turn.replyTo);
+    else lastUnnamedReply = index;
+  });
+  return turns.filter(
+    (turn, index): turn is UserTurn =>
+      turn.type === 'user' && index > lastUnnamedReply && (turn.messageRef === undefined || !answered.has(turn.messageRef)),
+  );
 }

@@ -150,12 +150,18 @@ export class PlatformManager {
     }
     entry.state = event.state;
     entry.error = event.state === 'connected' ? null : (event.error ?? entry.error);
-    if (event.state === 'connected') {
+    // Degraded (one channel refused) still sends where it can: canSend says where.
+    if (event.state === 'connected' || event.state === 'degraded') {
       if (!entry.unregister) {
         const adapter = entry.adapter;
         entry.unregister = this.options.onConnected({
           name: adapter.platform,
           serverIdempotency: adapter.idempotentSends,
+          canSend: (target) => {
+            const state = adapter.state();
+            if (state !== 'connected' && state !== 'degraded') return false;
+            return adapter.canSend ? adapter.canSend(target) : state === 'connected';
+          },
           send: (text, target) => adapter.send(text, target),
         });
       }

@@ -57,11 +57,16 @@ export class SessionIndex {
   private readonly userMessage;
   private readonly assistantMessage;
   private readonly addressUpdate;
+  private readonly activeRows;
 
   constructor(private readonly db: Db) {
     this.byId = db.prepare<[string], Row>(`${SELECT} WHERE s.session_id = ?`);
     this.byKey = db.prepare<[string], Row>(`${SELECT} WHERE k.session_key = ?`);
     this.page = db.prepare<[number, number], Row>(`${SELECT} ORDER BY s.updated_at DESC, s.session_id DESC LIMIT ? OFFSET ?`);
+    // Current sessions updated since a time, newest first: read from the current
+    // keys (one row per conversation), not by paging through every session.
+    this.activeRows = db.prepare<[number], Row>(`SELECT s.*, 1 AS current FROM session_keys k
+      JOIN sessions s ON s.session_id = k.session_id WHERE s.updated_at >= ? ORDER BY s.updated_at DESC`);
     this.countAll = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM sessions');
     this.allForKey = db.prepare<[string], Row>(`${SELECT} WHERE s.session_key = ? ORDER BY s.created_at DESC, s.session_id DESC`);
     this.insertRow = db.prepare(`INSERT INTO sessions
@@ -98,6 +103,11 @@ export class SessionIndex {
   /** Every session a key has had, newest first. */
   history(sessionKey: string): SessionSummary[] {
     return this.allForKey.all(sessionKey).map(toSummary);
+  }
+
+  /** Each conversation's current session, if it was active since `since`. */
+  activeSince(since: number): SessionSummary[] {
+    return this.activeRows.all(since).map(toSummary);
   }
 
   list(page: number, pageSize: number): { sessions: SessionSummary[]; total: number } {

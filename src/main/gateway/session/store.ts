@@ -155,6 +155,16 @@ export class SessionStore extends SessionReader {
    * was interrupted (crash, kill, power loss). Whether one also has a delivery
    * obligation is the ledger's to say; the pipeline decides what to do.
    */
+  /** Each conversation's current session active since `since` (recovery after a crash). */
+  activeSince(since: number): SessionSummary[] {
+    return this.index.activeSince(since);
+  }
+
+  /** How long after a message its interrupted turn is still answered again (seconds). */
+  get freshnessWindowSeconds(): number {
+    return this.policy.freshnessWindowSeconds;
+  }
+
   findInterruptedTurn(sessionId: string): InterruptedTurn | undefined {
     const turns = readUnansweredTail(this.checkedPath(sessionId));
     const last = turns.at(-1);

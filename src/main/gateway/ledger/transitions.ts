@@ -1,0 +1,211 @@
+import { OWED, owedOf } from './states';
+
+/**
+ * The delivery ledger's state machine, in one table: every change an obligation
+ * or one of its chunks can go through, as (from, to, guard, effect). The SQL of
+ * each verb is built from its row here and nowhere else, so what the table says
+ * is what the database does.
+ *
+ *   recorded ──► pending ──claim──► attempting ──deliver──► delivered
+ *                  ▲   ▲               │ │ └──fail──► failed (retry at t) ──claim──► attempting
+ *                  │   └────release────┘ │            failed (for good)    (settled)
+ *                  │                     └──fail at the cap──► abandoned   (settled)
+ *                  └──retry── failed | abandoned          discard: owed ──► abandoned
+ *
+ * Guards:
+ *  - `receipt`: the writer presents the receipt its claim returned (owner +
+ *    fence). Every claim and every retry bumps the fence, so a sender that lost
+ *    its row (to a sweep after it was judged dead, to the user's Retry) writes
+ *    nothing, whatever it still believes.
+ *  - `read`: a compare-and-swap on the state, owner and fence the caller read
+ *    just before: two sweepers can never both win the same row.
+ *  - `none`: the user's own decisions (Discard), and facts replayed after the
+ *    ledger failed mid-send (what was sent is true whoever owns the row now).
+ *
+ * Named parameters: @id, @now, @me (this instance), @owner/@fence (a receipt),
+ * @readState/@readOwner/@readFence (a read), and the effect's own.
+ */
+export type Guard = 'receipt' | 'read' | 'none';
+
+export interface ObligationTransition {
+  /** The states it may start from, as an SQL condition on the row. */
+  readonly from: string;
+  /** The state it leaves the row in (documentation; the effect sets it). */
+  readonly to: string;
+  readonly guard: Guard;
+  /** SQL assignments. */
+  readonly effect: string;
+}
+
+/** The head of its conversation's outbox: no earlier reply of the conversation is still owed. */
+const FIRST_IN_OUTBOX = `NOT EXISTS (
+  SELECT 1 FROM ledger_obligations AS earlier
+  WHERE earlier.session_key = ledger_obligations.session_key AND earlier.seq < ledger_obligations.seq
+    AND ${owedOf('earlier')})`;
+
+/** The awake clock's current reading (see sweep.ts), as an SQL expression. */
+export const AWAKE_NOW = `COALESCE((SELECT value FROM ledger_meta WHERE key = 'awake_ms'), 0)`;
+
+export const OBLIGATION_TRANSITIONS = {
+  /** Takes a row to send it. Only the head of its outbox: replies of one conversation go out in order. */
+  claim: {
+    from: `${OWED} AND (state != 'failed' OR next_attempt_at <= @now) AND ${FIRST_IN_OUTBOX}`,
+    to: 'attempting',
+    guard: 'read',
+    effect: `state = 'attempting', owner_instance = @me, fence = fence + 1, last_attempt_at = @now,
+             next_attempt_at = NULL, updated_at = @now`,
+  },
+  /** Gives a claim back without a failed send (the platform went away before it; the user discarded it). */
+  release: {
+    from: `state IN ('attempting', 'abandoned')`,
+    to: 'pending (abandoned stays abandoned)',
+    guard: 'receipt',
+    effect: `state = CASE state WHEN 'attempting' THEN 'pending' ELSE state END, owner_instance = NULL, updated_at = @now`,
+  },
+  /** Every chunk arrived. Also from abandoned: discarded while its last chunk was on its way, it still arrived. */
+  deliver: {
+    from: `state IN ('attempting', 'abandoned')`,
+    to: 'delivered',
+    guard: 'receipt',
+    effect: `state = 'delivered', delivered_at = @now, updated_at = @now, next_attempt_at = NULL,
+             chunks_delivered = chunk_count, owner_instance = NULL`,
+  },
+  /**
+   * A chunk handed to the platform failed: that is what spends an attempt. The
+   * caller decides from the policy whether it is retried (failed, @next set),
+   * failed for good (failed, @next NULL) or given up at the cap (abandoned).
+   */
+  fail: {
+    from: `state = 'attempting'`,
+    to: 'failed | abandoned',
+    guard: 'receipt',
+    effect: `state = @state, attempts = attempts + 1, next_attempt_at = @next, last_error = @error,
+             abandon_reason = @reason, owner_instance = NULL, updated_at = @now`,
+  },
+  /** The sweep gives up on a row (stale cutoff, attempt cap). */
+  abandon: {
+    from: OWED,
+    to: 'abandoned',
+    guard: 'read',
+    effect: `state = 'abandoned', abandon_reason = @reason, next_attempt_at = NULL, updated_at = @now`,
+  },
+  /** The sweep finds every chunk delivered (the sender died between its last chunk and this mark). */
+  settle: {
+    from: OWED,
+    to: 'delivered',
+    guard: 'read',
+    effect: `state = 'delivered', delivered_at = @now, updated_at = @now, next_attempt_at = NULL, owner_instance = NULL`,
+  },
+  /**
+   * The user asks to try again: a fresh attempt budget and stale clock, owned by
+   * nobody. The caller checks first that no live sender holds it; the read
+   * guard makes that check and this write one atomic step.
+   */
+  retry: {
+    from: `(state = 'abandoned' OR state = 'failed')`,
+    to: 'pending',
+    guard: 'read',
+    effect: `state = 'pending', owner_instance = NULL, attempts = 0, fence = fence + 1, owed_since_awake = ${AWAKE_NOW},
+             next_attempt_at = NULL, abandon_reason = NULL, updated_at = @now`,
+  },
+  /**
+   * The user gives up on a row. The owner is kept: a sender in the middle of it
+   * records the chunk it is sending, then finds the row no longer attempting
+   * and stops (and releases it).
+   */
+  discard: {
+    from: OWED,
+    to: 'abandoned',
+    guard: 'none',
+    effect: `state = 'abandoned', abandon_reason = @reason, next_attempt_at = NULL, updated_at = @now`,
+  },
+  /** Replayed after the ledger failed: the reply was sent in full while its row could not be written. */
+  deliveredAnyway: {
+    from: `state != 'delivered'`,
+    to: 'delivered',
+    guard: 'none',
+    effect: `state = 'delivered', delivered_at = @now, updated_at = @now, next_attempt_at = NULL,
+             chunks_delivered = chunk_count, owner_instance = NULL`,
+  },
+} as const satisfies Record<string, ObligationTransition>;
+
+export interface ChunkTransition {
+  readonly from: string;
+  readonly to: string;
+  /** `receipt`: the obligation must be held with this receipt and be in one of `obligationIn`. */
+  readonly guard: 'receipt' | 'none';
+  readonly obligationIn?: string;
+  readonly effect: string;
+}
+
+export const CHUNK_TRANSITIONS = {
+  /**
+   * Written just before the chunk is handed to a platform that cannot
+   * deduplicate. A chunk found still `sending` had a send whose outcome nobody
+   * saw: from then on it may have arrived, for good (sticky), so this send and
+   * every later one carries the marker. The row must still be attempting: a
+   * discarded row stops here.
+   */
+  send: {
+    from: `state IN ('owed', 'sending')`,
+    to: 'sending',
+    guard: 'receipt',
+    obligationIn: `('attempting')`,
+    effect: `may_have_arrived = CASE WHEN state = 'sending' THEN 1 ELSE may_have_arrived END, state = 'sending', updated_at = @now`,
+  },
+  /** The platform refused the chunk outright: this send did not arrive. An earlier one still may have (sticky). */
+  unsent: {
+    from: `state = 'sending'`,
+    to: 'owed',
+    guard: 'receipt',
+    obligationIn: `('attempting', 'abandoned')`,
+    effect: `state = 'owed', updated_at = @now`,
+  },
+  /** The platform confirmed the chunk: never sent again. */
+  deliver: {
+    from: `state != 'delivered'`,
+    to: 'delivered',
+    guard: 'receipt',
+    obligationIn: `('attempting', 'abandoned')`,
+    effect: `state = 'delivered', platform_message_id = @messageId, updated_at = @now`,
+  },
+  /** Replayed after the ledger failed: a send of it began. */
+  sendingAnyway: {
+    from: `state != 'delivered'`,
+    to: 'sending',
+    guard: 'none',
+    effect: `may_have_arrived = 1, state = 'sending', updated_at = @now`,
+  },
+  /** Replayed after the ledger failed: it was confirmed. */
+  deliveredAnyway: {
+    from: `state != 'delivered'`,
+    to: 'delivered',
+    guard: 'none',
+    effect: `state = 'delivered', platform_message_id = @messageId, updated_at = @now`,
+  },
+} as const satisfies Record<string, ChunkTransition>;
+
+export type ObligationVerb = keyof typeof OBLIGATION_TRANSITIONS;
+export type ChunkVerb = keyof typeof CHUNK_TRANSITIONS;
+
+const GUARDS: Record<Guard, string> = {
+  receipt: 'owner_instance = @owner AND fence = @fence',
+  read: 'state = @readState AND owner_instance IS @readOwner AND fence = @readFence',
+  none: '1',
+};
+
+export function obligationSql(verb: ObligationVerb): string {
+  const t: ObligationTransition = OBLIGATION_TRANSITIONS[verb];
+  return `UPDATE ledger_obligations SET ${t.effect} WHERE id = @id AND (${t.from}) AND ${GUARDS[t.guard]}`;
+}
+
+export function chunkSql(verb: ChunkVerb): string {
+  const t: ChunkTransition = CHUNK_TRANSITIONS[verb];
+  const held =
+    t.guard === 'receipt'
+      ? ` AND EXISTS (SELECT 1 FROM ledger_obligations WHERE id = @id AND owner_instance = @owner AND fence = @fence
+                      AND state IN ${t.obligationIn ?? "('attempting')"})`
+      : '';
+  return `UPDATE ledger_chunks SET ${t.effect} WHERE obligation_id = @id AND chunk_index = @index AND (${t.from})${held}
+          RETURNING may_have_arrived`;
+}
