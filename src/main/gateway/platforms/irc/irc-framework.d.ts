@@ -51,6 +51,7 @@ declare module 'irc-framework' {
     changeNick(nick: string): void;
     say(target: string, message: string): void;
     notice(target: string, message: string): void;
+    ctcpRequest(target: string, type: string, ...params: string[]): void;
     caseLower(text: string): string;
     readonly connected: boolean;
     readonly user: { nick: string };
