@@ -1,7 +1,8 @@
+import type { z } from 'zod';
 import type { ConnectionTarget, ConnectionTestResult } from '../../../shared/api';
 import { agentConfigSchema } from '../agents/config-schema';
 import { createAgent } from '../agents/create-agent';
-import { ircPlatformSchema } from '../config/schema';
+import { ircPlatformSchema, type HomingConfig } from '../config/schema';
 import type { SecretStore } from '../secrets/secret-store';
 import { ircSettings } from './catalog';
 import { IrcAdapter } from './irc/irc-adapter';
@@ -14,6 +15,11 @@ export interface ConnectionTestDeps {
   /** How long a test may take before it says "no answer" (default 10 s). */
   readonly timeoutMs?: number;
   readonly fetch?: typeof fetch;
+  /**
+   * The configuration the saved secrets belong to (the running one). A saved
+   * secret is sent only to the server it was saved for; without this, none is.
+   */
+  readonly savedConfig?: Pick<HomingConfig, 'platforms'>;
 }
 
 /**
@@ -40,7 +46,8 @@ function schemaError(section: string, issues: readonly { path: readonly Property
 async function testIrc(input: unknown, deps: ConnectionTestDeps): Promise<ConnectionTestResult> {
   const parsed = ircPlatformSchema.safeParse(input);
   if (!parsed.success) return schemaError('platforms.irc', parsed.error.issues);
-  const { settings, password } = ircSettings(parsed.data, deps);
+  const { settings } = ircSettings(parsed.data, deps);
+  const { password, withheld } = savedIrcPassword(parsed.data, deps);
   const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const adapter = new IrcAdapter({
     config: { ...settings, ...(password !== undefined ? { password } : {}), channels: [] },
@@ -49,6 +56,7 @@ async function testIrc(input: unknown, deps: ConnectionTestDeps): Promise<Connec
     registerTimeoutMs: timeoutMs,
   });
   const where = `${settings.host}:${settings.port}${settings.tls ? ' (TLS)' : ''}`;
+  const note = withheld ? ` (the saved server password was not sent: it was saved for ${withheld})` : '';
   try {
     const outcome = await new Promise<ConnectionTestResult>((resolve) => {
       const timer = setTimeout(() => resolve({ ok: false, message: `no answer from ${where} within ${Math.round(timeoutMs / 1000)} s` }), timeoutMs);
@@ -59,15 +67,35 @@ async function testIrc(input: unknown, deps: ConnectionTestDeps): Promise<Connec
           resolve({ ok: true, message: `connected to ${where} as ${adapter.currentNick() ?? settings.nick}` });
         } else if (event.state === 'auth-failed' || (event.state === 'disconnected' && event.error)) {
           clearTimeout(timer);
-          resolve({ ok: false, message: `${where}: ${event.error ?? 'the server refused the login'}` });
+          resolve({ ok: false, message: `${where}: ${event.error ?? 'the server refused the login'}${note}` });
         }
       });
       void adapter.connect();
     });
-    return outcome;
+    return outcome.ok || !note || outcome.message.endsWith(note) ? outcome : { ...outcome, message: `${outcome.message}${note}` };
   } finally {
     await adapter.disconnect().catch(() => undefined);
   }
+}
+
+/**
+ * The saved IRC server password, if the settings under test name the server it
+ * was saved for: the same host and port, and TLS if it was saved with TLS. The
+ * form under test is not saved yet and may name any host, or plain text; the
+ * password (and the environment variable holding it) comes from the saved
+ * section, never from the form, so a form cannot read an arbitrary variable.
+ */
+function savedIrcPassword(
+  tested: z.output<typeof ircPlatformSchema>,
+  deps: ConnectionTestDeps,
+): { password?: string; withheld?: string } {
+  const saved = deps.savedConfig?.platforms.irc;
+  if (!saved) return {};
+  const { password } = ircSettings(saved, deps);
+  if (password === undefined) return {};
+  const sameServer = saved.host.toLowerCase() === tested.host.toLowerCase() && saved.port === tested.port;
+  if (sameServer && (tested.tls || !saved.tls)) return { password };
+  return { withheld: `${saved.host}:${saved.port}${saved.tls ? ' with TLS' : ''}` };
 }
 
 async function testAgent(input: unknown, deps: ConnectionTestDeps): Promise<ConnectionTestResult> {

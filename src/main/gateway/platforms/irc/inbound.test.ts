@@ -6,7 +6,7 @@ const context: InboundContext = {
   ownNicks: ['homing'],
   isChannel: (target) => target.startsWith('#'),
   isSelf: (nick) => nick.toLowerCase() === 'homing',
-  isAllowed: (nick) => nick.toLowerCase() === 'alice',
+  isAllowed: (nick) => (nick.toLowerCase() === 'alice' ? 'allowed' : nick.toLowerCase() === 'ada' ? 'ask-account' : 'refused'),
   messageRef: () => 'ref-1',
 };
 
@@ -41,6 +41,14 @@ describe('decideInbound', () => {
   it('refuses a sender who is not allowed only when they speak to us', () => {
     expect(decideInbound('privmsg', event({ nick: 'mallory' }), context)).toEqual({ kind: 'refuse', nick: 'mallory' });
     expect(decideInbound('privmsg', event({ nick: 'mallory', target: '#c', message: 'chatter' }), context)).toEqual({ kind: 'ignore' });
+  });
+
+  it('asks for the account of a sender only an account can admit, with the message it would pass on', () => {
+    expect(decideInbound('privmsg', event({ nick: 'ada', message: 'hello' }), context)).toMatchObject({
+      kind: 'ask-account',
+      nick: 'ada',
+      message: { text: 'hello', source: { chatId: 'ada', senderId: 'ada' } },
+    });
   });
 
   it('passes an ACTION as the log line it is; in a channel only when it names us', () => {

@@ -1,5 +1,6 @@
 import type { IrcMessageEvent } from 'irc-framework';
 import type { InboundMessage } from '../adapter';
+import type { AllowDecision } from './allowlist';
 import { addressedText, mentions } from './nick';
 
 export interface InboundContext {
@@ -7,7 +8,8 @@ export interface InboundContext {
   readonly ownNicks: readonly string[];
   readonly isChannel: (target: string) => boolean;
   readonly isSelf: (nick: string) => boolean;
-  readonly isAllowed: (nick: string) => boolean;
+  /** The allowlist's answer from what is known now (the account tag, the account book). */
+  readonly isAllowed: (nick: string, event: IrcMessageEvent) => AllowDecision;
   readonly messageRef: (event: IrcMessageEvent, chatId: string) => string;
 }
 
@@ -15,6 +17,8 @@ export type InboundDecision =
   | { readonly kind: 'message'; readonly message: InboundMessage }
   /** Addressed to us by someone not on the allowlist. */
   | { readonly kind: 'refuse'; readonly nick: string }
+  /** Addressed to us by someone only their account can admit: ask the server, then decide. */
+  | { readonly kind: 'ask-account'; readonly nick: string; readonly message: InboundMessage }
   | { readonly kind: 'ignore' };
 
 /**
@@ -33,24 +37,23 @@ export function decideInbound(kind: 'privmsg' | 'action', event: IrcMessageEvent
     text = inChannel ? addressedText(event.message, context.ownNicks) : event.message;
   }
   if (text === undefined || text.trim() === '') return { kind: 'ignore' };
-  if (!context.isAllowed(event.nick)) return { kind: 'refuse', nick: event.nick };
+  const allowed = context.isAllowed(event.nick, event);
+  if (allowed === 'refused') return { kind: 'refuse', nick: event.nick };
 
   const chatId = inChannel ? event.target : event.nick;
   const messageRef = context.messageRef(event, chatId);
-  return {
-    kind: 'message',
-    message: {
-      source: {
-        platform: 'irc',
-        chatId,
-        chatType: inChannel ? 'group' : 'direct',
-        senderId: event.nick,
-        senderName: event.nick,
-        ...(inChannel ? { chatName: event.target } : {}),
-        messageId: messageRef,
-      },
-      text,
-      messageRef,
+  const message: InboundMessage = {
+    source: {
+      platform: 'irc',
+      chatId,
+      chatType: inChannel ? 'group' : 'direct',
+      senderId: event.nick,
+      senderName: event.nick,
+      ...(inChannel ? { chatName: event.target } : {}),
+      messageId: messageRef,
     },
+    text,
+    messageRef,
   };
+  return allowed === 'allowed' ? { kind: 'message', message } : { kind: 'ask-account', nick: event.nick, message };
 }

@@ -2,8 +2,10 @@ import type { IrcMessageEvent } from 'irc-framework';
 import { systemClock, type Clock } from '../../clock';
 import { silentLogger, type Logger } from '../../logger';
 import type { AdapterEvent, AdapterState, MessageLimits, PlatformAdapter, SendResult, SendTarget } from '../adapter';
+import { Allowlist, type AccountFact } from './allowlist';
 import type { IrcConfig } from './config-schema';
-import { IrcConnection, type CloseReason } from './connection';
+import { IrcConnection, unsafeSetting, type CloseReason } from './connection';
+import { CourtesyBudget, DEFAULT_COURTESY, type CourtesyLimits } from './courtesy-budget';
 import { decideInbound } from './inbound';
 import { textBudget, toProtocolLines } from './lines';
 import { MessageRefs } from './message-ref';
@@ -29,7 +31,14 @@ export interface IrcAdapterOptions {
   readonly refusalText?: string;
   /** Told about each refusal notice sent (for the UI and for tests). */
   readonly onRefused?: (nick: string) => void;
+  /** How many CTCP answers and refusal notices strangers can draw (default: one per sender a minute, ten a minute in all). */
+  readonly courtesy?: CourtesyLimits;
+  /** How long a WHOIS for a sender's account may take before the sender is refused (default 10 s). */
+  readonly whoisTimeoutMs?: number;
 }
+
+/** WHOIS questions open at once; a crowd of strangers beyond it is refused without asking. */
+const MAX_OPEN_WHOIS = 5;
 
 export const DEFAULT_REFUSAL = 'Sorry, this assistant only answers its owner.';
 
@@ -64,6 +73,11 @@ export class IrcAdapter implements PlatformAdapter {
   /** The connection once registered: the only one `send` uses. */
   private live: IrcConnection | undefined;
   private refusedThisConnection = new Set<string>();
+  private readonly allowlist: Allowlist;
+  private readonly courtesy: CourtesyBudget;
+  /** Per sender, the message decision in progress: a sender's messages pass on in the order they came. */
+  private inboundChains = new Map<string, Promise<void>>();
+  private openWhois = 0;
   private failedAttempts = 0;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private registerTimer: ReturnType<typeof setTimeout> | undefined;
@@ -78,6 +92,20 @@ export class IrcAdapter implements PlatformAdapter {
     this.pacer = new Pacer(options.pacing ?? DEFAULT_PACING, this.clock);
     this.refs = new MessageRefs(this.clock.now());
     this.limits = { maxLength: options.chunkBytes ?? 4000, unit: 'bytes' };
+    this.allowlist = new Allowlist(this.config.allow, this.config.requireAccount);
+    this.courtesy = new CourtesyBudget(options.courtesy ?? DEFAULT_COURTESY, () => this.clock.monotonic());
+  }
+
+  /**
+   * Whether a send to `target` can go out now: registered, and for a channel,
+   * joined. A `degraded` connection (one channel refused) still reaches the
+   * channels it is in and every nick; a channel it is not in waits (or is
+   * retried after the next reconnect) instead of failing.
+   */
+  canSend(target: Pick<SendTarget, 'chatId' | 'threadId'>): boolean {
+    const connection = this.live;
+    if (!connection?.nick) return false;
+    return connection.isChannel(target.chatId) ? connection.inChannel(target.chatId) : true;
   }
 
   state(): AdapterState {
@@ -185,8 +213,16 @@ export class IrcAdapter implements PlatformAdapter {
 
   private attempt(): void {
     if (!this.running) return;
+    const unsafe = unsafeSetting(this.config);
+    if (unsafe !== undefined) {
+      // The schema refuses these; a password from the secret store or the environment does not pass through it.
+      this.running = false;
+      this.setState('auth-failed', `the IRC setting "${unsafe}" contains a control character; it was not sent`);
+      return;
+    }
     this.setState('connecting');
     this.refusedThisConnection = new Set();
+    this.inboundChains = new Map();
     const connection: IrcConnection = new IrcConnection(
       this.config,
       {
@@ -197,6 +233,7 @@ export class IrcAdapter implements PlatformAdapter {
           this.setState('degraded', `cannot join ${channel}: ${reason}`);
         },
         message: (kind, event) => this.onMessage(connection, kind, event),
+        ctcpRequest: (nick, type) => this.onCtcp(connection, nick, type),
         closed: (reason) => this.onClosed(connection, reason),
       },
       this.logger,
@@ -228,27 +265,75 @@ export class IrcAdapter implements PlatformAdapter {
       isChannel: (target) => connection.isChannel(target),
       isSelf: (nick) => connection.caseLower(nick) === connection.caseLower(own),
       // Asked only for lines addressed to us, so channel chatter costs nothing.
-      isAllowed: (nick) => this.config.allow.some((allowed) => connection.caseLower(allowed) === connection.caseLower(nick)),
+      isAllowed: (nick, message) => this.allowlist.decide(nick, connection.knownAccount(nick, message.account), (text) => connection.caseLower(text)),
       messageRef: (message, chatId) => this.refs.next(message, chatId),
     });
-    switch (decision.kind) {
-      case 'ignore':
-        return;
-      case 'refuse':
-        void this.refuse(connection, decision.nick);
-        return;
-      case 'message':
-        this.emit({ type: 'message', message: decision.message });
-        return;
+    if (decision.kind === 'ignore') return;
+    const key = connection.caseLower(event.nick);
+    // Chained per sender even when decided at once, so a message never overtakes
+    // an earlier one from the same person that is waiting for its WHOIS.
+    const previous = this.inboundChains.get(key) ?? Promise.resolve();
+    const next = previous.then(async () => {
+      switch (decision.kind) {
+        case 'refuse':
+          void this.refuse(connection, decision.nick);
+          return;
+        case 'message':
+          if (connection === this.live) this.emit({ type: 'message', message: decision.message });
+          return;
+        case 'ask-account': {
+          const account = await this.lookUpAccount(connection, decision.nick);
+          if (connection !== this.live) return;
+          if (this.allowlist.decide(decision.nick, account ?? null, (text) => connection.caseLower(text)) === 'allowed') {
+            this.emit({ type: 'message', message: decision.message });
+          } else {
+            void this.refuse(connection, decision.nick);
+          }
+          return;
+        }
+      }
+    });
+    this.inboundChains.set(key, next);
+    void next.finally(() => {
+      if (this.inboundChains.get(key) === next) this.inboundChains.delete(key);
+    });
+  }
+
+  /** The sender's account by WHOIS, paced and capped: undefined (refused) when it cannot be asked or no answer came. */
+  private async lookUpAccount(connection: IrcConnection, nick: string): Promise<AccountFact> {
+    if (this.openWhois >= MAX_OPEN_WHOIS) {
+      this.logger.warn('irc: too many account lookups at once, refusing', { nick });
+      return undefined;
+    }
+    this.openWhois += 1;
+    try {
+      await this.pacer.take();
+      if (connection !== this.live) return undefined;
+      return await connection.whoisAccount(nick, this.options.whoisTimeoutMs ?? 10_000);
+    } finally {
+      this.openWhois -= 1;
     }
   }
 
-  /** At most one refusal per sender per connection, so a stranger cannot make us flood. */
+  /** CTCP VERSION, answered through the pacer and within the courtesy budget; other CTCPs get no answer. */
+  private onCtcp(connection: IrcConnection, nick: string, type: string): void {
+    if (connection !== this.live || type.toUpperCase() !== 'VERSION') return;
+    if (!this.courtesy.take(connection.caseLower(nick))) return;
+    void this.pacer.take().then(() => {
+      if (this.live === connection) connection.write(`NOTICE ${nick} :\x01VERSION Homing\x01`);
+    });
+  }
+
+  /**
+   * At most one refusal per sender per connection, and within the courtesy
+   * budget, so neither one stranger nor a crowd of them can make us flood.
+   */
   private async refuse(connection: IrcConnection, nick: string): Promise<void> {
     const key = connection.caseLower(nick);
     if (this.refusedThisConnection.has(key)) return;
     this.refusedThisConnection.add(key);
     this.logger.info('irc: refused a sender not on the allowlist', { nick });
+    if (!this.courtesy.take(key)) return;
     await this.pacer.take();
     if (this.live !== connection) return;
     connection.write(`NOTICE ${nick} :${this.options.refusalText ?? DEFAULT_REFUSAL}`);

@@ -28,6 +28,8 @@ declare module 'irc-framework' {
     target: string;
     message: string;
     tags: Record<string, string>;
+    /** The IRCv3 `account` tag: the sender's services account, when the server sends it. */
+    account?: string;
     /** Milliseconds since the epoch from the IRCv3 server-time tag, if the server sent one. */
     time?: number;
     from_server: boolean;
@@ -49,11 +51,19 @@ declare module 'irc-framework' {
     changeNick(nick: string): void;
     say(target: string, message: string): void;
     notice(target: string, message: string): void;
+    ctcpRequest(target: string, type: string, ...params: string[]): void;
     caseLower(text: string): string;
     readonly connected: boolean;
     readonly user: { nick: string };
-    readonly network: { supports(feature: string): string | boolean | undefined };
-    readonly connection: { end(data?: string | null, hadError?: boolean): void };
+    readonly network: {
+      supports(feature: string): string | boolean | undefined;
+      readonly cap: { isEnabled(name: string): boolean };
+    };
+    readonly connection: {
+      end(data?: string | null, hadError?: boolean): void;
+      /** Where every line from the server enters irc-framework (one object per client, kept across reconnects). */
+      addReadBuffer(line: string): void;
+    };
     on(event: string, listener: (...args: never[]) => void): this;
     once(event: string, listener: (...args: never[]) => void): this;
     off(event: string, listener: (...args: never[]) => void): this;

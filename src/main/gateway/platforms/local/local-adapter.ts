@@ -45,6 +45,11 @@ export class LocalAdapter implements PlatformAdapter {
 
   async probe(): Promise<void> {}
 
+  /** Every local chat is reachable while the gateway runs. */
+  canSend(): boolean {
+    return this.connected;
+  }
+
   onEvent(listener: (event: AdapterEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

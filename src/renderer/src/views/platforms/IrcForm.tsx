@@ -15,8 +15,12 @@ interface IrcFields {
 
 const list = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
+function ircSection(config: Record<string, unknown>): Record<string, unknown> {
+  return ((config.platforms as Record<string, unknown> | undefined)?.irc ?? {}) as Record<string, unknown>;
+}
+
 function fieldsFrom(config: Record<string, unknown>): IrcFields {
-  const irc = ((config.platforms as Record<string, unknown> | undefined)?.irc ?? {}) as Record<string, unknown>;
+  const irc = ircSection(config);
   return {
     enabled: irc.enabled !== false,
     host: String(irc.host ?? ''),
@@ -24,14 +28,26 @@ function fieldsFrom(config: Record<string, unknown>): IrcFields {
     tls: irc.tls !== false,
     nick: String(irc.nick ?? 'homing'),
     channels: ((irc.channels as string[] | undefined) ?? []).join(', '),
-    allow: ((irc.allow as string[] | undefined) ?? []).join(', '),
+    // Account entries ({ nick, account }) are edited in config.json; the form shows and edits the nicks.
+    allow: ((irc.allow as unknown[] | undefined) ?? []).filter((entry) => typeof entry === 'string').join(', '),
   };
 }
 
-function toSection(fields: IrcFields): Record<string, unknown> {
+function toSection(fields: IrcFields, previous: Record<string, unknown>): Record<string, unknown> {
   // The port is sent as typed when it is not a number, so the schema names the mistake.
   const port = /^\d+$/.test(fields.port) ? Number(fields.port) : fields.port;
-  return { enabled: fields.enabled, host: fields.host.trim(), port, tls: fields.tls, nick: fields.nick.trim(), channels: list(fields.channels), allow: list(fields.allow) };
+  // What the form does not show (requireAccount, account entries, realname, passwordEnv…) is kept as it was.
+  const accounts = ((previous.allow as unknown[] | undefined) ?? []).filter((entry) => typeof entry !== 'string');
+  return {
+    ...previous,
+    enabled: fields.enabled,
+    host: fields.host.trim(),
+    port,
+    tls: fields.tls,
+    nick: fields.nick.trim(),
+    channels: list(fields.channels),
+    allow: [...list(fields.allow), ...accounts],
+  };
 }
 
 /** Add or edit the IRC platform; checked by the gateway against config.json's schema, which names the field at fault. */
@@ -49,7 +65,7 @@ export function IrcForm({ api, view, onSaved }: { api: HomingApi; view: ConfigVi
       onSubmit={(event) => {
         event.preventDefault();
         void form
-          .save((current) => ({ ...current, platforms: { ...(current.platforms as object), irc: toSection(fields) } }))
+          .save((current) => ({ ...current, platforms: { ...(current.platforms as object), irc: toSection(fields, ircSection(current)) } }))
           .then((ok) => ok && onSaved());
       }}
     >
@@ -87,7 +103,7 @@ export function IrcForm({ api, view, onSaved }: { api: HomingApi; view: ConfigVi
         <button type="submit" disabled={form.busy}>
           Save IRC
         </button>
-        <button type="button" disabled={form.busy} onClick={() => void form.test('irc', toSection(fields))}>
+        <button type="button" disabled={form.busy} onClick={() => void form.test('irc', toSection(fields, ircSection(config)))}>
           Test connection
         </button>
       </div>
