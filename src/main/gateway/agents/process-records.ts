@@ -3,6 +3,7 @@ import { cachedStatement, type Db } from '../db/database';
 import { createSystemProbe, type ProcessIdentity, type ProcessProbe } from '../ledger/process-identity';
 import type { Logger } from '../logger';
 import type { ProcessTracker } from './process-group';
+import { agentWatchdog, type AgentWatchdog } from './watchdog';
 
 /** One row of agent_processes: an agent process some gateway started and has not seen exit. */
 export interface AgentProcessRecord {
@@ -34,6 +35,8 @@ export interface ProcessRecordsOptions {
   readonly logger: Logger;
   readonly probe?: ProcessProbe | undefined;
   readonly now?: (() => number) | undefined;
+  /** Kills the agents at once if this process dies; default: the process's own (none under Electron). */
+  readonly watchdog?: AgentWatchdog | undefined;
 }
 
 /**
@@ -41,7 +44,9 @@ export interface ProcessRecordsOptions {
  * on exit. A gateway killed with SIGKILL cannot stop its agents (they lead their
  * own process groups, and a command agent's stdin is already closed, so nothing
  * tells it), and the rows it leaves behind are how the next start finds them
- * (reap-orphans.ts).
+ * (reap-orphans.ts). Each process is also handed to the watchdog, which kills
+ * it the moment this process dies (watchdog.ts), so the records are the
+ * fallback for when the watchdog dies too.
  *
  * Best effort, like the ledger: a failed write is logged and the turn goes on.
  * A missing row only means a crash could leave that one process running; a row
@@ -52,13 +57,18 @@ export function trackAgentProcesses(options: ProcessRecordsOptions): ProcessTrac
   const { db, logger } = options;
   const probe = options.probe ?? createSystemProbe();
   const now = options.now ?? Date.now;
+  const watchdog = 'watchdog' in options ? options.watchdog : agentWatchdog();
   let owner: ProcessIdentity | undefined;
   return {
     track(child: ChildProcess, command: string) {
       // No pid: the spawn failed (ENOENT, EACCES) and nothing runs.
       if (child.pid === undefined) return;
       owner ??= probe.self();
-      const sighting = probe.inspect(child.pid);
+      const pid = child.pid;
+      const sighting = probe.inspect(pid);
+      const startTime = sighting.kind === 'present' ? sighting.startTime : null;
+      watchdog?.watch(pid, startTime);
+      child.once('exit', () => watchdog?.unwatch(pid));
       let id: number | undefined;
       try {
         id = Number(
@@ -66,11 +76,11 @@ export function trackAgentProcesses(options: ProcessRecordsOptions): ProcessTrac
             db,
             `INSERT INTO agent_processes (pid, process_start, boot_id, owner_pid, owner_start, command, started_at)
              VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          ).run(child.pid, sighting.kind === 'present' ? sighting.startTime : null, probe.bootId(), owner.pid, owner.startTime, command, now())
+          ).run(pid, startTime, probe.bootId(), owner.pid, owner.startTime, command, now())
             .lastInsertRowid,
         );
       } catch (error) {
-        logger.warn('could not record an agent process (a crash now could leave it running)', { pid: child.pid, error });
+        logger.warn('could not record an agent process (a crash now could leave it running)', { pid, error });
         return;
       }
       // 'exit', not 'close': the process is gone even if a grandchild holds its pipes.
@@ -79,7 +89,7 @@ export function trackAgentProcesses(options: ProcessRecordsOptions): ProcessTrac
           cachedStatement(db, 'DELETE FROM agent_processes WHERE id = ?').run(id);
         } catch (error) {
           // The database may be closed already (a stop); the next start drops the row.
-          logger.debug('could not forget an agent process that exited', { pid: child.pid, error });
+          logger.debug('could not forget an agent process that exited', { pid, error });
         }
       });
     },
