@@ -75,8 +75,14 @@ export const gatewayCommand: Command = {
     context.stdout(server ? `Open the window: ${server.url}` : 'No window (--no-ui). Stop with Ctrl-C.');
 
     await new Promise<void>((resolveStop) => {
+      // The gateway's own timers are unref'd (they must never hold a stopping
+      // process up), so without the window's server nothing keeps Node running:
+      // `--no-ui` would exit right after "gateway running". This ref'd timer
+      // holds the process until a signal stops it.
+      const keepAlive = setInterval(() => {}, 2 ** 30);
       const stop = (signal: string) => {
         logger.info('stopping', { signal });
+        clearInterval(keepAlive);
         process.off('SIGINT', onInt);
         process.off('SIGTERM', onTerm);
         void (async () => {

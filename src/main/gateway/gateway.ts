@@ -4,6 +4,8 @@ import type { Agent } from './agents/agent';
 import { turnTimeoutMs } from './agents/config-schema';
 import { createAgent } from './agents/create-agent';
 import { detectOllama } from './agents/openai';
+import { trackAgentProcesses } from './agents/process-records';
+import { reapOrphanedAgents } from './agents/reap-orphans';
 import { ApiServer, type ApiHandlers } from './api/server';
 import { systemClock, type Clock } from './clock';
 import { ConfigService } from './config/config-service';
@@ -158,6 +160,8 @@ export class Gateway {
     let gateway: Gateway;
     try {
       db = openDatabase(options.databaseFile ?? join(options.dataDir, 'homing.db'), { migrations: homingMigrations });
+      // Before any turn runs (recovery re-runs interrupted ones): agents a killed gateway left running die first.
+      reapOrphanedAgents(db, options.logger);
       gateway = new Gateway(options, db, lock);
     } catch (error) {
       db?.close();
@@ -362,6 +366,7 @@ export class Gateway {
       env: this.env,
       dataDir: this.options.dataDir,
       version: this.options.version,
+      processes: trackAgentProcesses({ db: this.db, logger: this.options.logger }),
       status: () => ({
         version: this.options.version,
         uptimeMs: this.getStatus().uptimeMs,

@@ -61,8 +61,10 @@ describe('command agent', () => {
     expect(tokens.join('')).toBe(expected + '\n');
   });
 
+  // The timeout must leave room for the program to start and print its pids:
+  // Node alone takes over 500 ms to start on a loaded 2-core machine.
   it('kills a slow program and its grandchild on timeout', async () => {
-    const { result, tokens } = await run('slow', { timeoutMs: 500 });
+    const { result, tokens } = await run('slow', { timeoutMs: 2_000 });
     expect(result).toMatchObject({ ok: false, kind: 'timeout' });
     const [pid, grandchild] = pidsFrom(tokens);
     expect(isAlive(pid!)).toBe(false);
@@ -71,7 +73,7 @@ describe('command agent', () => {
 
   it('escalates to SIGKILL for a program group that ignores SIGTERM', async () => {
     const started = Date.now();
-    const { result, tokens } = await run('stubborn', { timeoutMs: 500 });
+    const { result, tokens } = await run('stubborn', { timeoutMs: 2_000 });
     expect(result).toMatchObject({ ok: false, kind: 'timeout' });
     const [pid, grandchild] = pidsFrom(tokens);
     expect(isAlive(pid!)).toBe(false);
@@ -86,6 +88,12 @@ describe('command agent', () => {
     const [pid, grandchild] = pidsFrom(tokens);
     expect(isAlive(pid!)).toBe(false);
     expect(await goneSoon(grandchild!)).toBe(true);
+  });
+
+  it('quotes stderr once in the error (spawnAgentProgram already keeps it)', async () => {
+    const agent = createCommandAgent({ command: process.execPath, args: ['-e', 'process.stderr.write("said once\\n"); process.exit(4)'] });
+    const result = await agent.runTurn({ sessionId: 's_abc', history: [], message: { role: 'user', text: 'hi' }, onToken: () => {}, signal: new AbortController().signal });
+    expect(result).toEqual({ ok: false, kind: 'failed', error: `the command "${process.execPath}" exited with code 4: said once` });
   });
 
   it('reports a non-zero exit with the tail of stderr', async () => {

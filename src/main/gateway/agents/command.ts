@@ -92,7 +92,6 @@ function runCommandTurn(options: CommandAgentOptions, grace: number, turn: Agent
     child.stdin.on('error', () => {
       // EPIPE: the program exited without reading its input; its exit code tells the story.
     });
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.stdout.on('data', (chunk: Buffer) => {
       const room = maxBytes - bytes;
       const part = chunk.length > room ? chunk.subarray(0, room) : chunk;

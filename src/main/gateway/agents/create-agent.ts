@@ -4,6 +4,7 @@ import { createBuiltinAgent, type StatusProvider } from './builtin.js';
 import { createCommandAgent } from './command.js';
 import type { AgentConfig } from './config-schema.js';
 import { createOpenAiAgent } from './openai.js';
+import type { ProcessTracker } from './process-group.js';
 
 export interface CreateAgentDeps {
   /** The API key from the secret store, if the user saved one there; wins over `apiKeyEnv`. */
@@ -17,6 +18,8 @@ export interface CreateAgentDeps {
   /** Homing's version, announced to ACP agents. */
   readonly version?: string | undefined;
   readonly fetch?: typeof fetch | undefined;
+  /** Records the command and ACP agents' processes, so a crash cannot leave them running for good. */
+  readonly processes?: ProcessTracker | undefined;
 }
 
 export type CreateAgentResult = { readonly ok: true; readonly agent: Agent } | { readonly ok: false; readonly error: string };
@@ -46,7 +49,16 @@ export function createAgent(config: AgentConfig, deps: CreateAgentDeps = {}): Cr
       };
     }
     case 'command':
-      return { ok: true, agent: createCommandAgent({ command: config.command, args: config.args, cwd: config.cwd, env: config.env }) };
+      return {
+        ok: true,
+        agent: createCommandAgent({
+          command: config.command,
+          args: config.args,
+          cwd: config.cwd,
+          env: config.env,
+          tracker: deps.processes,
+        }),
+      };
     case 'acp':
       return {
         ok: true,
@@ -57,6 +69,7 @@ export function createAgent(config: AgentConfig, deps: CreateAgentDeps = {}): Cr
           env: config.env,
           sessionCwd: config.sessionCwd,
           clientVersion: deps.version,
+          tracker: deps.processes,
         }),
       };
     default: {

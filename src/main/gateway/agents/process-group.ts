@@ -12,6 +12,13 @@ export interface AgentProgram {
   readonly cwd?: string | undefined;
   /** Added to the gateway's environment. */
   readonly env?: Readonly<Record<string, string>> | undefined;
+  /** Told of every process started, so one left behind by a crash can be killed later (process-records.ts). */
+  readonly tracker?: ProcessTracker | undefined;
+}
+
+/** Keeps a durable note of a started agent process until it exits. */
+export interface ProcessTracker {
+  track(child: ChildProcess, command: string): void;
 }
 
 /**
@@ -28,6 +35,9 @@ export function spawnAgentProgram(program: AgentProgram): { child: ChildProcessW
     shell: false,
     windowsHide: true,
   });
+  // At once, while the gateway still owns it: from here on a SIGKILL of the
+  // gateway leaves a record the next start can act on.
+  program.tracker?.track(child, program.command);
   const stderr = new TailBuffer(STDERR_TAIL_BYTES);
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
   return { child, stderr };
@@ -69,7 +79,8 @@ export function stopProcessGroup(child: ChildProcess, graceMs: number): Promise<
   });
 }
 
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
+/** Signals the process group led by `pid`, else `pid` alone; a group or process already gone is not an error. */
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal);
   } catch {
