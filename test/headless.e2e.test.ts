@@ -46,7 +46,7 @@ describe('the headless gateway (a real `homing gateway` process)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('prints a loopback URL that carries a fresh access token', () => {
+  it('prints a loopback URL that carries the access token', () => {
     expect(gateway.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
     expect(gateway.output()).toContain(`data in ${dataDir}`);
   });
@@ -129,5 +129,38 @@ describe('the headless gateway (a real `homing gateway` process)', () => {
     await reply.getByText(/built-in agent/i).waitFor({ timeout: 10_000 });
     await reply.getByTestId('delivery-tick').and(page.locator('[data-state="delivered"]')).waitFor({ timeout: 10_000 });
     expect(await page.getByLabel('Message to your agent').inputValue()).toBe('');
+  });
+
+  it('takes the token out of the address bar once the page has it, and keeps working after a reload', async () => {
+    browser ??= await launchChromium();
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(gateway.url);
+    await page.locator('nav button[data-view="status"]').click();
+    await page.getByTestId('gateway-state').getByText('running').waitFor({ timeout: 10_000 });
+    expect(page.url()).toBe(`http://127.0.0.1:${gateway.port}/`);
+    // The asset cookie is HttpOnly, and holds no token anyway.
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    await page.reload();
+    await page.locator('nav button[data-view="status"]').click();
+    await page.getByTestId('gateway-state').getByText('running').waitFor({ timeout: 10_000 });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('says how to get in when the window is opened without its token', async () => {
+    browser ??= await launchChromium();
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const response = await page.goto(`http://127.0.0.1:${gateway.port}/`);
+    expect(response?.status()).toBe(401);
+    expect(await page.textContent('body')).toContain('open the URL that `homing url` prints');
+    // With the asset cookie (another tab of the same browser) the page loads, and says the same.
+    await page.goto(gateway.url);
+    const other = await context.newPage();
+    await other.goto(`http://127.0.0.1:${gateway.port}/`);
+    await other.getByText(/no access token: open the URL that `homing url` prints/).first().waitFor({ timeout: 10_000 });
+    await context.close();
   });
 });

@@ -24,6 +24,7 @@ export class ApiClient {
   private readonly queued: { method: string; params: unknown; id: number }[] = [];
   private readonly listeners = new Set<(event: GatewayEvent) => void>();
   private readonly callTimeoutMs: number;
+  private refusal: string | undefined;
 
   constructor(options: ApiClientOptions = {}) {
     this.callTimeoutMs = options.callTimeoutMs ?? 15_000;
@@ -39,6 +40,16 @@ export class ApiClient {
     });
     if (this.listeners.size > 0) pipe.send({ id: this.allocateId(), method: 'subscribe' });
     for (const call of this.queued.splice(0)) pipe.send(call);
+  }
+
+  /**
+   * No pipe will ever come (the window cannot reach the gateway at all, e.g. a
+   * headless window opened without its token): every call, queued or later,
+   * fails at once with this reason instead of waiting for its timeout.
+   */
+  refuse(reason: string): void {
+    this.refusal = reason;
+    for (const call of this.queued.splice(0)) this.settle(call.id, failure('disconnected', reason));
   }
 
   get connected(): boolean {
@@ -62,6 +73,7 @@ export class ApiClient {
   }
 
   private call(method: MethodName, params: unknown): Promise<ApiResult<unknown>> {
+    if (this.refusal !== undefined) return Promise.resolve(failure('disconnected', this.refusal));
     return new Promise((resolve) => {
       const id = this.allocateId();
       const timer = setTimeout(() => {
@@ -77,6 +89,14 @@ export class ApiClient {
     });
   }
 
+  private settle(id: number, result: ApiResult<unknown>): void {
+    const pending = this.pending.get(id);
+    if (!pending) return;
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+    pending.resolve(result);
+  }
+
   private receive(message: unknown): void {
     const event = eventMessageSchema.safeParse(message);
     if (event.success) {
@@ -85,14 +105,8 @@ export class ApiClient {
     }
     const response = responseSchema.safeParse(message);
     if (!response.success || typeof response.data.id !== 'number') return;
-    const pending = this.pending.get(response.data.id);
-    if (!pending) return;
-    this.pending.delete(response.data.id);
-    clearTimeout(pending.timer);
     const data = response.data;
-    pending.resolve(
-      data.ok ? { ok: true, value: data.value } : failure(data.error.code as never, data.error.message),
-    );
+    this.settle(data.id as number, data.ok ? { ok: true, value: data.value } : failure(data.error.code as never, data.error.message));
   }
 
   private buildApi(): HomingApi {

@@ -15,6 +15,8 @@ export type ApiErrorCode =
   | 'unavailable'
   | 'disconnected'
   | 'timeout'
+  /** Too many requests waiting on this connection: retry once answers arrive. */
+  | 'busy'
   | 'internal';
 
 export interface ApiError {

@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import type { GatewayEvent } from '../../src/shared/api';
+import { API_SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX } from '../../src/shared/headless-auth';
 import type { RunningGateway } from './gateway-process';
 
 /** The window's side of the API protocol over the headless gateway's WebSocket, for tests. */
@@ -11,8 +12,19 @@ export interface ApiSocket {
   close(): void;
 }
 
-export async function connectApi(gateway: Pick<RunningGateway, 'port' | 'token'>): Promise<ApiSocket> {
-  const socket = new WebSocket(`ws://127.0.0.1:${gateway.port}/api?token=${gateway.token}`);
+/**
+ * Connects with the token as the window does (a subprotocol), or in the URL's
+ * query, which non-browser clients may use.
+ */
+export async function connectApi(
+  gateway: Pick<RunningGateway, 'port' | 'token'>,
+  tokenIn: 'subprotocol' | 'query' = 'subprotocol',
+): Promise<ApiSocket> {
+  const api = `ws://127.0.0.1:${gateway.port}/api`;
+  const socket =
+    tokenIn === 'query'
+      ? new WebSocket(`${api}?token=${gateway.token}`)
+      : new WebSocket(api, [API_SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX + gateway.token]);
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('error', reject);

@@ -16,12 +16,25 @@ export interface RunningGateway {
   kill(): Promise<void>;
 }
 
+export interface StartOptions {
+  /**
+   * 'any' (the default) passes `--port 0`, so tests never compete for a port;
+   * 'saved' passes no `--port`: the data directory's saved port, else the default.
+   */
+  readonly port?: 'any' | 'saved';
+}
+
 /**
  * Starts the built headless gateway (`homing gateway`) as a real child process
  * and waits for the URL it prints. Needs `npm run build` first (npm test does it).
  */
-export async function startHeadlessGateway(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunningGateway> {
-  const child = spawn(process.execPath, [HOMING_BIN, 'gateway', '--port', '0', ...args], {
+export async function startHeadlessGateway(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: StartOptions = {},
+): Promise<RunningGateway> {
+  const portArgs = options.port === 'saved' ? [] : ['--port', '0'];
+  const child = spawn(process.execPath, [HOMING_BIN, 'gateway', ...portArgs, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,7 +4,9 @@ import { Gateway } from '../gateway/gateway';
 import { resolveDataDir } from '../gateway/data-dir';
 import { DataDirLocked } from '../gateway/data-dir-lock';
 import { createLineLogger } from '../gateway/logger';
-import { startHeadlessServer, type HeadlessServer } from '../headless/server';
+import { DEFAULT_HEADLESS_PORT } from '../headless/saved-access';
+import type { HeadlessServer } from '../headless/server';
+import { startStableServer } from '../headless/stable-server';
 import { HOMING_VERSION } from '../version';
 import { parseCommandArgs, parsePort, type Command } from './command';
 
@@ -21,7 +23,10 @@ export const gatewayCommand: Command = {
     '',
     '  --config FILE   configuration file (default: config.json in the data directory)',
     "  --data-dir DIR  data directory (default: $HOMING_DATA_DIR, else the tray app's)",
-    '  --port N        port on 127.0.0.1 for the window (default 0: any free port)',
+    '  --port N        port on 127.0.0.1 for the window; 0: any free port. Default: the',
+    `                  port used last time with this data directory, else ${DEFAULT_HEADLESS_PORT}, else`,
+    '                  any free one (then kept). Port and token live in headless.json',
+    '                  (0600) in the data directory: the URL survives restarts (`homing url`)',
     '  --no-ui         serve no window: the gateway and its platforms only',
   ].join('\n'),
   async run(args, context) {
@@ -31,7 +36,7 @@ export const gatewayCommand: Command = {
       port: { type: 'string' },
       'no-ui': { type: 'boolean' },
     });
-    const port = parsePort('gateway', values.port, 0);
+    const port = values.port === undefined ? undefined : parsePort('gateway', values.port, 0);
     const dataDir = resolveDataDir(values['data-dir'], context.env);
     const logger = createLineLogger({ level: context.env.HOMING_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
 
@@ -57,16 +62,22 @@ export const gatewayCommand: Command = {
     let server: HeadlessServer | undefined;
     if (!values['no-ui']) {
       try {
-        server = await startHeadlessServer({
+        const started = await startStableServer({
+          dataDir,
           port,
           rendererDir: context.env.HOMING_RENDERER_DIR ?? defaultRendererDir(),
           api: gateway.api,
           logger,
         });
+        if (!started.ok) throw new Error(started.message);
+        server = started.server;
+        if (started.movedFrom !== undefined) {
+          context.stderr(
+            `homing: port ${started.movedFrom} on 127.0.0.1 is in use, so the window moved to port ${server.port} (kept for the next starts; \`homing url\` prints the URL)`,
+          );
+        }
       } catch (error) {
         await gateway.stop();
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE') throw new Error(`port ${port} on 127.0.0.1 is in use; choose another with --port`);
         throw error;
       }
     }

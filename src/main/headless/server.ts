@@ -3,24 +3,33 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { extname, join, resolve, sep } from 'node:path';
-import { WebSocketServer, type WebSocket } from 'ws';
-import type { MessagePipe } from '../../shared/protocol';
+import { WebSocketServer } from 'ws';
+import { API_SUBPROTOCOL } from '../../shared/headless-auth';
 import type { ApiServer } from '../gateway/api/server';
 import type { Logger } from '../gateway/logger';
 import { contentSecurityPolicy } from '../security';
 import {
-  cookieName,
+  apiTokenFromUpgrade,
+  assetCookieName,
+  assetKey,
   createAccessToken,
   isAllowedOrigin,
   isLoopbackHost,
-  tokenFromRequest,
+  mayReadAssets,
+  requestUrl,
   tokensEqual,
 } from './access';
+import { webSocketPipe } from './websocket-pipe';
 
 export const API_PATH = '/api';
 const HOST = '127.0.0.1';
-/** Largest protocol message accepted from a browser. */
-const MAX_MESSAGE_BYTES = 1 << 20;
+/**
+ * Largest WebSocket message accepted (1 MiB): the largest real request (a config
+ * with its forms) is a few kilobytes. A bigger frame closes the connection (1009).
+ */
+export const MAX_MESSAGE_BYTES = 1 << 20;
+/** Open API connections at once; each window holds one. */
+export const MAX_CONNECTIONS = 64;
 
 export interface HeadlessServerOptions {
   readonly port: number;
@@ -56,7 +65,7 @@ function securityHeaders(port: number): Record<string, string> {
     'Content-Security-Policy': contentSecurityPolicy(`ws://127.0.0.1:${port} ws://localhost:${port}`),
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
-    // The token rides in the URL: never send it on as a Referer.
+    // The token rides in the first URL: never send it on as a Referer.
     'Referrer-Policy': 'no-referrer',
     'Cache-Control': 'no-store',
   };
@@ -66,7 +75,12 @@ function securityHeaders(port: number): Record<string, string> {
 export async function startHeadlessServer(options: HeadlessServerOptions): Promise<HeadlessServer> {
   const token = options.token ?? createAccessToken();
   const rendererDir = resolve(options.rendererDir);
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_MESSAGE_BYTES,
+    // Answer with the API's subprotocol, never echo the token one.
+    handleProtocols: (protocols) => (protocols.has(API_SUBPROTOCOL) ? API_SUBPROTOCOL : false),
+  });
   let port = options.port;
 
   const refuse = (response: ServerResponse, status: number, reason: string) => {
@@ -75,19 +89,19 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
   };
 
   const server: Server = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', `http://${HOST}:${port}`);
+    const url = requestUrl(request, port);
+    if (!url) return refuse(response, 400, 'Bad request.');
     if (!isLoopbackHost(request.headers.host, port)) {
       return refuse(response, 403, 'Forbidden: this server only answers to 127.0.0.1 and localhost.');
     }
-    if (!tokensEqual(tokenFromRequest(request, url, port), token)) {
-      return refuse(response, 401, 'Unauthorized: open the URL that `homing gateway` printed (it carries the token).');
+    if (!mayReadAssets(request, url, port, token)) {
+      return refuse(response, 401, 'Unauthorized: open the URL that `homing url` prints (it carries the token).');
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return refuse(response, 405, 'Method not allowed.');
     }
     serveFile(url.pathname, request, response);
   });
-
   function serveFile(pathname: string, request: IncomingMessage, response: ServerResponse): void {
     let relative: string;
     try {
@@ -114,24 +128,36 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
       'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
       'Content-Length': String(size),
       ...securityHeaders(port),
+      // Assets requested by the page carry no token in their URL; this cookie vouches
+      // for them, and for nothing else (it holds a key derived from the token).
+      'Set-Cookie': `${assetCookieName(port)}=${assetKey(token)}; HttpOnly; SameSite=Strict; Path=/`,
     };
-    // Assets requested by the page carry no token in their URL; the cookie vouches for them.
-    headers['Set-Cookie'] = `${cookieName(port)}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
     response.writeHead(200, headers);
     if (request.method === 'HEAD') return void response.end();
-    createReadStream(file).pipe(response);
+    const stream = createReadStream(file);
+    stream.on('error', (error) => {
+      options.logger.warn('could not read a window file', { file: relative, error: error.message });
+      response.destroy();
+    });
+    stream.pipe(response);
   }
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = new URL(request.url ?? '/', `http://${HOST}:${port}`);
+    // The HTTP server has let go of this socket: a reset from here on would be an
+    // unhandled 'error' (and a crash) without this listener.
+    socket.on('error', (error) => options.logger.debug('a WebSocket upgrade socket failed', { error: error.message }));
     const reject = (status: string, why: string) => {
       options.logger.warn('refused a WebSocket connection', { why });
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
+    const url = requestUrl(request, port);
+    if (!url) return reject('400 Bad Request', 'no URL');
     if (url.pathname !== API_PATH) return reject('404 Not Found', 'unknown path');
     if (!isLoopbackHost(request.headers.host, port)) return reject('403 Forbidden', 'foreign Host');
     if (!isAllowedOrigin(request.headers.origin, port)) return reject('403 Forbidden', 'foreign Origin');
-    if (!tokensEqual(tokenFromRequest(request, url, port), token)) return reject('401 Unauthorized', 'bad token');
+    // Cookies are ignored here on purpose: only an explicit token opens the API.
+    if (!tokensEqual(apiTokenFromUpgrade(request, url), token)) return reject('401 Unauthorized', 'bad token');
+    if (wss.clients.size >= MAX_CONNECTIONS) return reject('503 Service Unavailable', 'too many connections');
     wss.handleUpgrade(request, socket, head, (ws) => options.api.serve(webSocketPipe(ws, options.logger)));
   });
 
@@ -143,6 +169,7 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     });
   });
   port = (server.address() as AddressInfo).port;
+  server.on('error', (error) => options.logger.error('the window server failed', { error }));
 
   return {
     port,
@@ -155,32 +182,5 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
         server.close(() => resolveClose());
         server.closeAllConnections();
       }),
-  };
-}
-
-/** The protocol over a WebSocket: JSON text frames. */
-export function webSocketPipe(ws: WebSocket, logger: Logger): MessagePipe {
-  return {
-    send(message) {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
-    },
-    onMessage(listener) {
-      ws.on('message', (data, isBinary) => {
-        if (isBinary) return logger.warn('ignored a binary WebSocket frame');
-        let message: unknown;
-        try {
-          message = JSON.parse(data.toString());
-        } catch {
-          return logger.warn('ignored a WebSocket frame that is not JSON');
-        }
-        listener(message);
-      });
-    },
-    onClose(listener) {
-      ws.on('close', listener);
-    },
-    close() {
-      ws.close();
-    },
   };
 }

@@ -1,4 +1,5 @@
 import { ApiClient } from '../../shared/api-client';
+import { API_SUBPROTOCOL, TOKEN_STORAGE_KEY, TOKEN_SUBPROTOCOL_PREFIX } from '../../shared/headless-auth';
 import type { MessagePipe } from '../../shared/protocol';
 
 /**
@@ -8,9 +9,36 @@ import type { MessagePipe } from '../../shared/protocol';
  */
 export function connectHoming(): ApiClient {
   const client = new ApiClient();
-  if (navigator.userAgent.includes('Electron/')) listenForPorts(client);
-  else connectWebSocket(client, 0);
+  if (navigator.userAgent.includes('Electron/')) {
+    listenForPorts(client);
+    return client;
+  }
+  const token = takeToken();
+  if (token) connectWebSocket(client, token, 0);
+  else client.refuse('this window has no access token: open the URL that `homing url` prints');
   return client;
+}
+
+/**
+ * The headless server's access token, taken out of the address bar (so it stays
+ * out of screenshots, shared links and the tab's history entry) into this tab's
+ * sessionStorage, where a reload finds it again. The API needs it explicitly on
+ * every connection; no cookie carries it.
+ */
+function takeToken(): string | null {
+  const url = new URL(window.location.href);
+  const fromUrl = url.searchParams.get('token');
+  if (fromUrl) {
+    url.searchParams.delete('token');
+    history.replaceState(history.state, '', url.pathname + url.search + url.hash);
+  }
+  try {
+    if (fromUrl) sessionStorage.setItem(TOKEN_STORAGE_KEY, fromUrl);
+    return fromUrl ?? sessionStorage.getItem(TOKEN_STORAGE_KEY);
+  } catch {
+    // Storage switched off: the token lives in memory, for this page only.
+    return fromUrl;
+  }
 }
 
 function listenForPorts(client: ApiClient): void {
@@ -30,11 +58,12 @@ function listenForPorts(client: ApiClient): void {
   });
 }
 
-function connectWebSocket(client: ApiClient, attempt: number): void {
-  const token = new URLSearchParams(window.location.search).get('token');
+function connectWebSocket(client: ApiClient, token: string, attempt: number): void {
   const url = new URL('api', window.location.href.replace(/^http/, 'ws'));
-  url.search = token ? `?token=${encodeURIComponent(token)}` : '';
-  const socket = new WebSocket(url);
+  url.search = '';
+  url.hash = '';
+  // The token rides as a subprotocol: not in the URL (logs, devtools), not in a cookie.
+  const socket = new WebSocket(url, [API_SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX + token]);
   let opened = false;
   const closeListeners: (() => void)[] = [];
   socket.addEventListener('open', () => {
@@ -57,6 +86,6 @@ function connectWebSocket(client: ApiClient, attempt: number): void {
   socket.addEventListener('close', () => {
     for (const listener of closeListeners) listener();
     const delay = Math.min(10_000, 250 * 2 ** (opened ? 0 : attempt));
-    setTimeout(() => connectWebSocket(client, attempt + 1), delay);
+    setTimeout(() => connectWebSocket(client, token, attempt + 1), delay);
   });
 }

@@ -120,6 +120,8 @@ export function explainApiError(action: string, error: ApiError): string {
     case 'timeout':
     case 'unavailable':
       return `Could not ${action}: Homing's gateway is not answering (${error.message}). It restarts by itself; try again in a moment.`;
+    case 'busy':
+      return `Could not ${action}: Homing's gateway is busy with this window's other requests. Try again in a moment.`;
     case 'not-found':
       return `Could not ${action}: it is gone (${error.message}).`;
     case 'conflict':

@@ -5,8 +5,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../shared/api-client';
 import type { GatewayEvent } from '../../../shared/api';
 import type { MessagePipe } from '../../../shared/protocol';
+import { EventBus } from '../events';
 import { Gateway } from '../gateway';
 import { silentLogger } from '../logger';
+import { ApiServer, MAX_PENDING_PER_CONNECTION, type ApiHandlers } from './server';
 
 /** Two connected in-memory pipes that deliver asynchronously, like a real port. */
 function pipePair(): [MessagePipe, MessagePipe] {
@@ -120,5 +122,57 @@ describe('the API protocol between a window and the gateway', () => {
   it('times out with a value when nobody answers', async () => {
     const lonely = new ApiClient({ callTimeoutMs: 20 });
     expect(await lonely.api.getStatus()).toMatchObject({ ok: false, error: { code: 'timeout' } });
+  });
+});
+
+describe('the limits on one connection', () => {
+  it('answers `busy` beyond the pending cap, and takes requests again once answers went out', async () => {
+    const waiting: (() => void)[] = [];
+    const handlers = { getStatus: () => new Promise((resolve) => waiting.push(() => resolve('status'))) } as unknown as ApiHandlers;
+    const server = new ApiServer(handlers, new EventBus(silentLogger), silentLogger);
+    const [raw, serverEnd] = pipePair();
+    server.serve(serverEnd);
+    const replies: { id: number; ok: boolean; error?: { code: string } }[] = [];
+    raw.onMessage((message) => replies.push(message as (typeof replies)[number]));
+
+    for (let id = 0; id < MAX_PENDING_PER_CONNECTION + 3; id++) raw.send({ id, method: 'getStatus' });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(waiting).toHaveLength(MAX_PENDING_PER_CONNECTION);
+    expect(replies.map((reply) => [reply.id, reply.error?.code])).toEqual([
+      [MAX_PENDING_PER_CONNECTION, 'busy'],
+      [MAX_PENDING_PER_CONNECTION + 1, 'busy'],
+      [MAX_PENDING_PER_CONNECTION + 2, 'busy'],
+    ]);
+
+    waiting.shift()!();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    raw.send({ id: 'again', method: 'getStatus' });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(waiting).toHaveLength(MAX_PENDING_PER_CONNECTION);
+    expect(replies.at(-1)).toMatchObject({ id: 0, ok: true, value: 'status' });
+  });
+
+  it('answers a message nested 1 000 levels deep (any pipe) with a named error, without calling the handler', async () => {
+    let called = false;
+    const handlers = { setConfig: () => (called = true) } as unknown as ApiHandlers;
+    const server = new ApiServer(handlers, new EventBus(silentLogger), silentLogger);
+    const [raw, serverEnd] = pipePair();
+    server.serve(serverEnd);
+    const replies: unknown[] = [];
+    raw.onMessage((message) => replies.push(message));
+    let deep: unknown = 1;
+    for (let i = 0; i < 1_000; i++) deep = { a: deep };
+    raw.send({ id: 1, method: 'setConfig', params: { config: deep } });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(replies).toEqual([{ id: 1, ok: false, error: { code: 'bad-request', message: 'the message nests deeper than 64 levels' } }]);
+    expect(called).toBe(false);
+  });
+});
+
+describe('a client that can never connect', () => {
+  it('fails every call at once with the reason, instead of waiting for the timeout', async () => {
+    const client = new ApiClient({ callTimeoutMs: 60_000 });
+    client.refuse('no access token');
+    expect(await client.api.getStatus()).toEqual({ ok: false, error: { code: 'disconnected', message: 'no access token' } });
   });
 });

@@ -2,6 +2,14 @@ import { apiParams, isMethodName, type ApiError, type ApiResults, type ApiParams
 import { failure, requestSchema, type MessagePipe } from '../../../shared/protocol';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
+import { MAX_MESSAGE_DEPTH, nestsDeeperThan } from './json-depth';
+
+/**
+ * Requests one connection may have waiting for an answer. A window has a
+ * handful in flight; a client that floods (or never reads, see the WebSocket
+ * pipe's back-pressure) gets `busy` for the rest instead of growing the queue.
+ */
+export const MAX_PENDING_PER_CONNECTION = 64;
 
 /** A handler returns the value, or throws an ApiFailure for an expected error. */
 export type ApiHandlers = {
@@ -45,14 +53,17 @@ export class ApiServer {
       stopEvents();
       this.pipes.delete(pipe);
     });
+    let pending = 0;
     pipe.onMessage((message) => {
+      if (nestsDeeperThan(message, MAX_MESSAGE_DEPTH)) {
+        this.logger.warn('dropped an API message nested too deeply');
+        this.answerMalformed(pipe, message, `the message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
+        return;
+      }
       const request = requestSchema.safeParse(message);
       if (!request.success) {
         this.logger.warn('dropped a malformed API message', { issue: request.error.issues[0]?.message });
-        const id = (message as { id?: unknown } | null)?.id;
-        if (typeof id === 'number' || typeof id === 'string') {
-          pipe.send({ id, ...failure('bad-request', 'malformed request') });
-        }
+        this.answerMalformed(pipe, message, 'malformed request');
         return;
       }
       const { id, method, params } = request.data;
@@ -66,8 +77,27 @@ export class ApiServer {
         pipe.send({ id, ok: true, value: null });
         return;
       }
-      void this.dispatch(method, params).then((result) => pipe.send({ id, ...result }));
+      if (pending >= MAX_PENDING_PER_CONNECTION) {
+        pipe.send({
+          id,
+          ...failure('busy', `${method}: ${MAX_PENDING_PER_CONNECTION} requests on this connection are still waiting for an answer; wait for them`),
+        });
+        return;
+      }
+      pending++;
+      void this.dispatch(method, params).then((result) => {
+        pending--;
+        pipe.send({ id, ...result });
+      });
     });
+  }
+
+  /** A message that is no request still gets an answer when it names an id. */
+  private answerMalformed(pipe: MessagePipe, message: unknown, why: string): void {
+    const id = (message as { id?: unknown } | null)?.id;
+    if ((typeof id === 'number' && Number.isInteger(id)) || (typeof id === 'string' && id.length <= 64)) {
+      pipe.send({ id, ...failure('bad-request', why) });
+    }
   }
 
   /** Runs one call; the answer is always a result value. */
