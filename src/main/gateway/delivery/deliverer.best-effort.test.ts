@@ -2,25 +2,27 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerHealth } from '../../../shared/api';
-import { Ledger } from '../ledger';
-import { ManualClock, openTestDb, removeTempDirs, tempDir, testLedger } from '../ledger/fixtures/test-ledger';
-import { createLineLogger } from '../logger';
-import { Deliverer } from './deliverer';
+import { EventBus } from '../events';
+import { ManualClock, openTestDb, removeTempDirs, tempDir } from '../ledger/fixtures/test-ledger';
+import { createLineLogger, type Logger } from '../logger';
+import type { Db } from '../db/database';
+import { DeliveryService } from './delivery-service';
 import { FOUR_PART_REPLY, FOUR_PART_REPLY_ID } from './fixtures/replies';
 import { wirePlatform } from './fixtures/wire-platform';
+import { RESEND_MARKER } from './marker';
 
 afterEach(removeTempDirs);
 
-function harness(ledger: Ledger, clock: ManualClock) {
+function harness(db: Db, clock: ManualClock) {
   const logged: string[] = [];
   const healthEvents: LedgerHealth[] = [];
-  const deliverer = new Deliverer({
-    ledger,
-    clock,
-    logger: createLineLogger({ write: (line) => logged.push(line) }),
-    onLedgerFailure: (health) => healthEvents.push(health),
+  const logger: Logger = createLineLogger({ write: (line) => logged.push(line) });
+  const bus = new EventBus(logger);
+  bus.on((event) => {
+    if (event.type === 'ledger.health') healthEvents.push(event.health);
   });
-  return { deliverer, logged, healthEvents };
+  const service = DeliveryService.start({ db, clock, logger, bus });
+  return { service, logged, healthEvents };
 }
 
 describe('best effort: the ledger failing never stops a reply', () => {
@@ -29,59 +31,114 @@ describe('best effort: the ledger failing never stops a reply', () => {
     const file = join(dir, 'homing.db');
     const db = openTestDb(file, 50);
     const clock = new ManualClock();
-    const ledger = testLedger(db, clock);
-    const { deliverer, logged, healthEvents } = harness(ledger, clock);
+    const { service, logged, healthEvents } = harness(db, clock);
     const platform = wirePlatform(join(dir, 'wire.jsonl'));
+    service.registerPlatform(platform);
 
     const locker = new Database(file);
     locker.exec('BEGIN EXCLUSIVE');
     try {
-      const outcome = await deliverer.deliverReply(FOUR_PART_REPLY, platform);
+      const outcome = await service.deliverReply('irc', FOUR_PART_REPLY);
       expect(outcome).toMatchObject({ status: 'delivered', chunksSent: 4, recorded: false });
       expect(platform.requests().map((request) => request.text)).toEqual(FOUR_PART_REPLY.chunks);
-      const health = deliverer.ledgerHealth();
-      expect(health).toMatchObject({ ok: false, failures: 1, lastFailureAt: clock.now() });
-      expect(health.lastError).toMatch(/recordObligation: database is locked/);
-      expect(healthEvents).toHaveLength(1);
-      expect(logged.join('\n')).toMatch(/ERROR the delivery ledger failed; sending anyway/);
+      const health = service.ledgerHealth();
+      expect(health).toMatchObject({ ok: false });
+      expect(health.failures).toBeGreaterThanOrEqual(1);
+      expect(healthEvents.length).toBe(health.failures);
+      expect(logged.join('\n')).toMatch(/ERROR the delivery ledger failed; sending anyway.*recordObligation/);
     } finally {
       locker.exec('ROLLBACK');
       locker.close();
     }
     // The lock is gone: the next reply is recorded again and health recovers.
-    const next = await deliverer.deliverReply({ ...FOUR_PART_REPLY, messageRef: 'msg-43' }, platform);
+    const next = await service.deliverReply('irc', { ...FOUR_PART_REPLY, messageRef: 'msg-43' });
     expect(next).toMatchObject({ status: 'delivered', recorded: true });
-    expect(deliverer.ledgerHealth()).toMatchObject({ ok: true, failures: 1 });
+    expect(service.ledgerHealth()).toMatchObject({ ok: true });
+    await service.stop();
     db.close();
   });
 
-  it('with the database lock taken after recording, the rest of the reply is still sent and every failed write counted', async () => {
+  it('with the database locked mid-reply, every chunk still goes out once, and once the ledger recovers nothing is sent again', async () => {
     const dir = tempDir();
     const file = join(dir, 'homing.db');
     const db = openTestDb(file, 50);
     const clock = new ManualClock();
-    const ledger = testLedger(db, clock);
-    const { deliverer } = harness(ledger, clock);
+    const { service } = harness(db, clock);
     const locker = new Database(file);
+    let locked = false;
     const platform = wirePlatform(join(dir, 'wire.jsonl'), {
       async beforeSend(index) {
-        if (index === 1) locker.exec('BEGIN EXCLUSIVE'); // the disk "fills up" mid-reply
+        if (index === 1) {
+          locker.exec('BEGIN EXCLUSIVE'); // the disk "fills up" mid-reply
+          locked = true;
+        }
         return 'send';
       },
     });
+    service.registerPlatform(platform);
     try {
-      const outcome = await deliverer.deliverReply(FOUR_PART_REPLY, platform);
-      expect(outcome).toMatchObject({ status: 'delivered', chunksSent: 4, recorded: true });
-      expect(platform.requests()).toHaveLength(4);
-      // Written: chunk 1 sending + confirmed, chunk 2 sending (the lock comes during
-      // its send). Failed: chunk 2 confirmed, chunks 3–4 sending + confirmed, and
-      // the final markDelivered — 6 writes.
-      expect(deliverer.ledgerHealth()).toMatchObject({ ok: false, failures: 6 });
+      const outcome = await service.deliverReply('irc', FOUR_PART_REPLY);
+      expect(outcome).toMatchObject({ status: 'waiting' });
+      expect(platform.requests().map((request) => request.text)).toEqual(FOUR_PART_REPLY.chunks);
+      expect(service.ledgerHealth().failures).toBeGreaterThan(0);
+      // What was sent is remembered, not lost: the row stays held here until it is written.
+      expect(service.deliverer.unwrittenFacts).toBeGreaterThan(0);
+      expect(service.sweepNow()).toBeUndefined();
+    } finally {
+      if (locked) locker.exec('ROLLBACK');
+      locker.close();
+    }
+    // The ledger is back: the facts are written before anything is claimed, and nothing is resent.
+    expect(service.sweepNow()).toMatchObject({ claimed: 0, owed: 0 });
+    expect(service.deliverer.unwrittenFacts).toBe(0);
+    expect(service.ledger.getDelivery(FOUR_PART_REPLY_ID)).toMatchObject({ state: 'delivered', chunksDelivered: 4 });
+    clock.advance(60_000);
+    service.sweepNow();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(platform.requests()).toHaveLength(4);
+    expect(platform.requests().some((request) => request.text.includes(RESEND_MARKER))).toBe(false);
+    await service.stop();
+    db.close();
+  });
+
+  it('a chunk sent while the ledger failed and not confirmed is resent with the marker once the ledger recovers', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'homing.db');
+    const db = openTestDb(file, 50);
+    const clock = new ManualClock();
+    const { service } = harness(db, clock);
+    const locker = new Database(file);
+    let calls = 0;
+    const irc = wirePlatform(join(dir, 'wire.jsonl'));
+    // Chunk 1 goes out plainly; the ledger then fails while chunk 2 is sent, and the connection drops with it.
+    service.registerPlatform({
+      name: 'irc',
+      serverIdempotency: false,
+      async send(text, target) {
+        calls++;
+        if (calls === 2) {
+          locker.exec('BEGIN EXCLUSIVE');
+          await irc.send(text, target);
+          return { ok: false, retryable: true, permanent: false, error: 'connection lost after 3 of 4 lines' };
+        }
+        return irc.send(text, target);
+      },
+    });
+    try {
+      await service.deliverReply('irc', FOUR_PART_REPLY);
     } finally {
       locker.exec('ROLLBACK');
       locker.close();
     }
-    expect(ledger.getDelivery(FOUR_PART_REPLY_ID)).toMatchObject({ state: 'attempting', chunksDelivered: 1 });
+    expect(service.sweepNow()).toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const texts = irc.requests().map((request) => request.text);
+    expect(texts[0]).toBe(FOUR_PART_REPLY.chunks[0]);
+    expect(texts[1]).toBe(FOUR_PART_REPLY.chunks[1]);
+    // The resend of chunk 2 says it may be a repeat; nothing else repeats.
+    expect(texts.slice(2)).toEqual([`${RESEND_MARKER}\n${FOUR_PART_REPLY.chunks[1]}`, FOUR_PART_REPLY.chunks[2], FOUR_PART_REPLY.chunks[3]]);
+    expect(service.ledger.getDelivery(FOUR_PART_REPLY_ID)).toMatchObject({ state: 'delivered' });
+    await service.stop();
     db.close();
   });
 
@@ -91,14 +148,15 @@ describe('best effort: the ledger failing never stops a reply', () => {
     openTestDb(file).close();
     const readonly = new Database(file, { readonly: true });
     const clock = new ManualClock();
-    const ledger = new Ledger({ db: readonly, clock, newInstanceId: () => 'read-only' });
-    const { deliverer } = harness(ledger, clock);
+    const { service } = harness(readonly, clock);
     const platform = wirePlatform(join(dir, 'wire.jsonl'));
+    service.registerPlatform(platform);
 
-    const outcome = await deliverer.deliverReply(FOUR_PART_REPLY, platform);
+    const outcome = await service.deliverReply('irc', FOUR_PART_REPLY);
     expect(outcome).toMatchObject({ status: 'delivered', chunksSent: 4, recorded: false });
     expect(platform.requests()).toHaveLength(4);
-    expect(deliverer.ledgerHealth()).toMatchObject({ ok: false, failures: 1, lastError: expect.stringMatching(/readonly database/) });
+    expect(service.ledgerHealth()).toMatchObject({ ok: false, lastError: expect.stringMatching(/readonly database/) });
+    await service.stop();
     readonly.close();
   });
 });

@@ -82,7 +82,8 @@ export class DeliveryService {
   /** Registers this process's instance, starts the timers (unref'd) and runs the start-up sweep. */
   static start(options: DeliveryServiceOptions): DeliveryService {
     const service = new DeliveryService(options);
-    service.ledger.register({ exclusive: options.exclusive ?? false });
+    // A ledger that cannot even register (read-only, full) still lets replies go out, best effort.
+    service.deliverer.guard('register', '-', () => service.ledger.register({ exclusive: options.exclusive ?? false }));
     const period = Math.max(1000, Math.floor(service.ledger.policy.leaseMs / 3));
     service.every(options.heartbeatMs ?? period, () => service.ledger.heartbeat(), 'heartbeat');
     service.every(options.sweepEveryMs ?? period, () => service.sweep(), 'sweep');
