@@ -1,6 +1,6 @@
 import { resolveDataDir } from '../gateway/data-dir';
 import { parseCommandArgs, type Command } from './command';
-import { withLedger } from './ledger-access';
+import { deliveryPolicy, withLedger } from './ledger-access';
 
 const USAGE = `Usage: homing sweep [--json] [--data-dir DIR]
 
@@ -19,9 +19,12 @@ export const sweepCommand: Command = {
   async run(args, context) {
     const { values } = parseCommandArgs('sweep', args, { json: { type: 'boolean' }, 'data-dir': { type: 'string' } });
     const dataDir = resolveDataDir(values['data-dir'], context.env);
+    // The gateway's own rules: a sweep on the defaults could abandon what the user's policy keeps.
+    const policy = deliveryPolicy(dataDir);
+    if (!policy.ok) throw new Error(`${policy.error} — not sweeping: the attempt cap and stale cutoff come from that section`);
     // No deliverable platforms: nothing is claimed and no attempt is spent.
     const report =
-      withLedger(dataDir, (ledger) => ledger.sweepRecoverable({ now: Date.now(), deliverablePlatforms: [] }).report) ?? {
+      withLedger(dataDir, (ledger) => ledger.sweepRecoverable({ now: Date.now(), deliverablePlatforms: [] }).report, policy.value) ?? {
         claimed: 0,
         abandoned: 0,
         pruned: 0,

@@ -7,6 +7,7 @@ import { detectOllama } from './agents/openai';
 import { ApiServer, type ApiHandlers } from './api/server';
 import { systemClock, type Clock } from './clock';
 import { ConfigService } from './config/config-service';
+import { ledgerPolicy } from './config/delivery-policy';
 import type { HomingConfig } from './config/schema';
 import { ensureDataDir } from './data-dir';
 import { openDatabase, type Db } from './db/database';
@@ -113,12 +114,7 @@ export class Gateway {
       clock: this.clock,
       logger,
       bus: this.bus,
-      policy: {
-        maxAttempts: config.delivery.maxAttempts,
-        staleAfterMs: config.delivery.staleHours * 3600_000,
-        retentionMs: config.delivery.retentionDays * 86_400_000,
-        leaseMs: config.delivery.leaseSeconds * 1000,
-      },
+      policy: ledgerPolicy(config.delivery),
       inOrder: (sessionKey, task) => void this.queue.run(sessionKey, task).catch(() => undefined),
     });
     this.pipeline = new Pipeline({
@@ -149,7 +145,7 @@ export class Gateway {
   }
 
   static start(options: GatewayOptions): Gateway {
-    ensureDataDir(options.dataDir);
+    ensureDataDir(options.dataDir, options.logger);
     const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'homing.db'), { migrations: homingMigrations });
     let gateway: Gateway;
     try {
@@ -200,9 +196,9 @@ export class Gateway {
     return this.config.view(this.secrets.names(), this.config.exists() ? null : this.suggestion);
   }
 
-  /** Rebuilds the agent and platforms from the current config (after a secret changed). */
-  refresh(): void {
-    this.onConfig(this.config.current, null, true);
+  /** Rebuilds the agent and platforms from the current config (after a secret changed), in turn with config changes. */
+  refresh(): Promise<void> {
+    return this.config.serialized(() => this.onConfig(this.config.current, null, true));
   }
 
   /**
@@ -285,10 +281,12 @@ export class Gateway {
     this.options.logger.info(`An Ollama server answers on 127.0.0.1:11434. To use it, put this in ${this.config.file}: ${JSON.stringify({ agent })}`);
   }
 
-  private onConfig(config: HomingConfig, error: string | null, quiet = false): void {
+  /** Applies a config; ConfigService awaits each call before the next, so changes never overtake each other. */
+  private async onConfig(config: HomingConfig, error: string | null, quiet = false): Promise<void> {
     if (!quiet) this.bus.emit({ type: 'config.changed', error, at: this.clock.now() });
     if (error || this.state === 'stopping' || this.state === 'stopped') return;
     this.queue.setLimit(config.maxConcurrentTurns);
+    this.deliveries.setPolicy(ledgerPolicy(config.delivery));
     const sessionSettings = JSON.stringify(config.sessions);
     if (sessionSettings !== this.sessionSettings) {
       this.sessionStore = this.openSessions(config);
@@ -299,7 +297,7 @@ export class Gateway {
       this.agent = this.buildAgent(config);
       void previous.close().catch(() => undefined);
     }
-    void this.platforms.apply(this.wantedPlatforms(config));
+    await this.platforms.apply(this.wantedPlatforms(config));
   }
 
   private openSessions(config: HomingConfig): SessionStore {

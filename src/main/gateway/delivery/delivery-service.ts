@@ -63,13 +63,30 @@ export class DeliveryService {
   static start(options: DeliveryServiceOptions): DeliveryService {
     const service = new DeliveryService(options);
     service.ledger.register();
-    const heartbeatMs = options.heartbeatMs ?? Math.max(1000, Math.floor(service.ledger.policy.leaseMs / 3));
-    // A third of the lease: a dead owner's rows are claimed soon after its lease runs out.
-    const sweepEveryMs = options.sweepEveryMs ?? Math.max(1000, Math.floor(service.ledger.policy.leaseMs / 3));
-    service.every(heartbeatMs, () => service.ledger.heartbeat(), 'heartbeat');
-    service.every(sweepEveryMs, () => service.sweep(), 'sweep');
+    service.startTimers();
     service.sweep();
     return service;
+  }
+
+  /**
+   * A config reload's delivery rules, in force from the next sweep; a changed
+   * lease also re-times the heartbeat and the sweep (a third of the lease each).
+   */
+  setPolicy(policy: Partial<LedgerPolicy>): void {
+    if (this.stopped) return;
+    const leaseMs = this.ledger.policy.leaseMs;
+    this.ledger.setPolicy(policy);
+    if (this.ledger.policy.leaseMs !== leaseMs) this.startTimers();
+  }
+
+  private startTimers(): void {
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    const { options } = this;
+    const heartbeatMs = options.heartbeatMs ?? Math.max(1000, Math.floor(this.ledger.policy.leaseMs / 3));
+    // A third of the lease: a dead owner's rows are claimed soon after its lease runs out.
+    const sweepEveryMs = options.sweepEveryMs ?? Math.max(1000, Math.floor(this.ledger.policy.leaseMs / 3));
+    this.every(heartbeatMs, () => this.ledger.heartbeat(), 'heartbeat');
+    this.every(sweepEveryMs, () => this.sweep(), 'sweep');
   }
 
   /**

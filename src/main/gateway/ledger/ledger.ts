@@ -45,23 +45,36 @@ export interface LedgerOptions {
  * The delivery loop wraps every call so such a failure never stops a reply.
  */
 export class Ledger {
-  readonly policy: LedgerPolicy;
+  private rules: LedgerPolicy;
   private readonly ctx: LedgerContext;
   private currentId: string;
   private registered = false;
 
   constructor(private readonly options: LedgerOptions) {
-    this.policy = { ...DEFAULT_POLICY, ...options.policy };
+    this.rules = { ...DEFAULT_POLICY, ...options.policy };
     const probe = options.probe ?? createSystemProbe();
     this.currentId = this.newId();
+    // The context reads the policy in force at each call (setPolicy replaces it).
+    const rules = (): LedgerPolicy => this.rules;
     this.ctx = {
       db: options.db,
       clock: options.clock,
       probe,
-      policy: this.policy,
+      get policy() {
+        return rules();
+      },
       instanceId: () => this.currentId,
       changed: changeNotifier(options.db, options.onChange),
     };
+  }
+
+  get policy(): LedgerPolicy {
+    return this.rules;
+  }
+
+  /** Takes a new policy (a config reload) from the next call on; rules not named keep their values. */
+  setPolicy(policy: Partial<LedgerPolicy>): void {
+    this.rules = { ...this.rules, ...policy };
   }
 
   /** The instance rows are owned as (registered or not). */
