@@ -22,7 +22,8 @@ export function pipelineApiHandlers(gateway: Gateway): PipelineHandlers {
       if (!(await gateway.platforms.reconnect(name))) throw new ApiFailure('not-found', `no platform named ${name} is configured`);
       return gateway.platforms.status(name)!;
     },
-    testConnection: ({ target, config }) => testConnection(target, config, { secrets: gateway.secrets, env: gateway.env }),
+    testConnection: ({ target, config }) =>
+      testConnection(target, config, { secrets: gateway.secrets, env: gateway.env, savedAgent: gateway.config.current.agent }),
     getConfig: () => gateway.configView(),
     // Answers once the new config is in force (or refused, with nothing written).
     setConfig: async ({ config }) => {
