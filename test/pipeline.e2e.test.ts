@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -154,7 +154,7 @@ describe('the pipeline, end to end in one process', () => {
   it('runs on the defaults with a bad config file, shows why, and refuses a bad config from the API', async () => {
     harness = await startGatewayHarness();
     writeFileSync(join(harness.dataDir, 'config.json'), '{ "agent": { "type": "openai", "model": 3 } }');
-    harness.gateway.config.reload();
+    await harness.gateway.config.reload();
     const view = await harness.gateway.api.dispatch('getConfig', undefined);
     expect(view).toMatchObject({ ok: true, value: { error: expect.stringMatching(/agent\.baseUrl/) } });
     // Still answering, on the last good config.
@@ -163,6 +163,11 @@ describe('the pipeline, end to end in one process', () => {
 
     const bad = await harness.gateway.api.dispatch('setConfig', { config: { maxConcurrentTurns: 'many' } });
     expect(bad).toMatchObject({ ok: false, error: { code: 'bad-request', message: expect.stringMatching(/maxConcurrentTurns/) } });
+    // A valid config is not written over the file's hand-made error either: the user is told, and fixes the file first.
+    const overHandEdits = await harness.gateway.api.dispatch('setConfig', { config: { maxConcurrentTurns: 2 } });
+    expect(overHandEdits).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringMatching(/edits made to it by hand/) } });
+    expect(readFileSync(join(harness.dataDir, 'config.json'), 'utf8')).toBe('{ "agent": { "type": "openai", "model": 3 } }');
+    rmSync(join(harness.dataDir, 'config.json'));
     const good = await harness.gateway.api.dispatch('setConfig', { config: { maxConcurrentTurns: 2 } });
     expect(good).toMatchObject({ ok: true, value: { error: null, config: { maxConcurrentTurns: 2 } } });
   });

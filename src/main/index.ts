@@ -39,7 +39,7 @@ import { Notifier, routeFor } from './notifications';
 import { isSecretChange } from './parent-secret-store';
 import { PowerWatcher } from './power';
 import { chooseSecretsBackend, SafeSecrets } from './safe-secrets';
-import { CONTENT_SECURITY_POLICY, guardWebContents, secureWebPreferences } from './security';
+import { CONTENT_SECURITY_POLICY, denyAllPermissions, guardWebContents, rendererUrlFor, secureWebPreferences } from './security';
 import { Supervisor, type SupervisorStatus } from './supervisor';
 import { TrayPresenter } from './tray';
 import type { MenuAction, MenuItemModel } from './tray-menu';
@@ -48,7 +48,7 @@ import { initialBounds, loadWindowState, MIN_SIZE, trackWindowState, windowState
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const RESOURCES = app.isPackaged ? join(process.resourcesPath, 'resources') : join(HERE, '../../resources');
-const rendererUrl = process.env.ELECTRON_RENDERER_URL ?? pathToFileURL(join(HERE, '../renderer/index.html')).href;
+const rendererUrl = rendererUrlFor(app.isPackaged, process.env, pathToFileURL(join(HERE, '../renderer/index.html')).href);
 
 let window: BrowserWindow | undefined;
 let gateway: GatewayProcessHandle | undefined;
@@ -226,7 +226,7 @@ function onReady(): void {
     onRefused: (channel) => log.warn('refused an IPC message from an untrusted frame', { channel }),
   });
 
-  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  denyAllPermissions(session.defaultSession);
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
     const headers = { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] };
     callback({ responseHeaders: headers });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -29,6 +29,33 @@ describe("the app's log", () => {
     for (let i = 0; i < 60; i++) log.logger.info(`line ${i} ${'x'.repeat(60)}`);
     expect(existsSync(join(dataDir, 'logs', 'main.old.log'))).toBe(true);
     expect(readFileSync(join(dataDir, 'logs', 'main.log'), 'utf8').length).toBeLessThan(4_000);
+  });
+
+  it('is private to the user: the data and log directories 0700, main.log 0600, also after a rotation', () => {
+    const fresh = join(dataDir, 'new-data-dir');
+    const previous = process.umask(0o022);
+    let log;
+    try {
+      log = createAppLog(fresh, { console: false, maxSize: 2_000 });
+      for (let i = 0; i < 60; i++) log.logger.info(`line ${i} ${'x'.repeat(60)}`);
+    } finally {
+      process.umask(previous);
+    }
+    const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+    expect(existsSync(join(fresh, 'logs', 'main.old.log'))).toBe(true);
+    expect([mode(fresh), mode(join(fresh, 'logs')), mode(log.file)]).toEqual(['700', '700', '600']);
+  });
+
+  it('tightens a log directory and main.log left world-readable', () => {
+    mkdirSync(join(dataDir, 'logs'), { mode: 0o755 });
+    writeFileSync(join(dataDir, 'logs', 'main.log'), 'old line\n');
+    chmodSync(join(dataDir, 'logs'), 0o755);
+    chmodSync(join(dataDir, 'logs', 'main.log'), 0o644);
+    const log = createAppLog(dataDir, { console: false });
+    log.logger.info('hello');
+    expect((statSync(join(dataDir, 'logs')).mode & 0o777).toString(8)).toBe('700');
+    expect((statSync(log.file).mode & 0o777).toString(8)).toBe('600');
+    expect(readFileSync(log.file, 'utf8')).toMatch(/old line\n.*hello/s);
   });
 
   it('reads the level of the gateway\'s own lines', () => {

@@ -8,9 +8,11 @@
  * (`redactFields`) and free text by shape (`scrubSecrets`); the gateway core
  * logs pseudonyms, never raw platform ids.
  */
+import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import electronLog from 'electron-log/node';
 import { redactFields, type Logger, type LogFields, type LogLevel } from './gateway/logger';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './gateway/private-file';
 
 export const LOG_FILE = 'main.log';
 
@@ -38,7 +40,10 @@ export interface AppLog {
 export function createAppLog(dataDir: string, options: { maxSize?: number; console?: boolean } = {}): AppLog {
   const log = electronLog.create({ logId: `homing-${dataDir}` });
   const file = join(logsDir(dataDir), LOG_FILE);
+  preparePrivateLog(dataDir, file);
   log.transports.file.resolvePathFn = () => file;
+  // The mode of every file electron-log creates, the rotated-in main.log included (its default is 0666 minus the umask).
+  log.transports.file.writeOptions = { flag: 'a', mode: PRIVATE_FILE_MODE, encoding: 'utf8' };
   log.transports.file.maxSize = options.maxSize ?? 1024 * 1024;
   log.transports.file.level = 'info';
   log.transports.console.level = options.console === false ? false : 'info';
@@ -60,6 +65,23 @@ export function createAppLog(dataDir: string, options: { maxSize?: number; conso
       log[level](`[gateway] ${scrubSecrets(line)}`);
     },
   };
+}
+
+/**
+ * The log is written before the gateway has made the data directory private,
+ * so it takes care of its own part: the data directory (when it creates it) and
+ * logs/ 0700, main.log 0600, whatever they were. electron-log would otherwise
+ * create them with the umask's modes (0755 and 0644 on most systems).
+ */
+function preparePrivateLog(dataDir: string, file: string): void {
+  mkdirSync(logsDir(dataDir), { recursive: true, mode: PRIVATE_DIR_MODE });
+  chmodSync(logsDir(dataDir), PRIVATE_DIR_MODE);
+  const fd = openSync(file, 'a', PRIVATE_FILE_MODE);
+  try {
+    fchmodSync(fd, PRIVATE_FILE_MODE);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The level of a line written by the core's line logger (`formatLine`), if it is one. */

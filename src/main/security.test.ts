@@ -1,5 +1,16 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY, guardWebContents, isExternalWebLink, isTrustedRendererUrl, secureWebPreferences, type GuardedContents } from './security';
+import {
+  CONTENT_SECURITY_POLICY,
+  contentSecurityPolicy,
+  denyAllPermissions,
+  guardWebContents,
+  isExternalWebLink,
+  isTrustedRendererUrl,
+  rendererUrlFor,
+  secureWebPreferences,
+  type GuardedContents,
+} from './security';
 
 describe("the window's security settings", () => {
   it('follow Electron\'s checklist', () => {
@@ -93,5 +104,38 @@ describe('the Content-Security-Policy', () => {
     expect(directives.get('object-src')).toBe("object-src 'none'");
     expect(directives.get('frame-ancestors')).toBe("frame-ancestors 'none'");
     expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-eval/);
+  });
+});
+
+describe("the tray window's page and permissions", () => {
+  const built = 'file:///opt/Homing/resources/app.asar/out/renderer/index.html';
+
+  it('ignores ELECTRON_RENDERER_URL in a packaged app: the environment never chooses the page IPC trusts', () => {
+    const env = { ELECTRON_RENDERER_URL: 'http://evil.example/' };
+    expect(rendererUrlFor(true, env, built)).toBe(built);
+    expect(rendererUrlFor(false, env, built)).toBe('http://evil.example/');
+    expect(rendererUrlFor(false, {}, built)).toBe(built);
+  });
+
+  it('answers every permission check no and refuses every request', () => {
+    let check: (() => boolean) | undefined;
+    let request: ((contents: unknown, permission: string, callback: (granted: boolean) => void) => void) | undefined;
+    denyAllPermissions({ setPermissionCheckHandler: (handler) => (check = handler), setPermissionRequestHandler: (handler) => (request = handler) });
+    expect(check?.()).toBe(false);
+    for (const permission of ['media', 'notifications', 'clipboard-read', 'geolocation', 'openExternal', 'hid']) {
+      const answers: boolean[] = [];
+      request?.({}, permission, (granted) => answers.push(granted));
+      expect(answers).toEqual([false]);
+    }
+  });
+
+  it('opens no WebSocket: neither the header policy nor the page\'s own <meta> allows ws:', () => {
+    expect(CONTENT_SECURITY_POLICY).not.toMatch(/ws:/);
+    const html = readFileSync(new URL('../renderer/index.html', import.meta.url), 'utf8');
+    const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1];
+    expect(meta).toMatch(/connect-src 'self';/);
+    expect(meta).not.toMatch(/ws:/);
+    // The headless server's page still names its own socket in its header.
+    expect(contentSecurityPolicy('ws://127.0.0.1:8080')).toMatch(/connect-src 'self' ws:\/\/127\.0\.0\.1:8080;/);
   });
 });

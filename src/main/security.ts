@@ -50,16 +50,43 @@ export function isTrustedRendererUrl(senderUrl: string | undefined, rendererUrl:
 }
 
 /**
- * The page's Content-Security-Policy: only our own scripts, no eval, no plugins,
- * no framing; `webSockets` are the sockets the page may open besides its own origin.
+ * The page the window loads. ELECTRON_RENDERER_URL (electron-vite's dev server)
+ * is honoured only in a development run: in a packaged app it would let
+ * whoever sets the environment choose the page, and the URL IPC trusts.
  */
-export function contentSecurityPolicy(webSockets: string): string {
+export function rendererUrlFor(isPackaged: boolean, env: NodeJS.ProcessEnv, builtPage: string): string {
+  const dev = env.ELECTRON_RENDERER_URL;
+  return !isPackaged && dev ? dev : builtPage;
+}
+
+/** The part of an Electron Session the permission policy uses. */
+export interface PermissionSession {
+  setPermissionCheckHandler(handler: () => boolean): void;
+  setPermissionRequestHandler(handler: (contents: unknown, permission: string, callback: (granted: boolean) => void) => void): void;
+}
+
+/**
+ * The window needs no permission at all (camera, microphone, notifications,
+ * clipboard, geolocation, HID, serial…): every check answers no and every
+ * request is refused. Notifications are shown by the main process, not the page.
+ */
+export function denyAllPermissions(session: PermissionSession): void {
+  session.setPermissionCheckHandler(() => false);
+  session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+}
+
+/**
+ * The page's Content-Security-Policy: only our own scripts, no eval, no plugins,
+ * no framing; `webSockets` are the sockets the page may open besides its own
+ * origin ('self' already covers a WebSocket to the page's own host and port).
+ */
+export function contentSecurityPolicy(webSockets = ''): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
-    `connect-src 'self' ${webSockets}`,
+    `connect-src 'self'${webSockets ? ` ${webSockets}` : ''}`,
     "object-src 'none'",
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -69,9 +96,10 @@ export function contentSecurityPolicy(webSockets: string): string {
 
 /**
  * The tray app's policy, also sent as a response header where the page comes
- * over http (the dev server), so it holds even if the page's own <meta> tag is changed.
+ * over http (the dev server), so it holds even if the page's own <meta> tag is
+ * changed. No WebSocket: the tray window talks to the gateway over a MessagePort.
  */
-export const CONTENT_SECURITY_POLICY = contentSecurityPolicy('ws://127.0.0.1:* ws://localhost:*');
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 
 /** Only web links leave the app: never file:, javascript:, custom schemes or smb: shares. */
 export function isExternalWebLink(url: string): boolean {

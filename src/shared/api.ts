@@ -239,6 +239,16 @@ export type GatewayEvent =
 const deliveryId = z.string().regex(/^[0-9a-f]{24}$/, 'a delivery id is 24 hex characters');
 const platformName = z.string().min(1).max(32);
 
+/**
+ * A config object passed through as it came: the gateway validates it (shape,
+ * then schema) and names every problem. z.record would copy it by assignment,
+ * and a `__proto__` key would vanish in the copy instead of being refused.
+ */
+const configObject = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  { error: 'must be an object' },
+);
+
 /** What `testConnection` tries: a platform's or the agent's settings, before they are saved. */
 export const CONNECTION_TARGETS = ['irc', 'agent'] as const;
 export type ConnectionTarget = (typeof CONNECTION_TARGETS)[number];
@@ -294,9 +304,9 @@ export const apiParams = {
   reconnectPlatform: z.object({ name: platformName }).strict(),
   /** Pauses (disconnects) or resumes every chat platform; the app's own chat keeps working. */
   setPaused: z.object({ paused: z.boolean() }).strict(),
-  testConnection: z.object({ target: z.enum(CONNECTION_TARGETS), config: z.record(z.string(), z.unknown()) }).strict(),
+  testConnection: z.object({ target: z.enum(CONNECTION_TARGETS), config: configObject }).strict(),
   getConfig: z.undefined(),
-  setConfig: z.object({ config: z.record(z.string(), z.unknown()) }).strict(),
+  setConfig: z.object({ config: configObject }).strict(),
   setSecret: z
     .object({ name: z.enum(['agent.apiKey', 'irc.password']), value: z.string().max(10_000).nullable() })
     .strict(),

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, openTestDb, removeTempDirs, reply, tempDir, testLedger } from '../gateway/ledger/fixtures/test-ledger';
@@ -88,5 +89,28 @@ describe('homing deliveries / homing sweep', () => {
     const json = capture();
     expect(await runCli(['sweep', '--json', '--data-dir', dir], json.context)).toBe(0);
     expect(JSON.parse(json.out.join('\n'))).toMatchObject({ claimed: 0, owed: 1, waitingForPlatform: 1, connectedPlatforms: [] });
+  });
+
+  it("sweep applies config.json's delivery rules, as the running gateway does", async () => {
+    const dir = dataDir();
+    const defaults = capture();
+    expect(await runCli(['sweep', '--json', '--data-dir', dir], defaults.context)).toBe(0);
+    expect(JSON.parse(defaults.out.join('\n'))).toMatchObject({ pruned: 0 });
+    // An error elsewhere in the file does not matter to the sweep; only the delivery section is read.
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ delivery: { retentionDays: 0 }, colour: 'blue' }));
+    const configured = capture();
+    expect(await runCli(['sweep', '--json', '--data-dir', dir], configured.context)).toBe(0);
+    expect(JSON.parse(configured.out.join('\n'))).toMatchObject({ pruned: 1 });
+  });
+
+  it('sweep refuses, naming the field, when the delivery section is invalid; list only warns', async () => {
+    const dir = dataDir();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ delivery: { maxAttempts: 0 } }));
+    const sweep = capture();
+    expect(await runCli(['sweep', '--data-dir', dir], sweep.context)).toBe(1);
+    expect(sweep.err[0]).toMatch(/config\.json: delivery\.maxAttempts: .* not sweeping/);
+    const list = capture();
+    expect(await runCli(['deliveries', 'list', '--data-dir', dir], list.context)).toBe(0);
+    expect(list.err[0]).toMatch(/delivery\.maxAttempts: .*using the default delivery rules/);
   });
 });

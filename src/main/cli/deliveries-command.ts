@@ -2,7 +2,7 @@ import { DELIVERY_STATES, type DeliveryPage, type DeliveryRow, type DeliveryStat
 import { resolveDataDir } from '../gateway/data-dir';
 import { PAGE_SIZE } from '../gateway/ledger/operator-actions';
 import { formatTime, parseCommandArgs, parsePage, UsageError, type CliContext, type Command } from './command';
-import { changeLedger, withLedger } from './ledger-access';
+import { changeLedger, deliveryPolicy, withLedger } from './ledger-access';
 
 const USAGE = `Usage: homing deliveries list [--state STATE] [--page N] [--json] [--data-dir DIR]
        homing deliveries retry <id> [--data-dir DIR]
@@ -34,13 +34,17 @@ export const deliveriesCommand: Command = {
     );
     const [action, target] = positionals;
     const dataDir = resolveDataDir(values['data-dir'], context.env);
+    // Listing, retrying and discarding judge nothing by the rules, so a broken section is only worth a warning here.
+    const loaded = deliveryPolicy(dataDir);
+    if (!loaded.ok) context.stderr(`homing: ${loaded.error} (using the default delivery rules)`);
+    const policy = loaded.ok ? loaded.value : {};
     switch (action) {
       case 'list': {
         if (target !== undefined) throw new UsageError(`deliveries list: unexpected argument "${target}"`);
         const state = parseState(values.state);
         const page = parsePage('deliveries list', values.page);
         const query = { page, ...(state ? { state } : {}) };
-        const result: DeliveryPage = withLedger(dataDir, (ledger) => ledger.listDeliveries(query)) ?? {
+        const result: DeliveryPage = withLedger(dataDir, (ledger) => ledger.listDeliveries(query), policy) ?? {
           deliveries: [],
           page,
           pageSize: PAGE_SIZE,
@@ -61,6 +65,7 @@ export const deliveriesCommand: Command = {
           dataDir,
           { method: action === 'retry' ? 'retryDelivery' : 'discardDelivery', params: { id }, read: (row) => ({ ok: true as const, row: row as DeliveryRow }) },
           (ledger) => (action === 'retry' ? ledger.retryDelivery(id) : ledger.discardDelivery(id)),
+          policy,
         );
         const result = outcome.value;
         if (!result || !result.ok) throw new Error(result?.message ?? `no delivery with id ${id} in ${dataDir}`);

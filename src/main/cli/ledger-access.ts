@@ -1,11 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { systemClock } from '../gateway/clock';
+import { ledgerPolicy } from '../gateway/config/delivery-policy';
+import { loadConfigFile, type ConfigResult } from '../gateway/config/load';
+import { deliverySchema } from '../gateway/config/schema';
 import { openDatabase, type Db } from '../gateway/db/database';
 import { homingMigrations } from '../gateway/db/migrations';
 import { callControlSocket, type ControlMethod } from '../gateway/control-socket';
 import { acquireDataDirLock, DataDirLocked, type DataDirLock } from '../gateway/data-dir-lock';
-import { Ledger } from '../gateway/ledger';
+import { Ledger, type LedgerPolicy } from '../gateway/ledger';
 
 /**
  * Opens the data directory's homing.db for one CLI command, runs `use` and closes it.
@@ -23,9 +27,23 @@ export function withDatabase<T>(dataDir: string, use: (db: Db) => T): T | undefi
   }
 }
 
-/** The data directory's ledger for one CLI command (see `withDatabase`). */
-export function withLedger<T>(dataDir: string, use: (ledger: Ledger) => T): T | undefined {
-  return withDatabase(dataDir, (db) => use(new Ledger({ db, clock: systemClock })));
+/** The data directory's ledger for one CLI command (see `withDatabase`), with the delivery rules `policy` (see deliveryPolicy). */
+export function withLedger<T>(dataDir: string, use: (ledger: Ledger) => T, policy: Partial<LedgerPolicy> = {}): T | undefined {
+  return withDatabase(dataDir, (db) => use(new Ledger({ db, clock: systemClock, policy })));
+}
+
+/** Only the section the CLI needs: an error elsewhere in the file does not stop `homing sweep`. */
+const deliverySectionSchema = z.looseObject({ delivery: deliverySchema });
+
+/**
+ * The delivery rules in `<dataDir>/config.json` (attempt cap, stale cutoff,
+ * retention, lease), as the running gateway applies them; the defaults when
+ * there is no file. An error in that section comes back as the one-line
+ * message the gateway would log.
+ */
+export function deliveryPolicy(dataDir: string): ConfigResult<Partial<LedgerPolicy>> {
+  const result = loadConfigFile(join(dataDir, 'config.json'), deliverySectionSchema);
+  return result.ok ? { ok: true, value: ledgerPolicy(result.value.delivery) } : result;
 }
 
 export type ThroughGateway<T> = { readonly via: 'gateway'; readonly value: T } | { readonly via: 'here'; readonly value: T };
@@ -41,6 +59,7 @@ export async function changeLedger<T>(
   dataDir: string,
   gateway: { readonly method: ControlMethod; readonly params: unknown; readonly read: (value: unknown) => T },
   here: (ledger: Ledger) => T,
+  policy: Partial<LedgerPolicy> = {},
 ): Promise<ThroughGateway<T | undefined>> {
   let lock: DataDirLock | undefined;
   if (existsSync(dataDir)) {
@@ -58,7 +77,7 @@ export async function changeLedger<T>(
     }
   }
   try {
-    return { via: 'here', value: withLedger(dataDir, here) };
+    return { via: 'here', value: withLedger(dataDir, here, policy) };
   } finally {
     lock?.release();
   }

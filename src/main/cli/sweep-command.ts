@@ -1,7 +1,7 @@
 import { resolveDataDir } from '../gateway/data-dir';
 import { parseCommandArgs, type Command } from './command';
 import type { SweepReport } from '../../shared/api';
-import { changeLedger } from './ledger-access';
+import { changeLedger, deliveryPolicy } from './ledger-access';
 
 const USAGE = `Usage: homing sweep [--json] [--data-dir DIR]
 
@@ -23,10 +23,14 @@ export const sweepCommand: Command = {
     const dataDir = resolveDataDir(values['data-dir'], context.env);
     // With a gateway running, the sweep is its own (it sends what it claims);
     // else this process sweeps with no platform connected: it claims and sends nothing.
+    // The gateway's own rules: a sweep on the defaults could abandon what the user's policy keeps.
+    const policy = deliveryPolicy(dataDir);
+    if (!policy.ok) throw new Error(`${policy.error} — not sweeping: the attempt cap and stale cutoff come from that section`);
     const outcome = await changeLedger(
       dataDir,
       { method: 'sweepNow', params: {}, read: (value) => value as SweepReport },
       (ledger) => ledger.sweepRecoverable({ now: Date.now(), deliverablePlatforms: [] }).report,
+      policy.value,
     );
     const report: SweepReport = outcome.value ?? { claimed: 0, abandoned: 0, pruned: 0, waitingForPlatform: 0, owed: 0 };
     if (outcome.via === 'gateway') {

@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import type { Logger } from './logger';
+import { tightenTree } from './private-file';
 
 export const APP_NAME = 'Homing';
 
@@ -37,7 +39,17 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv 
   return chosen ? resolve(chosen) : defaultDataDir(env);
 }
 
-/** Creates the data directory private to the user (0700) if it is missing. */
-export function ensureDataDir(dataDir: string): void {
+/**
+ * Creates the data directory if it is missing, and makes it and everything in
+ * it private to the user at every start, whatever the modes were (a restored
+ * backup, an old version, a copy made with a loose umask): the directory and
+ * its subdirectories 0700, every file 0600 — the ledger and its WAL/SHM, the
+ * transcripts, secrets.json, install-secret, config.json, logs/. A path that
+ * cannot be tightened (owned by someone else) is logged, not fatal.
+ */
+export function ensureDataDir(dataDir: string, logger?: Logger): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  for (const failure of tightenTree(dataDir)) {
+    logger?.warn(`cannot make ${failure.path} private to this user: ${failure.error}`);
+  }
 }

@@ -9,6 +9,7 @@ import { reapOrphanedAgents } from './agents/reap-orphans';
 import { ApiServer, type ApiHandlers } from './api/server';
 import { systemClock, type Clock } from './clock';
 import { ConfigService } from './config/config-service';
+import { ledgerPolicy } from './config/delivery-policy';
 import type { HomingConfig } from './config/schema';
 import { ensureDataDir } from './data-dir';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
@@ -120,7 +121,7 @@ export class Gateway {
       clock: this.clock,
       logger,
       bus: this.bus,
-      policy: deliveryPolicy(config),
+      policy: ledgerPolicy(config.delivery),
       // The lock says no other gateway runs here: rows of instances that did not
       // stop cleanly are claimable at once, with no lease to wait out.
       exclusive: true,
@@ -154,7 +155,7 @@ export class Gateway {
 
   /** Starts the gateway; throws DataDirLocked (naming the running one) when another gateway holds the data directory. */
   static start(options: GatewayOptions): Gateway {
-    ensureDataDir(options.dataDir);
+    ensureDataDir(options.dataDir, options.logger);
     const lock = acquireDataDirLock(options.dataDir, { mode: options.mode });
     let db: Db | undefined;
     let gateway: Gateway;
@@ -210,9 +211,9 @@ export class Gateway {
     return this.config.view(this.secrets.names(), this.config.exists() ? null : this.suggestion);
   }
 
-  /** Rebuilds the agent and platforms from the current config (after a secret changed). */
-  refresh(): void {
-    this.onConfig(this.config.current, null, true);
+  /** Rebuilds the agent and platforms from the current config (after a secret changed), in turn with config changes. */
+  refresh(): Promise<void> {
+    return this.config.serialized(() => this.onConfig(this.config.current, null, true));
   }
 
   /**
@@ -309,11 +310,12 @@ export class Gateway {
     this.options.logger.info(`An Ollama server answers on 127.0.0.1:11434. To use it, put this in ${this.config.file}: ${JSON.stringify({ agent })}`);
   }
 
-  private onConfig(config: HomingConfig, error: string | null, quiet = false): void {
+  /** Applies a config; ConfigService awaits each call before the next, so changes never overtake each other. */
+  private async onConfig(config: HomingConfig, error: string | null, quiet = false): Promise<void> {
     if (!quiet) this.bus.emit({ type: 'config.changed', error, at: this.clock.now() });
     if (error || this.state === 'stopping' || this.state === 'stopped') return;
     this.queue.setLimit(config.maxConcurrentTurns);
-    this.deliveries.setPolicy(deliveryPolicy(config));
+    this.deliveries.setPolicy(ledgerPolicy(config.delivery));
     const sessionSettings = JSON.stringify(config.sessions);
     if (sessionSettings !== this.sessionSettings) {
       this.sessionStore = this.openSessions(config);
@@ -324,7 +326,7 @@ export class Gateway {
       this.agent = this.buildAgent(config);
       void previous.close().catch(() => undefined);
     }
-    void this.platforms.apply(this.wantedPlatforms(config));
+    await this.platforms.apply(this.wantedPlatforms(config));
   }
 
   private openSessions(config: HomingConfig): SessionStore {
@@ -408,16 +410,6 @@ export class Gateway {
       ...pipelineApiHandlers(this),
     };
   }
-}
-
-/** The ledger's rules from the config's `delivery` section (the CLI reads them the same way). */
-export function deliveryPolicy(config: HomingConfig) {
-  return {
-    maxAttempts: config.delivery.maxAttempts,
-    staleAfterMs: config.delivery.staleHours * 3600_000,
-    retentionMs: config.delivery.retentionDays * 86_400_000,
-    leaseMs: config.delivery.leaseSeconds * 1000,
-  };
 }
 
 /** Stands in for an agent whose settings cannot work (a named variable is unset): every turn says why. */

@@ -1,5 +1,9 @@
-import { closeSync, existsSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fchmodSync, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import type { z } from 'zod';
+
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
 
 /**
  * Replaces a file atomically and durably (temp file, fsync, rename), readable by
@@ -39,5 +43,49 @@ export function readJsonOrMoveAside<T>(file: string, schema: z.ZodType<T>, onUnr
   } catch {
     onUnreadable(moveAside(file));
     return undefined;
+  }
+}
+
+/**
+ * Sets `root` and every directory under it to 0700 and every file to 0600,
+ * touching only those whose mode differs. Symbolic links are neither followed
+ * nor changed: chmod would act on their target, which may be outside the
+ * directory. Returns what could not be changed (or read), so the caller can say so.
+ */
+export function tightenTree(root: string): { path: string; error: string }[] {
+  const failures: { path: string; error: string }[] = [];
+  const pending = [root];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    if (!tighten(dir, PRIVATE_DIR_MODE, failures)) continue;
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch (error) {
+      failures.push({ path: dir, error: (error as Error).message });
+      continue;
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      let stat;
+      try {
+        stat = lstatSync(path);
+      } catch {
+        continue; // Gone since it was listed.
+      }
+      if (stat.isDirectory()) pending.push(path);
+      else if (stat.isFile()) tighten(path, PRIVATE_FILE_MODE, failures, stat.mode);
+    }
+  }
+  return failures;
+}
+
+function tighten(path: string, mode: number, failures: { path: string; error: string }[], current?: number): boolean {
+  try {
+    if (((current ?? lstatSync(path).mode) & 0o7777) !== mode) chmodSync(path, mode);
+    return true;
+  } catch (error) {
+    failures.push({ path, error: (error as Error).message });
+    return false;
   }
 }

@@ -10,6 +10,16 @@ const envName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'must be an environment variable name, like OPENAI_API_KEY' });
 
+/**
+ * The variable an API key is read from must be named like one: `…_API_KEY`,
+ * `…_APIKEY`, `…_KEY` or `…_TOKEN` (or just `API_KEY`, `KEY`, `TOKEN`), any case.
+ * The key is sent to the configured server, so a name like HOME, PATH or USER
+ * — readable, but not a key — is refused rather than sent as a bearer token.
+ */
+const apiKeyEnvName = z.string().regex(/^(?:[A-Za-z_][A-Za-z0-9_]*_)?(?:API_?KEY|KEY|TOKEN)$/i, {
+  error: 'must name a variable that holds an API key: its name ends in _API_KEY, _KEY or _TOKEN, like OPENAI_API_KEY',
+});
+
 /** Per-turn deadline; the defaults are in `turnTimeoutMs`. */
 const timeoutMs = z.number().int().min(1_000).max(3_600_000).optional();
 
@@ -26,7 +36,7 @@ export const openAiAgentConfigSchema = z.strictObject({
   type: z.literal('openai'),
   baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, like http://127.0.0.1:11434/v1' }),
   model: z.string().min(1, { error: 'must name a model, like llama3.2' }),
-  apiKeyEnv: envName.optional(),
+  apiKeyEnv: apiKeyEnvName.optional(),
   systemPrompt: z.string().optional(),
   temperature: z.number().min(0).max(2).optional(),
   timeoutMs,

@@ -55,7 +55,8 @@ export function serverMessage(body: string, ctx: Pick<ErrorContext, 'apiKey'>): 
   } catch {
     // Not JSON (an HTML error page from a proxy): keep a short excerpt.
   }
-  return redact(message.replace(/\s+/g, ' ').slice(0, MAX_SERVER_MESSAGE), ctx.apiKey);
+  // Redacted before it is cut: a key straddling the cut would otherwise survive in part.
+  return redact(message, ctx.apiKey).replace(/\s+/g, ' ').slice(0, MAX_SERVER_MESSAGE);
 }
 
 /** Some servers echo the key back ("Incorrect API key provided: sk-..."). */

@@ -1,27 +1,62 @@
-import { existsSync, statSync, unwatchFile, watchFile } from 'node:fs';
+import { existsSync, readFileSync, statSync, unwatchFile, watchFile } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import type { ConfigView } from '../../../shared/api';
 import type { Logger } from '../logger';
-import { loadConfigFile, parseConfigText, writeConfigFile, type ConfigResult } from './load';
+import { parseConfigText, parseConfigValue, writeConfigFile, type ConfigResult } from './load';
 import { DEFAULT_CONFIG, homingConfigSchema, type HomingConfig } from './schema';
+
+/** Applies a configuration to the running gateway; awaited before the next one is applied. */
+export type ConfigListener = (config: HomingConfig, error: string | null) => void | Promise<void>;
+
+/** Why a save from the window was refused without writing anything. */
+export type ConfigWriteResult = ConfigResult<HomingConfig> | { readonly ok: false; readonly error: string; readonly conflict: true };
+
+export interface ConfigServiceOptions {
+  /**
+   * How long a reload waits before reading again a file that is empty or not
+   * JSON: an editor saving in place truncates first and writes after, and the
+   * watcher may look in between. Default 300 ms.
+   */
+  readonly settleMs?: number;
+}
+
+/** What the file on disk holds right now. */
+type FileState =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'unreadable'; readonly error: string }
+  | { readonly kind: 'not-json'; readonly error: string }
+  | { readonly kind: 'invalid'; readonly error: string }
+  | { readonly kind: 'valid'; readonly config: HomingConfig };
 
 /**
  * The configuration in force. A file that fails validation never replaces a
  * good one: at start the embedded defaults run (and the error is shown); on a
  * reload the last good config stays in force.
+ *
+ * Changes are applied one at a time: each call of the listener is awaited
+ * before the next starts, so "enable IRC, then disable it" always ends with IRC
+ * stopped, whatever the timing. `applied()` resolves once everything queued so
+ * far is in force.
  */
 export class ConfigService {
   private config: HomingConfig = DEFAULT_CONFIG;
   private error: string | null = null;
   private watching = false;
+  private queue: Promise<void> = Promise.resolve();
+  private readonly settleMs: number;
 
   constructor(
     readonly file: string,
     private readonly logger: Logger,
-    private readonly onChange: (config: HomingConfig, error: string | null) => void,
+    private readonly onChange: ConfigListener,
+    options: ConfigServiceOptions = {},
   ) {
-    const result = loadConfigFile(file, homingConfigSchema);
-    if (result.ok) this.config = result.value;
-    else this.fail(result.error, 'running on the embedded defaults');
+    this.settleMs = options.settleMs ?? 300;
+    // At start an empty file means the embedded defaults (nothing was in force before it).
+    const state = this.readFile();
+    if (state.kind === 'valid') this.config = state.config;
+    else if (state.kind !== 'missing' && state.kind !== 'empty') this.fail(state.error, 'running on the embedded defaults');
   }
 
   get current(): HomingConfig {
@@ -36,24 +71,83 @@ export class ConfigService {
     return { path: this.file, config: this.config, error: this.error, secretsSet, suggestion };
   }
 
-  /** Re-reads the file; an invalid one leaves the current config in force. */
-  reload(): void {
-    const result = loadConfigFile(this.file, homingConfigSchema);
-    if (!result.ok) {
-      this.fail(result.error, 'keeping the last good configuration');
-      this.onChange(this.config, this.error);
-      return;
+  /**
+   * Re-reads the file; an invalid one leaves the current config in force. An
+   * empty file, or one cut off mid-write, is read again after `settleMs`; still
+   * empty, it is ignored (the last good config stays: delete the file to go
+   * back to the defaults), still broken, it is reported.
+   */
+  async reload(): Promise<void> {
+    let state = this.readFile();
+    if (state.kind === 'empty' || state.kind === 'not-json') {
+      await new Promise((resolve) => setTimeout(resolve, this.settleMs));
+      state = this.readFile();
     }
-    this.adopt(result.value);
+    switch (state.kind) {
+      case 'valid':
+        return this.adopt(state.config);
+      case 'missing':
+        return this.adopt(DEFAULT_CONFIG);
+      case 'empty':
+        this.logger.info(`${this.file} is empty: keeping the configuration in force (delete the file to use the defaults)`);
+        return this.applied();
+      case 'unreadable':
+      case 'not-json':
+      case 'invalid':
+        this.fail(state.error, 'keeping the last good configuration');
+        return this.enqueue(this.config, this.error);
+    }
   }
 
-  /** Validates and writes a new config (from the window). Nothing is written when it is invalid. */
-  write(input: unknown): ConfigResult<HomingConfig> {
-    const result = parseConfigText(JSON.stringify(input), homingConfigSchema, 'config');
+  /**
+   * Validates and writes a new config (from the window), then applies it and
+   * resolves once it is in force. Nothing is written when the new config is
+   * invalid, and nothing when the file holds edits made by hand that the
+   * window has not seen (a file with an error, or one changed since it was
+   * read): those are never overwritten silently.
+   */
+  async write(input: unknown): Promise<ConfigWriteResult> {
+    const result = parseConfigValue(input, homingConfigSchema, 'config');
     if (!result.ok) return result;
+    const onDisk = this.readFile();
+    switch (onDisk.kind) {
+      case 'unreadable':
+      case 'not-json':
+      case 'invalid':
+        return {
+          ok: false,
+          conflict: true,
+          error: `not saved: ${this.file} has an error, and saving would overwrite the edits made to it by hand. Fix or delete the file, then save again (${onDisk.error})`,
+        };
+      case 'valid':
+        if (!isDeepStrictEqual(onDisk.config, this.config)) {
+          await this.adopt(onDisk.config);
+          return {
+            ok: false,
+            conflict: true,
+            error: `not saved: ${this.file} was changed by hand since the window read it; its settings are now in force, so look at them and save again`,
+          };
+        }
+        break;
+      case 'missing':
+      case 'empty':
+        break;
+    }
     writeConfigFile(this.file, input);
-    this.adopt(result.value);
+    await this.adopt(result.value);
     return result;
+  }
+
+  /** Runs `task` in the queue of config changes (after every change queued before it). */
+  serialized(task: () => void | Promise<void>): Promise<void> {
+    const run = this.queue.then(task).catch((error: unknown) => this.logger.error('applying the configuration failed', { error }));
+    this.queue = run;
+    return run;
+  }
+
+  /** Resolves once every change queued so far has been applied. */
+  applied(): Promise<void> {
+    return this.queue;
   }
 
   /** Picks up edits made to the file by hand (polling: works on every file system). */
@@ -61,7 +155,7 @@ export class ConfigService {
     if (this.watching) return;
     this.watching = true;
     watchFile(this.file, { interval: intervalMs, persistent: false }, (now, before) => {
-      if (now.mtimeMs !== before.mtimeMs || now.size !== before.size) this.reload();
+      if (now.mtimeMs !== before.mtimeMs || now.size !== before.size) void this.reload();
     });
   }
 
@@ -74,15 +168,39 @@ export class ConfigService {
     return existsSync(this.file) && statSync(this.file).isFile();
   }
 
-  private adopt(config: HomingConfig): void {
-    const changed = JSON.stringify(config) !== JSON.stringify(this.config);
+  private readFile(): FileState {
+    let text: string;
+    try {
+      if (!existsSync(this.file)) return { kind: 'missing' };
+      text = readFileSync(this.file, 'utf8');
+    } catch (error) {
+      return { kind: 'unreadable', error: `${this.file}: cannot be read (${(error as Error).message})` };
+    }
+    if (text.trim() === '') return { kind: 'empty' };
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      // parseConfigText words the JSON error with its line and column.
+      const described = parseConfigText(text, homingConfigSchema, this.file);
+      return { kind: 'not-json', error: described.ok ? `${this.file}: not valid JSON` : described.error };
+    }
+    const result = parseConfigValue(raw, homingConfigSchema, this.file);
+    return result.ok ? { kind: 'valid', config: result.value } : { kind: 'invalid', error: result.error };
+  }
+
+  private adopt(config: HomingConfig): Promise<void> {
+    const changed = !isDeepStrictEqual(config, this.config);
     const hadError = this.error !== null;
     this.config = config;
     this.error = null;
-    if (changed || hadError) {
-      this.logger.info('configuration applied', { file: this.file });
-      this.onChange(this.config, null);
-    }
+    if (!changed && !hadError) return this.applied();
+    this.logger.info('configuration applied', { file: this.file });
+    return this.enqueue(config, null);
+  }
+
+  private enqueue(config: HomingConfig, error: string | null): Promise<void> {
+    return this.serialized(() => this.onChange(config, error));
   }
 
   private fail(error: string, consequence: string): void {

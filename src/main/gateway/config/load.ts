@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { writePrivateFile } from '../private-file';
+import { formatPath, jsonShapeError } from './json-shape';
 
 export type ConfigResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
 
@@ -26,6 +27,13 @@ export function parseConfigText<S extends z.ZodType>(text: string, schema: S, fi
   } catch (error) {
     return { ok: false, error: `${file}: not valid JSON (${jsonErrorWhere(text, error)})` };
   }
+  return parseConfigValue(raw, schema, file);
+}
+
+/** Validates an already parsed value (from the API): its shape first (prototype keys, depth), then the schema. */
+export function parseConfigValue<S extends z.ZodType>(raw: unknown, schema: S, file = 'config.json'): ConfigResult<z.output<S>> {
+  const shape = jsonShapeError(raw);
+  if (shape) return { ok: false, error: `${file}: ${shape}` };
   const parsed = schema.safeParse(raw);
   if (!parsed.success) return { ok: false, error: `${file}: ${describeIssues(parsed.error.issues)}` };
   return { ok: true, value: parsed.data };
@@ -35,10 +43,7 @@ export function parseConfigText<S extends z.ZodType>(text: string, schema: S, fi
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .slice(0, 3)
-    .map((issue) => {
-      const path = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : String(part))).join('.').replace(/\.\[/g, '[');
-      return `${path || '(top level)'}: ${issue.message}`;
-    })
+    .map((issue) => `${formatPath(issue.path.map((part) => (typeof part === 'number' ? part : String(part))))}: ${issue.message}`)
     .join('; ');
 }
 

@@ -1,6 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createPseudonymiser } from '../session/pseudonyms';
+import { createSessionKeyBuilder } from '../session/session-key';
 import { parseConfigText } from './load';
-import { DEFAULT_CONFIG, homingConfigSchema } from './schema';
+import { DEFAULT_CONFIG, homingConfigSchema, identityLinksSchema } from './schema';
 
 const parse = (text: string) => parseConfigText(text, homingConfigSchema, 'config.json');
 
@@ -38,6 +41,14 @@ describe('config.json', () => {
     ['{ "platforms": { "irc": { "host": "h", "nick": "n", "channels": ["nohash"] } } }', /platforms\.irc\.channels\[0\]: must be a channel name/],
     ['{ "agent": ', /^config\.json: not valid JSON \(.*line 1, column 11\)$/],
     ['[1, 2]', /^config\.json: \(top level\): /],
+    ['{ "sessions": { "identityLinks": { "a": ["abc"] } } }', /^config\.json: sessions\.identityLinks\.a\[0\]: must look like "<platform>:<sender id>"/],
+    ['{ "sessions": { "identityLinks": { "a": ["irc:"] } } }', /^config\.json: sessions\.identityLinks\.a\[0\]: must look like/],
+    ['{ "sessions": { "identityLinks": { "a": [":alice"] } } }', /^config\.json: sessions\.identityLinks\.a\[0\]: must look like/],
+    ['{ "sessions": { "identityLinks": { "alice": ["irc:x"], "bob": ["irc:x"] } } }', /^config\.json: sessions\.identityLinks\.bob\[0\]: "irc:x" is already linked to "alice"/],
+    ['{ "sessions": { "identityLinks": { " ": ["irc:x"] } } }', /^config\.json: sessions\.identityLinks\. : a link name must be visible text/],
+    ['{ "__proto__": { "maxConcurrentTurns": 64 } }', /^config\.json: __proto__: "__proto__" is not allowed as a key/],
+    ['{ "agent": { "type": "command", "command": "x", "env": { "constructor": "1" } } }', /^config\.json: agent\.env\.constructor: "constructor" is not allowed/],
+    [`{ "$schema": ${'['.repeat(20)}${']'.repeat(20)} }`, /^config\.json: \$schema(\[0\])+.*: nested more than 16 levels deep/],
   ])('rejects %s with a message that names the field', (text, message) => {
     const result = parse(text);
     expect(result.ok).toBe(false);
@@ -46,5 +57,29 @@ describe('config.json', () => {
       expect(result.error).not.toMatch(/hunter2|sk-123/);
       expect(result.error.split('\n')).toHaveLength(1);
     }
+  });
+});
+
+describe('identityLinks', () => {
+  const pseudonyms = createPseudonymiser(Buffer.alloc(32, 7));
+  const entry = fc.oneof(
+    fc.string({ maxLength: 12 }),
+    fc.tuple(fc.constantFrom('irc', 'local', 'IRC', '', 'matrix'), fc.constantFrom(':', '::', ''), fc.string({ maxLength: 8 })).map((parts) => parts.join('')),
+  );
+  const links = fc.dictionary(fc.constantFrom('alice', 'bob', '', ' ', 'carol'), fc.array(entry, { maxLength: 4 }), { maxKeys: 4 });
+
+  it('accepts exactly what the session router can index: nothing it passes stops the gateway', () => {
+    fc.assert(
+      fc.property(links, (value) => {
+        const parsed = identityLinksSchema.safeParse(value);
+        if (!parsed.success) return;
+        expect(() => createSessionKeyBuilder({ pseudonyms, identityLinks: parsed.data })).not.toThrow();
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('accepts one person on several platforms, ids with colons included', () => {
+    expect(identityLinksSchema.safeParse({ alice: ['irc:alice', 'matrix:@alice:example.org', 'irc:alice'] }).success).toBe(true);
   });
 });

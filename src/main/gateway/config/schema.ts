@@ -31,12 +31,46 @@ export const platformsSchema = z
   })
   .default({});
 
+/**
+ * `{ "alice": ["irc:alice", "telegram:123"] }`, checked here as completely as the
+ * session router checks it (session-key.ts), so a file that passes the schema
+ * can never stop the gateway at start or crash a live reload: a name, entries
+ * of the shape `<platform>:<sender id>` (platform names are lower-case words),
+ * and no entry linked to two people.
+ */
+export const identityLinksSchema = z
+  .record(
+    // Names are checked below: zod words an issue with a record's key only as "Invalid key in record".
+    z.string(),
+    z.array(
+      z
+        .string()
+        .max(1000)
+        .regex(/^[a-z][a-z0-9_-]*:\P{Cc}+$/u, { error: 'must look like "<platform>:<sender id>", like "irc:alice"' }),
+    ),
+  )
+  .superRefine((links, context) => {
+    const owner = new Map<string, string>();
+    for (const [name, entries] of Object.entries(links)) {
+      if (name.trim() === '' || name.length > 200 || !/^\P{Cc}+$/u.test(name)) {
+        context.addIssue({ code: 'custom', path: [name], message: 'a link name must be visible text (at most 200 characters)' });
+      }
+      entries.forEach((entry, index) => {
+        const other = owner.get(entry);
+        if (other !== undefined && other !== name) {
+          context.addIssue({ code: 'custom', path: [name, index], message: `"${entry}" is already linked to "${other}": one account belongs to one person` });
+        }
+        owner.set(entry, name);
+      });
+    }
+  });
+
 export const sessionsSchema = z
   .strictObject({
     dmScope: z.enum(DM_SCOPES).default('per-platform-peer'),
     groupSessionsPerUser: z.boolean().default(false),
     /** `{ "alice": ["irc:alice", "telegram:123"] }`: one person's direct chats on several platforms share a conversation. */
-    identityLinks: z.record(z.string().min(1), z.array(z.string().min(3))).default({}),
+    identityLinks: identityLinksSchema.default({}),
     /** How many earlier turns the agent is shown. */
     contextTurns: z.number().int().min(0).max(1000).default(50),
     ...continuationPolicySchema.shape,

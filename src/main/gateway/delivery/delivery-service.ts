@@ -84,11 +84,30 @@ export class DeliveryService {
     const service = new DeliveryService(options);
     // A ledger that cannot even register (read-only, full) still lets replies go out, best effort.
     service.deliverer.guard('register', '-', () => service.ledger.register({ exclusive: options.exclusive ?? false }));
-    const period = Math.max(1000, Math.floor(service.ledger.policy.leaseMs / 3));
-    service.every(options.heartbeatMs ?? period, () => service.ledger.heartbeat(), 'heartbeat');
-    service.every(options.sweepEveryMs ?? period, () => service.sweep(), 'sweep');
+    service.startTimers();
     service.sweep();
     return service;
+  }
+
+  /**
+   * A config reload's delivery rules, in force from the next sweep; a changed
+   * lease also re-times the heartbeat and the sweep (a third of the lease each).
+   */
+  setPolicy(policy: Partial<LedgerPolicy>): void {
+    if (this.stopping) return;
+    const leaseMs = this.ledger.policy.leaseMs;
+    this.ledger.setPolicy(policy);
+    if (this.ledger.policy.leaseMs !== leaseMs) this.startTimers();
+  }
+
+  private startTimers(): void {
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    const { options } = this;
+    const heartbeatMs = options.heartbeatMs ?? Math.max(1000, Math.floor(this.ledger.policy.leaseMs / 3));
+    // A third of the lease: a dead owner's rows are claimed soon after its lease runs out.
+    const sweepEveryMs = options.sweepEveryMs ?? Math.max(1000, Math.floor(this.ledger.policy.leaseMs / 3));
+    this.every(heartbeatMs, () => this.ledger.heartbeat(), 'heartbeat');
+    this.every(sweepEveryMs, () => this.sweep(), 'sweep');
   }
 
   /**
@@ -179,11 +198,6 @@ export class DeliveryService {
   /** The last sweep's report and time, or null before the first one. */
   lastSweep(): { at: number; report: SweepReport } | null {
     return this.last;
-  }
-
-  /** Takes a new policy (a config reload). */
-  setPolicy(policy: Partial<LedgerPolicy>): void {
-    this.ledger.setPolicy(policy);
   }
 
   /**

@@ -22,17 +22,19 @@ export function pipelineApiHandlers(gateway: Gateway): PipelineHandlers {
       if (!(await gateway.platforms.reconnect(name))) throw new ApiFailure('not-found', `no platform named ${name} is configured`);
       return gateway.platforms.status(name)!;
     },
-    testConnection: ({ target, config }) => testConnection(target, config, { secrets: gateway.secrets, env: gateway.env }),
+    testConnection: ({ target, config }) =>
+      testConnection(target, config, { secrets: gateway.secrets, env: gateway.env, savedAgent: gateway.config.current.agent }),
     getConfig: () => gateway.configView(),
-    setConfig: ({ config }) => {
-      const result = gateway.config.write(config);
-      if (!result.ok) throw new ApiFailure('bad-request', result.error);
+    // Answers once the new config is in force (or refused, with nothing written).
+    setConfig: async ({ config }) => {
+      const result = await gateway.config.write(config);
+      if (!result.ok) throw new ApiFailure('conflict' in result ? 'conflict' : 'bad-request', result.error);
       return gateway.configView();
     },
-    setSecret: ({ name, value }) => {
+    setSecret: async ({ name, value }) => {
       if (value === null) gateway.secrets.delete(name);
       else gateway.secrets.set(name, value);
-      gateway.refresh();
+      await gateway.refresh();
       return { secretsSet: gateway.secrets.names() };
     },
   };

@@ -36,16 +36,63 @@ function secrets(apiKey?: string): FileSecretStore {
 }
 
 describe('Test connection for an OpenAI-compatible agent', () => {
-  it('sends the saved API key, so a server that needs one answers', async () => {
+  it('sends the saved API key to the server it was saved for, so a server that needs one answers', async () => {
     const baseUrl = await keyedServer();
-    const config = { type: 'openai', baseUrl, model: 'llama3.2' };
-    expect(await testConnection('agent', config, { secrets: secrets('sk-right'), env: {} })).toEqual({ ok: true, message: `${baseUrl} answers and has llama3.2` });
-    expect(await testConnection('agent', config, { secrets: secrets('sk-wrong'), env: {} })).toEqual({ ok: false, message: `${baseUrl} refused the API key (401)` });
+    const config = { type: 'openai', baseUrl, model: 'llama3.2' } as const;
+    expect(await testConnection('agent', config, { secrets: secrets('sk-right'), env: {}, savedAgent: config })).toEqual({
+      ok: true,
+      message: `${baseUrl} answers and has llama3.2`,
+    });
+    expect(await testConnection('agent', config, { secrets: secrets('sk-wrong'), env: {}, savedAgent: config })).toEqual({
+      ok: false,
+      message: `${baseUrl} refused the API key (401)`,
+    });
   });
 
-  it('sends the key from the environment variable the config names', async () => {
+  it('sends the key from the environment variable the saved config names', async () => {
     const baseUrl = await keyedServer();
-    const config = { type: 'openai', baseUrl, model: 'llama3.2', apiKeyEnv: 'HOMING_TEST_KEY' };
-    expect(await testConnection('agent', config, { secrets: secrets(), env: { HOMING_TEST_KEY: 'sk-right' } })).toMatchObject({ ok: true });
+    const config = { type: 'openai', baseUrl, model: 'llama3.2', apiKeyEnv: 'HOMING_TEST_KEY' } as const;
+    expect(await testConnection('agent', config, { secrets: secrets(), env: { HOMING_TEST_KEY: 'sk-right' }, savedAgent: config })).toMatchObject({ ok: true });
+  });
+
+  it('never sends a saved key to a server other than the one it was saved for (another port, or http for https)', async () => {
+    const elsewhere = await recordingServer();
+    const saved = { type: 'openai', baseUrl: 'https://api.example.com/v1', model: 'm', apiKeyEnv: 'HOMING_TEST_KEY' } as const;
+    const form = { type: 'openai', baseUrl: elsewhere.baseUrl, model: 'm', apiKeyEnv: 'HOMING_TEST_KEY' };
+    const result = await testConnection('agent', form, { secrets: secrets('sk-saved-secret'), env: { HOMING_TEST_KEY: 'sk-env-secret' }, savedAgent: saved });
+    expect(result.message).toMatch(/no API key was sent: the saved one is for https:\/\/api\.example\.com; save these settings to test with it/);
+    expect(elsewhere.authorizations).toEqual([undefined]);
+    // The same host over plain http is another origin too.
+    const plain = await testConnection('agent', { ...form }, { secrets: secrets('sk-saved-secret'), env: {}, savedAgent: { ...saved, baseUrl: elsewhere.baseUrl.replace('http:', 'https:') } });
+    expect(plain.message).toMatch(/no API key was sent/);
+    expect(elsewhere.authorizations).toEqual([undefined, undefined]);
+  });
+
+  it('reads an environment variable only as the saved config names it', async () => {
+    const server = await recordingServer();
+    const saved = { type: 'openai', baseUrl: server.baseUrl, model: 'm' } as const;
+    const form = { type: 'openai', baseUrl: server.baseUrl, model: 'm', apiKeyEnv: 'OTHER_TOKEN' };
+    const result = await testConnection('agent', form, { secrets: secrets(), env: { OTHER_TOKEN: 'secret-token' }, savedAgent: saved });
+    expect(result.message).toMatch(/no API key was sent: save the settings to test with OTHER_TOKEN/);
+    expect(server.authorizations).toEqual([undefined]);
+  });
+
+  it.each(['HOME', 'PATH', 'USER', 'SSH_AUTH_SOCK', 'KEYRING'])('refuses apiKeyEnv %s: it does not name an API key variable', async (name) => {
+    const server = await recordingServer();
+    const form = { type: 'openai', baseUrl: server.baseUrl, model: 'm', apiKeyEnv: name };
+    const result = await testConnection('agent', form, { secrets: secrets(), env: { [name]: '/root' }, savedAgent: form as never });
+    expect(result).toEqual({ ok: false, message: expect.stringMatching(/^agent\.apiKeyEnv: must name a variable that holds an API key/) });
+    expect(server.authorizations).toEqual([]);
   });
 });
+
+/** An OpenAI-compatible /models that records the Authorization header of every request. */
+async function recordingServer(): Promise<{ baseUrl: string; authorizations: (string | undefined)[] }> {
+  const authorizations: (string | undefined)[] = [];
+  server = createServer((request, response) => {
+    authorizations.push(request.headers.authorization);
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ id: 'm' }] }));
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, authorizations };
+}

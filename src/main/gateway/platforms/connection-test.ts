@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { ConnectionTarget, ConnectionTestResult } from '../../../shared/api';
-import { agentConfigSchema } from '../agents/config-schema';
-import { createAgent } from '../agents/create-agent';
+import type { AgentConfig } from '../agents/config-schema';
 import { ircPlatformSchema, type HomingConfig } from '../config/schema';
 import type { SecretStore } from '../secrets/secret-store';
+import { testAgentConnection } from './agent-connection-test';
 import { ircSettings } from './catalog';
 import { IrcAdapter } from './irc/irc-adapter';
 
@@ -20,6 +20,8 @@ export interface ConnectionTestDeps {
    * secret is sent only to the server it was saved for; without this, none is.
    */
   readonly savedConfig?: Pick<HomingConfig, 'platforms'>;
+  /** The agent section in force: a saved API key is sent only to the server it was saved for. */
+  readonly savedAgent?: AgentConfig;
 }
 
 /**
@@ -33,7 +35,13 @@ export async function testConnection(target: ConnectionTarget, config: unknown, 
     case 'irc':
       return testIrc(config, deps);
     case 'agent':
-      return testAgent(config, deps);
+      return testAgentConnection(config, {
+        secrets: deps.secrets,
+        env: deps.env,
+        timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        ...(deps.savedAgent ? { savedAgent: deps.savedAgent } : {}),
+        ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      });
   }
 }
 
@@ -96,44 +104,4 @@ function savedIrcPassword(
   const sameServer = saved.host.toLowerCase() === tested.host.toLowerCase() && saved.port === tested.port;
   if (sameServer && (tested.tls || !saved.tls)) return { password };
   return { withheld: `${saved.host}:${saved.port}${saved.tls ? ' with TLS' : ''}` };
-}
-
-async function testAgent(input: unknown, deps: ConnectionTestDeps): Promise<ConnectionTestResult> {
-  const parsed = agentConfigSchema.safeParse(input);
-  if (!parsed.success) return schemaError('agent', parsed.error.issues);
-  const config = parsed.data;
-  const apiKey = deps.secrets.get('agent.apiKey');
-  const built = createAgent(config, { env: deps.env, ...(apiKey !== undefined ? { apiKey } : {}) });
-  if (!built.ok) return { ok: false, message: built.error };
-  await built.agent.close().catch(() => undefined);
-  switch (config.type) {
-    case 'builtin':
-      return { ok: true, message: 'the built-in agent needs nothing: it is ready' };
-    case 'command':
-    case 'acp':
-      return { ok: true, message: `the settings are valid; ${config.command} is started for each turn` };
-    case 'openai':
-      // The key the agent would use: the secret store's, else the environment variable the config names.
-      return probeOpenAi(config.baseUrl, config.model, apiKey ?? (config.apiKeyEnv ? deps.env[config.apiKeyEnv] : undefined), deps);
-  }
-}
-
-async function probeOpenAi(baseUrl: string, model: string, apiKey: string | undefined, deps: ConnectionTestDeps): Promise<ConnectionTestResult> {
-  const url = `${baseUrl.replace(/\/+$/, '')}/models`;
-  try {
-    const response = await (deps.fetch ?? fetch)(url, {
-      signal: AbortSignal.timeout(deps.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-      ...(apiKey ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
-    });
-    if (response.status === 401 || response.status === 403) return { ok: false, message: `${baseUrl} refused the API key (${response.status})` };
-    if (!response.ok) return { ok: false, message: `${url} answered ${response.status}` };
-    const body = (await response.json().catch(() => ({}))) as { data?: { id?: unknown }[] };
-    const models = Array.isArray(body.data) ? body.data.map((entry) => entry.id).filter((id) => typeof id === 'string') : [];
-    if (models.length > 0 && !models.includes(model)) {
-      return { ok: false, message: `${baseUrl} answers, but has no model ${model} (it has ${models.slice(0, 5).join(', ')})` };
-    }
-    return { ok: true, message: `${baseUrl} answers${models.length > 0 ? ` and has ${model}` : ''}` };
-  } catch (error) {
-    return { ok: false, message: `nothing answers at ${baseUrl}: ${error instanceof Error ? error.message : String(error)}` };
-  }
 }

@@ -1,0 +1,96 @@
+import type { ConnectionTestResult } from '../../../shared/api';
+import { agentConfigSchema, type AgentConfig } from '../agents/config-schema';
+import { createAgent } from '../agents/create-agent';
+import type { SecretStore } from '../secrets/secret-store';
+
+export interface AgentTestDeps {
+  readonly secrets: SecretStore;
+  readonly env: NodeJS.ProcessEnv;
+  /** The agent section in force (config.json): the server the saved API key was saved for. */
+  readonly savedAgent?: AgentConfig;
+  readonly timeoutMs: number;
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * "Test connection" for the agent's unsaved form. The form comes from the
+ * window and may name any server, so a saved secret goes only where it was
+ * saved for: the key from the secret store, or the environment variable the
+ * saved config names, is sent only when the form's server has the same origin
+ * (scheme, host and port — so never over plain http when it was saved for
+ * https) as the saved config's. Anything else is tested without a key, and the
+ * answer says why.
+ */
+export async function testAgentConnection(input: unknown, deps: AgentTestDeps): Promise<ConnectionTestResult> {
+  const parsed = agentConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `agent.${issue.path.map(String).join('.')}` : 'agent';
+    return { ok: false, message: `${where}: ${issue?.message ?? 'invalid'}` };
+  }
+  const config = parsed.data;
+  if (config.type !== 'openai') {
+    const built = createAgent(config, { env: deps.env });
+    if (!built.ok) return { ok: false, message: built.error };
+    await built.agent.close().catch(() => undefined);
+    return config.type === 'builtin'
+      ? { ok: true, message: 'the built-in agent needs nothing: it is ready' }
+      : { ok: true, message: `the settings are valid; ${config.command} is started for each turn` };
+  }
+  if (config.apiKeyEnv !== undefined && deps.secrets.get('agent.apiKey') === undefined && !deps.env[config.apiKeyEnv]) {
+    return { ok: false, message: `agent.apiKeyEnv names ${config.apiKeyEnv}, but that environment variable is not set` };
+  }
+  const key = savedKeyFor(config, deps);
+  const result = await probeOpenAi(config.baseUrl, config.model, key.apiKey, deps);
+  return key.withheld ? { ...result, message: `${result.message} (${key.withheld})` } : result;
+}
+
+type OpenAiConfig = Extract<AgentConfig, { type: 'openai' }>;
+
+/** The key the running agent would send to this server, or why none is sent. */
+function savedKeyFor(form: OpenAiConfig, deps: AgentTestDeps): { apiKey?: string; withheld?: string } {
+  const saved = deps.savedAgent?.type === 'openai' ? deps.savedAgent : undefined;
+  const stored = deps.secrets.get('agent.apiKey');
+  const fromEnv = form.apiKeyEnv !== undefined ? deps.env[form.apiKeyEnv] : undefined;
+  if (stored === undefined && fromEnv === undefined) return {};
+  const savedOrigin = saved ? originOf(saved.baseUrl) : undefined;
+  if (savedOrigin === undefined || savedOrigin !== originOf(form.baseUrl)) {
+    return {
+      withheld: `no API key was sent: the saved one is for ${savedOrigin ?? 'no OpenAI-compatible server yet'}; save these settings to test with it`,
+    };
+  }
+  if (stored !== undefined) return { apiKey: stored };
+  // The environment variable only as the saved config names it: the form alone cannot choose what is read and sent.
+  if (saved?.apiKeyEnv !== form.apiKeyEnv) return { withheld: `no API key was sent: save the settings to test with ${form.apiKeyEnv}` };
+  return fromEnv ? { apiKey: fromEnv } : {};
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+async function probeOpenAi(baseUrl: string, model: string, apiKey: string | undefined, deps: AgentTestDeps): Promise<ConnectionTestResult> {
+  const url = `${baseUrl.replace(/\/+$/, '')}/models`;
+  try {
+    const response = await (deps.fetch ?? fetch)(url, {
+      signal: AbortSignal.timeout(deps.timeoutMs),
+      // A redirect would carry the key to wherever it points: follow none.
+      redirect: 'manual',
+      ...(apiKey ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
+    });
+    if (response.status === 401 || response.status === 403) return { ok: false, message: `${baseUrl} refused the API key (${response.status})` };
+    if (!response.ok) return { ok: false, message: `${url} answered ${response.status}` };
+    const body = (await response.json().catch(() => ({}))) as { data?: { id?: unknown }[] };
+    const models = Array.isArray(body.data) ? body.data.map((entry) => entry.id).filter((id) => typeof id === 'string') : [];
+    if (models.length > 0 && !models.includes(model)) {
+      return { ok: false, message: `${baseUrl} answers, but has no model ${model} (it has ${models.slice(0, 5).join(', ')})` };
+    }
+    return { ok: true, message: `${baseUrl} answers${models.length > 0 ? ` and has ${model}` : ''}` };
+  } catch (error) {
+    return { ok: false, message: `nothing answers at ${baseUrl}: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
