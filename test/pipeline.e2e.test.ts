@@ -29,7 +29,7 @@ describe('the pipeline, end to end in one process', () => {
       'delivery.changed',
       (event) => event.delivery.id === recorded.obligationId && event.delivery.state === 'delivered',
     );
-    expect(delivered.delivery).toMatchObject({ platform: 'local', chunksDelivered: 1, chunksTotal: 1, attempts: 1 });
+    expect(delivered.delivery).toMatchObject({ platform: 'local', chunksDelivered: 1, chunksTotal: 1, attempts: 0 });
     // The reply streamed before it was recorded.
     const tokens = harness.events.filter((event) => event.type === 'turn.token');
     expect(tokens.length).toBeGreaterThan(1);
@@ -73,12 +73,15 @@ describe('the pipeline, end to end in one process', () => {
     const transcript = await harness.gateway.api.dispatch('getTranscript', { sessionId: recorded[0]!.sessionId });
     if (!transcript.ok) throw new Error(transcript.error.message);
     const texts = (transcript.value as { messages: { role: string; text: string }[] }).messages.map((m) => `${m.role}:${m.text.trim()}`);
-    expect(texts[0]).toBe('user:first');
-    expect(texts[1]).toMatch(/^assistant:.*history \[\]; message first/);
-    expect(texts[2]).toBe('user:second');
-    expect(texts[3]).toMatch(/history \[user:first \| assistant:.*\]; message second/);
-    expect(texts[4]).toBe('user:third');
-    expect(texts[5]).toMatch(/message third/);
+    // Saved on arrival, in order; the replies follow as the agent gives them.
+    expect(texts.filter((text) => text.startsWith('user:'))).toEqual(['user:first', 'user:second', 'user:third']);
+    const replies = texts.filter((text) => text.startsWith('assistant:'));
+    expect(replies).toHaveLength(3);
+    expect(replies[0]).toMatch(/history \[\]; message first/);
+    // Each answer saw the earlier messages with their answers, in conversation order, and not the later ones.
+    expect(replies[1]).toMatch(/history \[user:first \| assistant:[^|]*message first; version 1\]; message second/);
+    expect(replies[2]).toMatch(/history \[user:first \| assistant:.* \| user:second \| assistant:.*\]; message third/);
+    expect(texts.indexOf('user:first')).toBeLessThan(texts.indexOf(replies[0]!));
   });
 
   it('turns an agent failure into a short error reply, recorded and delivered like any reply', async () => {

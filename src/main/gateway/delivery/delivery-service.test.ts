@@ -27,11 +27,11 @@ describe('the delivery service (the gateway’s seam for adapters)', () => {
     service.registerPlatform(platform);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(platform.requests().map((request) => request.text)).toEqual(FOUR_PART_REPLY.chunks);
-    expect(service.ledger.getDelivery(FOUR_PART_REPLY_ID)).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect(service.ledger.getDelivery(FOUR_PART_REPLY_ID)).toMatchObject({ state: 'delivered', attempts: 0 });
 
     const types = events.map((event) => (event.type === 'delivery.changed' ? `${event.type}:${event.delivery.state}` : event.type));
     expect(types).toEqual(expect.arrayContaining(['sweep.completed', 'delivery.changed:pending', 'delivery.changed:attempting', 'delivery.changed:delivered']));
-    service.stop();
+    await service.stop();
     // A clean stop marks the instance stopped: another gateway may take over at once.
     expect(db.prepare('SELECT stopped_at FROM ledger_instances WHERE id = ?').get(service.ledger.instanceId)).toEqual({ stopped_at: clock.now() });
     db.close();

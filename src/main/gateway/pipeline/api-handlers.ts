@@ -23,7 +23,12 @@ export function pipelineApiHandlers(gateway: Gateway): PipelineHandlers {
       return gateway.platforms.status(name)!;
     },
     testConnection: ({ target, config }) =>
-      testConnection(target, config, { secrets: gateway.secrets, env: gateway.env, savedAgent: gateway.config.current.agent }),
+      testConnection(target, config, {
+        secrets: gateway.secrets,
+        env: gateway.env,
+        savedAgent: gateway.config.current.agent,
+        savedConfig: gateway.config.current,
+      }),
     getConfig: () => gateway.configView(),
     // Answers once the new config is in force (or refused, with nothing written).
     setConfig: async ({ config }) => {

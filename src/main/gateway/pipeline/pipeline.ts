@@ -233,7 +233,15 @@ export class Pipeline {
     if (at < 0) {
       return { history: turns.slice(-contextTurns).map(toTurnMessage), current: { role: 'user', text: context.text } };
     }
-    const before = [...turns.slice(0, at), ...turns.slice(at + 1).filter((turn) => turn.type === 'assistant')];
+    // Replies recorded after this message answer earlier ones: each goes back next to the message it answers.
+    const before: Turn[] = turns.slice(0, at);
+    for (const reply of turns.slice(at + 1)) {
+      if (reply.type !== 'assistant') continue;
+      const asked = reply.replyTo === undefined ? -1 : before.findIndex((turn) => turn.type === 'user' && turn.messageRef === reply.replyTo);
+      let place = asked < 0 ? before.length : asked + 1;
+      while (place < before.length && before[place]!.type === 'assistant') place++;
+      before.splice(place, 0, reply);
+    }
     return { history: before.slice(-contextTurns).map(toTurnMessage), current: toTurnMessage(turns[at]!) };
   }
 
