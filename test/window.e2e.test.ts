@@ -70,16 +70,18 @@ describe('the window on demo data', () => {
 
   it('tells what is owed and why: the platform is down, a recipient is offline, a channel refuses, the attempt cap was reached', async () => {
     const { page } = await openWindow(browser, gateway.url);
-    await expect.poll(() => page.getByTestId('summary').textContent()).toMatch(/5 replies owed · 1 needs you · IRC not connected/);
+    await expect.poll(() => page.getByTestId('summary').textContent()).toMatch(/4 replies owed · 1 needs you · IRC not connected/);
     await showView(page, 'deliveries');
     const rows = page.getByTestId('delivery-row');
     await rows.first().waitFor();
     const why = await page.getByTestId('delivery-why').allTextContents();
     expect(why.some((text) => /^Platform problem: Waiting for IRC: not connected — nothing answers at 127\.0\.0\.1:\d+/.test(text))).toBe(true);
     expect(why.some((text) => /^Needs you: IRC did not take it: bob is not online, so IRC cannot deliver it\. Homing tries again by itself\./.test(text))).toBe(true);
-    expect(why.some((text) => /^Needs you: IRC refused it for good: .*#homelab.*Retry once that is fixed, or discard it\./.test(text))).toBe(true);
+    // Failed for good is given up, not owed: it waits for nobody but you.
     await page.getByRole('tab', { name: 'Given up' }).click();
     await expect.poll(async () => (await page.getByTestId('delivery-why').allTextContents()).join('\n')).toMatch(/gave up after 5 attempts/);
+    const givenUp = await page.getByTestId('delivery-why').allTextContents();
+    expect(givenUp.some((text) => /^Needs you: IRC refused it for good: .*#homelab.*Retry once that is fixed, or discard it\./.test(text))).toBe(true);
     await page.close();
   });
 
@@ -118,7 +120,9 @@ describe('the window on demo data', () => {
     await page.waitForTimeout(600); // past the list's 250 ms coalescing of changes
     const states = await page.getByTestId('delivery-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-state')));
     expect(states.length).toBeGreaterThan(0);
-    expect(states.every((state) => state === 'abandoned')).toBe(true);
+    // Given up: abandoned (discarded or past the cap) or failed for good, nothing still owed.
+    expect(states.every((state) => state === 'abandoned' || state === 'failed')).toBe(true);
+    expect(states.filter((state) => state === 'failed')).toHaveLength(1);
 
     await page.getByRole('tab', { name: 'Owed' }).click();
     await expect.poll(() => count(page, 'owed')).toBe(before - 1);
@@ -188,9 +192,9 @@ describe('the window on demo data', () => {
   it('opens a delivery’s conversation in one click', async () => {
     const { page } = await openWindow(browser, gateway.url);
     await showView(page, 'deliveries');
-    await page.getByRole('button', { name: 'Open conversation with bob' }).click();
-    await page.locator('#transcript-title').getByText('bob').waitFor();
-    await page.getByTestId('chat-assistant').getByText(/meetup is on Friday/).waitFor();
+    await page.getByRole('button', { name: 'Open conversation with alice' }).first().click();
+    await page.locator('#transcript-title').getByText('alice').waitFor();
+    await page.getByTestId('chat-assistant').getByText(/three days in the fridge/).waitFor();
     await page.close();
   });
 });

@@ -27,9 +27,14 @@ export function isDiscarded(row: DeliveryRow): boolean {
   return row.abandonReason?.startsWith('discarded') ?? false;
 }
 
-/** Replies still to reach their chat, counting those that wait for the user. */
+/**
+ * Replies Homing still has to send: the ledger's one definition of owed
+ * (pending, being sent, or failed with a retry scheduled), the same count the
+ * CLI, the tray and the sweep give. Replies refused for good are given up, not
+ * owed: they wait for the user, and are counted as such.
+ */
 export function owedTotal(counts: GatewayOverview['deliveries']): number {
-  return counts.owed + counts.failedPermanently;
+  return counts.owed;
 }
 
 export function explainDelivery(row: DeliveryRow, platform: PlatformStatus | undefined): Explanation {
