@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Gateway } from '../gateway/gateway';
+import { mkdirSync } from 'node:fs';
+import type { Gateway } from '../gateway/gateway';
 import { resolveDataDir } from '../gateway/data-dir';
-import { DataDirLocked } from '../gateway/data-dir-lock';
+import { acquireDataDirLock, DataDirLocked, type DataDirLock } from '../gateway/data-dir-lock';
 import { createLineLogger } from '../gateway/logger';
 import { DEFAULT_HEADLESS_PORT } from '../headless/saved-access';
 import type { HeadlessServer } from '../headless/server';
-import { startStableServer } from '../headless/stable-server';
 import { HOMING_VERSION } from '../version';
 import { parseCommandArgs, parsePort, type Command } from './command';
 
@@ -40,28 +40,40 @@ export const gatewayCommand: Command = {
     const dataDir = resolveDataDir(values['data-dir'], context.env);
     const logger = createLineLogger({ level: context.env.HOMING_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
 
-    let gateway: Gateway;
+    // One gateway per data directory: the lock is taken before anything heavy
+    // loads, so a second gateway refuses at once, naming the first.
+    let lock: DataDirLock;
     try {
-      gateway = Gateway.start({
-        dataDir,
-        mode: 'headless',
-        version: HOMING_VERSION,
-        logger,
-        env: context.env,
-        ...(values.config ? { configFile: resolve(values.config) } : {}),
-      });
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      lock = acquireDataDirLock(dataDir, { mode: 'headless' });
     } catch (error) {
-      // One gateway per data directory: the second refuses at once, naming the first.
       if (error instanceof DataDirLocked) {
         context.stderr(`homing: ${error.message}`);
         return 2;
       }
       throw error;
     }
+    let gateway: Gateway;
+    try {
+      const { Gateway } = await import('../gateway/gateway');
+      gateway = Gateway.start({
+        dataDir,
+        mode: 'headless',
+        version: HOMING_VERSION,
+        logger,
+        env: context.env,
+        lock,
+        ...(values.config ? { configFile: resolve(values.config) } : {}),
+      });
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
     if (gateway.config.lastError) context.stderr(`homing: ${gateway.config.lastError} (running on the defaults until it is fixed)`);
     let server: HeadlessServer | undefined;
     if (!values['no-ui']) {
       try {
+        const { startStableServer } = await import('../headless/stable-server');
         const started = await startStableServer({
           dataDir,
           port,

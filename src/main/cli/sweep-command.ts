@@ -28,7 +28,7 @@ export const sweepCommand: Command = {
     if (!policy.ok) throw new Error(`${policy.error} — not sweeping: the attempt cap and stale cutoff come from that section`);
     const outcome = await changeLedger(
       dataDir,
-      { method: 'sweepNow', params: {}, read: (value) => value as SweepReport },
+      { method: 'sweepNow', params: undefined, read: (value) => value as SweepReport },
       (ledger) => ledger.sweepRecoverable({ now: Date.now(), deliverablePlatforms: [] }).report,
       policy.value,
     );

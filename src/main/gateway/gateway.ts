@@ -59,6 +59,8 @@ export interface GatewayOptions {
    * for measuring what durability costs (npm run bench), never for use.
    */
   readonly databaseFile?: string;
+  /** The data directory's lock, when the caller took it already (the CLI does, before loading the gateway). */
+  readonly lock?: DataDirLock;
 }
 
 /**
@@ -156,7 +158,7 @@ export class Gateway {
   /** Starts the gateway; throws DataDirLocked (naming the running one) when another gateway holds the data directory. */
   static start(options: GatewayOptions): Gateway {
     ensureDataDir(options.dataDir, options.logger);
-    const lock = acquireDataDirLock(options.dataDir, { mode: options.mode });
+    const lock = options.lock ?? acquireDataDirLock(options.dataDir, { mode: options.mode });
     let db: Db | undefined;
     let gateway: Gateway;
     try {
