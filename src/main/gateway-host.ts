@@ -50,15 +50,27 @@ function serve(port: PortMain): void {
 
 function start(secrets?: SecretStore): void {
   if (gateway) return;
-  gateway = Gateway.start({
-    dataDir: resolveDataDir(typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined),
-    mode: 'app',
-    version: HOMING_VERSION,
-    logger,
-    ...(secrets ? { secrets } : {}),
-    // The main process reports sleep from powerMonitor ('resume' messages).
-    detectSleep: false,
-  });
+  try {
+    gateway = Gateway.start({
+      dataDir: resolveDataDir(typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined),
+      mode: 'app',
+      version: HOMING_VERSION,
+      logger,
+      ...(secrets ? { secrets } : {}),
+      // The main process reports sleep from powerMonitor ('resume' messages).
+      detectSleep: false,
+    });
+  } catch (error) {
+    // Another gateway (a headless one) holds the data directory: say so in the
+    // log the tray shows, and stop; the supervisor gives up visibly after retries.
+    if (error instanceof DataDirLocked) {
+      logger.error(error.message);
+      parentPort.postMessage({ type: 'locked', message: error.message });
+      process.exit(2);
+    }
+    throw error;
+  }
+  for (const port of waitingPorts.splice(0)) serve(port);
 }
 
 // With safeStorage the main process holds the secrets and sends them first
