@@ -22,6 +22,7 @@ function records(requests: SentRequest[], stream: BotLine[], extra: Partial<RunR
     failedRows: [],
     owedAtEnd: 0,
     observerGaps: 0,
+    bootTimes: [],
     ...extra,
   };
 }

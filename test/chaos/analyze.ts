@@ -58,6 +58,8 @@ export interface RunRecords {
   readonly owedAtEnd: number;
   /** Conversations whose observer was out of the channel while the bot could send (their figures may be off). */
   readonly observerGaps: number;
+  /** Per gateway start, ms from spawn to the URL it prints. */
+  readonly bootTimes: readonly number[];
 }
 
 export interface TakeoverFigures {
@@ -96,6 +98,7 @@ export interface ChaosFigures {
   readonly duplicateUserTurns: number;
   readonly otherBotLines: number;
   readonly observerGaps: number;
+  readonly bootTimes: readonly number[];
   /** Ids behind the non-zero failure figures (a few of each), to start a diagnosis. */
   readonly examples: Readonly<Record<string, readonly string[]>>;
 }
@@ -282,6 +285,7 @@ export function analyze(records: RunRecords): ChaosFigures {
     duplicateUserTurns,
     otherBotLines,
     observerGaps: records.observerGaps,
+    bootTimes: records.bootTimes,
     examples,
   };
 }

@@ -64,6 +64,8 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
   let proxy: BotProxy | undefined;
   let gateway: ChaosGateway | undefined;
   const clients: ChaosIrcClient[] = [];
+  // Set when the run ends (or fails): the send and chaos loops stop at their next step.
+  let finished = false;
   const emergency = () => {
     for (const child of liveGateways) child.kill('SIGKILL');
     killAll(agentProcesses(runId));
@@ -132,6 +134,8 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
     const requests: SentRequest[] = [];
     const kills: KillRecord[] = [];
     const orphanCounts: Promise<void>[] = [];
+    /** Per gateway start, ms from spawn to its URL (Node loading the gateway: part of every takeover). */
+    const bootTimes: number[] = [gateway.readyAt - gateway.spawnedAt];
     let serverRestarts = 0;
     const sendRandom = seededRandom(options.seed);
     const chaosRandom = seededRandom(options.seed ^ 0x5bd1e995);
@@ -139,7 +143,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
 
     const sendLoop = async () => {
       const begin = Date.now();
-      for (let seq = 1; seq <= options.messages; seq++) {
+      for (let seq = 1; seq <= options.messages && !finished; seq++) {
         await sleep(begin + (seq * 1000) / options.rate - Date.now());
         const user = users[Math.floor(sendRandom() * users.length)]!;
         const inChannel = sendRandom() < 0.5;
@@ -151,7 +155,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
         // A user who is offline (the server is restarting) sends once back; bounded.
         for (let waited = 0; ; waited += 50) {
           const sent = inChannel ? user.say(CHANNEL, `${BOT}: ${text}`) : user.say(botNick ?? BOT, text);
-          if (sent) break;
+          if (sent || finished) break;
           if (waited > 60_000) throw new Error(`${user.nick} could not send for 60 s`);
           await sleep(50);
         }
@@ -161,7 +165,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
     };
 
     const untilOr = async (condition: () => boolean, timeoutMs: number) => {
-      for (let waited = 0; waited < timeoutMs && !condition(); waited += 20) await sleep(20);
+      for (let waited = 0; waited < timeoutMs && !condition() && !finished; waited += 20) await sleep(20);
     };
 
     const killAndRestart = async (index: number, kind: string) => {
@@ -178,6 +182,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
       await sleep(chaosRandom() * 2_000); // messages sent now never reach Homing: outside the promise
       record.restartedAt = Date.now();
       gateway = await startGateway(paths);
+      bootTimes.push(gateway.readyAt - gateway.spawnedAt);
     };
 
     const chaosLoop = async () => {
@@ -193,6 +198,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
       let killIndex = 0;
       let previous: 'kill' | 'server' | undefined;
       for (const event of events) {
+        if (finished) return;
         if (event === 'server') {
           await sleep(gap * (0.5 + chaosRandom()));
           serverRestarts++;
@@ -267,6 +273,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
         failedRows: rows.failed,
         owedAtEnd: rows.owed,
         observerGaps: observerGaps(proxy!, observer, users),
+        bootTimes,
       };
     };
 
@@ -316,6 +323,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
       runDir: options.keep ? runDir : undefined,
     };
   } finally {
+    finished = true;
     if (gateway) await killGateway(gateway);
     killAll(agentProcesses(runId));
     await Promise.all(clients.map((client) => client.stop()));
