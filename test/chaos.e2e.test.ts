@@ -4,7 +4,7 @@ import { runChaos } from './chaos/run';
 
 /**
  * `npm run chaos` at a small size (about a minute): the built headless gateway on
- * a real ngircd, SIGKILLed 3 times, the server restarted once, 30 numbered
+ * a real ngircd, SIGKILLed 3 times, the server restarted once, 40 numbered
  * requests from 3 users. The promise's figures must all be zero.
  *
  * Off unless HOMING_CHAOS=1: today's delivery core breaks the promise in ways

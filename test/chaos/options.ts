@@ -30,7 +30,7 @@ export const USAGE = `Usage: npm run chaos -- [--messages N] [--kills N] [--serv
                         [--fast] [--json FILE] [--keep]
 
   Defaults: 600 messages, 25 kills, 3 server restarts, 3 users, 0.6 requests/s,
-  the gateway's default settings (lease 30 s). --fast: 30 messages, 3 kills,
+  the gateway's default settings (lease 30 s). --fast: 40 messages, 3 kills,
   1 server restart, 1.5 requests/s, lease 2 s (about a minute). Explicit flags win.`;
 
 export class ChaosUsageError extends Error {}
@@ -80,7 +80,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptions {
   if (v.help) throw new ChaosUsageError('');
   const fast = v.fast ?? false;
   return {
-    messages: int('messages', v.messages, 1, fast ? 30 : 600),
+    messages: int('messages', v.messages, 1, fast ? 40 : 600),
     kills: int('kills', v.kills, 0, fast ? 3 : 25),
     serverRestarts: int('server-restarts', v['server-restarts'], 0, fast ? 1 : 3),
     users: int('users', v.users, 1, 3),
