@@ -16,12 +16,14 @@ try {
   process.exit(error.message ? 2 : 0);
 }
 
-const emergency = (code: number) => {
-  for (const cleanup of emergencyCleanups) cleanup();
+const emergency = async (code: number) => {
+  // Kills come first and synchronously inside each cleanup; removing files may take a moment (bounded).
+  const cleanups = Promise.all([...emergencyCleanups].map((cleanup) => cleanup().catch(() => undefined)));
+  await Promise.race([cleanups, new Promise((resolve) => setTimeout(resolve, 5_000))]);
   process.exit(code);
 };
-process.once('SIGINT', () => emergency(130));
-process.once('SIGTERM', () => emergency(143));
+process.once('SIGINT', () => void emergency(130));
+process.once('SIGTERM', () => void emergency(143));
 
 try {
   const result = await runChaos(options, (line) => console.error(line));
@@ -33,5 +35,5 @@ try {
   process.exit(result.verdict.ok ? 0 : 1);
 } catch (error) {
   console.error(`chaos: the run failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  emergency(1);
+  await emergency(1);
 }

@@ -46,8 +46,8 @@ export interface ChaosResult {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-/** Synchronous last-resort cleanups (Ctrl-C, an uncaught error): kill what this run started. */
-export const emergencyCleanups = new Set<() => void>();
+/** Last-resort cleanups (Ctrl-C, an uncaught error): kill what this run started, remove its files. */
+export const emergencyCleanups = new Set<() => Promise<void>>();
 
 export async function runChaos(options: ChaosOptions, progress: (line: string) => void = () => {}): Promise<ChaosResult> {
   const startedAt = Date.now();
@@ -66,12 +66,12 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
   const clients: ChaosIrcClient[] = [];
   // Set when the run ends (or fails): the send and chaos loops stop at their next step.
   let finished = false;
-  const emergency = () => {
+  const emergency = async () => {
+    finished = true;
     for (const child of liveGateways) child.kill('SIGKILL');
     killAll(agentProcesses(runId));
-    void ngircd?.dispose();
-    void proxy?.dispose();
     if (!options.keep) rmSync(runDir, { recursive: true, force: true });
+    await Promise.all([ngircd?.dispose(), proxy?.dispose()]);
   };
   emergencyCleanups.add(emergency);
 
