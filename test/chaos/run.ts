@@ -1,0 +1,375 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DeliveryRow } from '../../src/shared/api';
+import { startNgircd, type RunningNgircd } from '../support/ngircd';
+import { freePort } from '../support/ports';
+import { agentProcesses, killAll, stillAlive } from './agent-processes';
+import { analyze, parseBotLine, type BotLine, type ChaosFigures, type KillRecord, type RunRecords, type SentRequest } from './analyze';
+import { BotProxy } from './bot-proxy';
+import { countDeliveries, killGateway, listDeliveries, liveGateways, startGateway, stopGateway, type ChaosGateway } from './gateway';
+import { ChaosIrcClient } from './irc-client';
+import type { IrcLine } from './irc-line';
+import { seededRandom, type ChaosOptions } from './options';
+import { formatReport, verdict, type Verdict } from './report';
+
+/**
+ * One chaos run: a real ngircd on loopback, the built headless gateway (a
+ * command agent of our own, IRC through a byte relay that sees what the server
+ * hands the bot), plain IRC users sending numbered requests in the channel and
+ * by DM, SIGKILLs of the gateway and restarts of ngircd at seeded moments, then
+ * a drain, a clean stop and the figures (analyze.ts).
+ */
+
+const AGENT = fileURLToPath(new URL('./chaos-agent.mjs', import.meta.url));
+const BOT = 'homing';
+const CHANNEL = '#chaos';
+const OBSERVER = 'watcher';
+const NAMES = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi'];
+/** A request counts as handed to Homing when its line reached the bot's socket this long before the connection ended. */
+const HANDED_MARGIN_MS = 1_000;
+/** Orphan agents are counted this long after a kill. */
+const ORPHAN_DELAY_MS = 3_000;
+/** The drain ends early once nothing is owed and the bot has said nothing for this long. */
+const QUIET_MS = 15_000;
+
+export interface ChaosResult {
+  readonly options: ChaosOptions;
+  readonly figures: ChaosFigures;
+  readonly verdict: Verdict;
+  readonly report: string;
+  readonly durationMs: number;
+  /** Kept only with --keep. */
+  readonly runDir: string | undefined;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** Last-resort cleanups (Ctrl-C, an uncaught error): kill what this run started, remove its files. */
+export const emergencyCleanups = new Set<() => Promise<void>>();
+
+export async function runChaos(options: ChaosOptions, progress: (line: string) => void = () => {}): Promise<ChaosResult> {
+  const startedAt = Date.now();
+  const runId = `chaos-run-${process.pid}-${startedAt.toString(36)}`;
+  const runDir = mkdtempSync(join(tmpdir(), 'homing-chaos-'));
+  const dataDir = join(runDir, 'data');
+  const configFile = join(runDir, 'config.json');
+  const logFile = join(runDir, 'gateway.log');
+  const paths = { dataDir, configFile, logFile };
+  const elapsed = () => `${((Date.now() - startedAt) / 1000).toFixed(1)} s`;
+  const say = (line: string) => progress(`[chaos ${elapsed()}] ${line}`);
+
+  let ngircd: RunningNgircd | undefined;
+  let proxy: BotProxy | undefined;
+  let gateway: ChaosGateway | undefined;
+  const clients: ChaosIrcClient[] = [];
+  // Set when the run ends (or fails): the send and chaos loops stop at their next step.
+  let finished = false;
+  const emergency = async () => {
+    finished = true;
+    for (const child of liveGateways) child.kill('SIGKILL');
+    killAll(agentProcesses(runId));
+    if (!options.keep) rmSync(runDir, { recursive: true, force: true });
+    await Promise.all([ngircd?.dispose(), proxy?.dispose()]);
+  };
+  emergencyCleanups.add(emergency);
+
+  try {
+    ngircd = await startNgircd();
+    proxy = new BotProxy(await freePort(), ngircd.port);
+    await proxy.open();
+    const userNicks = NAMES.slice(0, options.users);
+    while (userNicks.length < options.users) userNicks.push(`user${userNicks.length + 1}`);
+    writeFileSync(
+      configFile,
+      JSON.stringify(
+        {
+          agent: { type: 'command', command: process.execPath, args: [AGENT, '--run', runId, '--max-delay-ms', '1500'] },
+          platforms: { irc: { host: '127.0.0.1', port: proxy.port, tls: false, nick: BOT, channels: [CHANNEL], allow: userNicks } },
+          ...(options.leaseSeconds === undefined ? {} : { delivery: { leaseSeconds: options.leaseSeconds } }),
+        },
+        null,
+        2,
+      ),
+    );
+
+    // Who is in the channel, seen by the observer; and the last moment a reply was mid-way.
+    let botNick: string | undefined;
+    let lastMidReplyAt = 0;
+    const watchBot = (line: IrcLine) => {
+      if (line.command === 'JOIN' && line.nick.startsWith(BOT) && (line.params[0] ?? '') === CHANNEL) botNick = line.nick;
+      else if ((line.command === 'QUIT' || line.command === 'PART') && line.nick === botNick) botNick = undefined;
+      else if (line.command === 'NICK' && line.nick === botNick) botNick = line.params[0];
+    };
+    const watchReplies = (line: IrcLine, at: number) => {
+      if (line.command !== 'PRIVMSG' || !line.nick.startsWith(BOT)) return;
+      const parsed = parseBotLine(line.params[1] ?? '');
+      if (parsed.kind === 'reply' && parsed.index > 1 && parsed.index < parsed.total) lastMidReplyAt = at;
+    };
+    const observer = new ChaosIrcClient({
+      host: '127.0.0.1',
+      port: ngircd.port,
+      nick: OBSERVER,
+      channel: CHANNEL,
+      onLine: (line, at) => {
+        watchBot(line);
+        watchReplies(line, at);
+      },
+    });
+    const users = userNicks.map(
+      (nick) => new ChaosIrcClient({ host: '127.0.0.1', port: ngircd!.port, nick, channel: CHANNEL, onLine: watchReplies }),
+    );
+    clients.push(observer, ...users);
+    for (const client of clients) client.start();
+    await Promise.all(clients.map((client) => client.whenReady(15_000)));
+
+    gateway = await startGateway(paths);
+    for (let waited = 0; !botNick; waited += 20) {
+      if (waited > 30_000) throw new Error(`the bot did not join ${CHANNEL} in 30 s (see ${logFile})`);
+      await sleep(20);
+    }
+    say(`gateway up, bot in ${CHANNEL}; seed ${options.seed}, run dir ${runDir}`);
+
+    const requests: SentRequest[] = [];
+    const kills: KillRecord[] = [];
+    const orphanCounts: Promise<void>[] = [];
+    /** Per gateway start, ms from spawn to its URL (Node loading the gateway: part of every takeover). */
+    const bootTimes: number[] = [gateway.readyAt - gateway.spawnedAt];
+    let serverRestarts = 0;
+    const sendRandom = seededRandom(options.seed);
+    const chaosRandom = seededRandom(options.seed ^ 0x5bd1e995);
+    const sendPhaseMs = (options.messages / options.rate) * 1000;
+
+    const sendLoop = async () => {
+      const begin = Date.now();
+      for (let seq = 1; seq <= options.messages && !finished; seq++) {
+        await sleep(begin + (seq * 1000) / options.rate - Date.now());
+        const user = users[Math.floor(sendRandom() * users.length)]!;
+        const inChannel = sendRandom() < 0.5;
+        const long = sendRandom() < 1 / options.longEvery;
+        const lines = long ? 11 + Math.floor(sendRandom() * 8) : 1;
+        const slow = sendRandom() < 1 / options.slowEvery;
+        const id = `req-${String(seq).padStart(4, '0')}`;
+        const text = `${id}${long ? ` long ${lines}` : ''}${slow ? ' slow' : ''}`;
+        // A user who is offline (the server is restarting) sends once back; bounded.
+        for (let waited = 0; ; waited += 50) {
+          const sent = inChannel ? user.say(CHANNEL, `${BOT}: ${text}`) : user.say(botNick ?? BOT, text);
+          if (sent || finished) break;
+          if (waited > 60_000) throw new Error(`${user.nick} could not send for 60 s`);
+          await sleep(50);
+        }
+        requests.push({ id, from: user.nick, conversation: inChannel ? CHANNEL : user.nick, lines, sentAt: Date.now() });
+        if (seq % 50 === 0) say(`sent ${seq}/${options.messages}`);
+      }
+    };
+
+    const untilOr = async (condition: () => boolean, timeoutMs: number) => {
+      for (let waited = 0; waited < timeoutMs && !condition() && !finished; waited += 20) await sleep(20);
+    };
+
+    const killAndRestart = async (index: number, kind: string) => {
+      const current = gateway!;
+      const alive = agentProcesses(runId);
+      const at = Date.now();
+      await killGateway(current);
+      gateway = undefined;
+      const record: { at: number; kind: string; restartedAt: number | undefined; orphans: number } = { at, kind, restartedAt: undefined, orphans: 0 };
+      kills.push(record);
+      // Agents that ran at the kill and still run 3 s later (a new agent of the next gateway is not among them).
+      orphanCounts.push(sleep(ORPHAN_DELAY_MS).then(() => void (record.orphans = alive.filter(stillAlive).length)));
+      say(`kill ${index}/${options.kills} (${kind}), ${alive.length} agent(s) running`);
+      await sleep(chaosRandom() * 2_000); // messages sent now never reach Homing: outside the promise
+      record.restartedAt = Date.now();
+      gateway = await startGateway(paths);
+      bootTimes.push(gateway.readyAt - gateway.spawnedAt);
+    };
+
+    const chaosLoop = async () => {
+      const events: ('kill' | 'server')[] = [
+        ...Array.from({ length: options.kills }, () => 'kill' as const),
+        ...Array.from({ length: options.serverRestarts }, () => 'server' as const),
+      ];
+      for (let i = events.length - 1; i > 0; i--) {
+        const j = Math.floor(chaosRandom() * (i + 1));
+        [events[i], events[j]] = [events[j]!, events[i]!];
+      }
+      const gap = sendPhaseMs / (events.length + 1);
+      let killIndex = 0;
+      let previous: 'kill' | 'server' | undefined;
+      for (const event of events) {
+        if (finished) return;
+        if (event === 'server') {
+          await sleep(gap * (0.5 + chaosRandom()));
+          serverRestarts++;
+          say(`server restart ${serverRestarts}/${options.serverRestarts}`);
+          // The bot's port refuses first, so our people are back in the channel before the bot.
+          await proxy!.close();
+          await ngircd!.stop();
+          await sleep(1_000 + chaosRandom() * 2_000);
+          await ngircd!.start();
+          await Promise.all(clients.map((client) => client.whenReady(15_000)));
+          await proxy!.open();
+        } else {
+          killIndex++;
+          const kinds = previous === 'kill' ? ['random', 'during-turn', 'mid-reply', 'mid-sweep'] : ['random', 'during-turn', 'mid-reply'];
+          const kind = kinds[Math.floor(chaosRandom() * kinds.length)]!;
+          if (kind === 'mid-sweep') {
+            // Right after the previous restart: while recovery and the start-up sweep run.
+            await sleep(gateway!.readyAt + 200 + chaosRandom() * 1_300 - Date.now());
+          } else {
+            await sleep(gap * (0.5 + chaosRandom()));
+            const armedAt = Date.now();
+            if (kind === 'during-turn') {
+              await untilOr(() => agentProcesses(runId).length > 0, 20_000);
+              await sleep(chaosRandom() * 300);
+            } else if (kind === 'mid-reply') {
+              await untilOr(() => lastMidReplyAt > armedAt, 20_000);
+            } else {
+              await sleep(chaosRandom() * 2_000);
+            }
+          }
+          await killAndRestart(killIndex, kind);
+        }
+        previous = event;
+      }
+    };
+
+    await Promise.all([sendLoop(), chaosLoop()]);
+    say(`sent ${requests.length}, ${kills.length} kills, ${serverRestarts} server restarts; draining`);
+
+    const streams = () => {
+      const map = new Map<string, BotLine[]>();
+      const botLines = (client: ChaosIrcClient, target: string) =>
+        client.received.filter((line) => line.from.startsWith(BOT) && line.target === target).map(({ at, text }) => ({ at, text }));
+      map.set(CHANNEL, botLines(observer, CHANNEL));
+      for (const user of users) map.set(user.nick, botLines(user, user.nick));
+      return map;
+    };
+    const records = (rows: { abandoned: DeliveryRow[]; failed: DeliveryRow[]; owed: number }): RunRecords => {
+      const handed = new Map<string, number>();
+      const handedOrder = new Map<string, number>();
+      const nicks = new Set(userNicks);
+      for (const { at, connection, line } of proxy!.handed) {
+        if (!nicks.has(line.nick)) continue;
+        const id = /\breq-\d+\b/.exec(line.params[1] ?? '')?.[0];
+        if (!id) continue;
+        if (!handedOrder.has(id)) handedOrder.set(id, handedOrder.size);
+        // A connection that ended with a kill: the last lines may still have sat unread in
+        // the dead process's socket. Any other end (a server restart) left the gateway running.
+        const closed = proxy!.closedAt.get(connection) ?? Number.POSITIVE_INFINITY;
+        const killed = kills.some((kill) => kill.at <= closed && closed <= kill.at + HANDED_MARGIN_MS);
+        if ((!killed || closed - at >= HANDED_MARGIN_MS) && !handed.has(id)) handed.set(id, at);
+      }
+      return {
+        requests,
+        streams: streams(),
+        handed,
+        handedOrder,
+        reached: readUserTurns(dataDir),
+        kills,
+        serverRestarts,
+        abandonedRows: rows.abandoned,
+        failedRows: rows.failed,
+        owedAtEnd: rows.owed,
+        observerGaps: observerGaps(proxy!, observer, users),
+        bootTimes,
+      };
+    };
+
+    const drainDeadline = Date.now() + options.drainTimeoutMs;
+    for (let round = 0; Date.now() < drainDeadline; round++) {
+      await sleep(1_000);
+      const now = analyze(records({ abandoned: [], failed: [], owed: 0 }));
+      const waiting = now.lostAfterReaching;
+      if (waiting === 0) break;
+      if (round % 5 === 4) {
+        const owed = (await countDeliveries(dataDir, 'pending')) + (await countDeliveries(dataDir, 'attempting'));
+        const retrying = (await listDeliveries(dataDir, 'failed')).filter((row) => row.nextAttemptAt !== null).length;
+        const lastLine = Math.max(0, ...[...streams().values()].map((stream) => stream.at(-1)?.at ?? 0));
+        say(`drain: ${waiting} reached Homing and not answered yet; ledger owes ${owed + retrying}`);
+        if (owed + retrying === 0 && Date.now() - lastLine > QUIET_MS && agentProcesses(runId).length === 0) break;
+      }
+    }
+
+    const stoppedCleanly = await stopGateway(gateway);
+    gateway = undefined;
+    if (!stoppedCleanly) say('the gateway did not stop within 15 s of SIGTERM; killed');
+    await Promise.all(orphanCounts);
+    const [abandoned, failed, pending, attempting] = await Promise.all([
+      listDeliveries(dataDir, 'abandoned'),
+      listDeliveries(dataDir, 'failed'),
+      countDeliveries(dataDir, 'pending'),
+      countDeliveries(dataDir, 'attempting'),
+    ]);
+    const final = records({ abandoned, failed, owed: pending + attempting });
+    const figures = analyze(final);
+    if (options.keep) {
+      // Everything the figures came from, for a diagnosis (Maps as entry lists).
+      const plain = { ...final, streams: [...final.streams], handed: [...final.handed], handedOrder: [...final.handedOrder], reached: [...final.reached] };
+      writeFileSync(join(runDir, 'records.json'), JSON.stringify(plain, null, 1));
+    }
+    const result = verdict(figures, options.maxTakeoverMs);
+    const header = [
+      `Homing chaos run — seed ${options.seed}, ${options.messages} messages, ${options.kills} kills, ${options.serverRestarts} server restarts, ${options.users} users, ${options.rate} req/s`,
+      `settings: ${options.leaseSeconds === undefined ? 'defaults (lease 30 s)' : `lease ${options.leaseSeconds} s`}${options.fast ? ' (--fast)' : ''}; took ${elapsed()}`,
+    ].join('\n');
+    return {
+      options,
+      figures,
+      verdict: result,
+      report: formatReport(figures, result, header),
+      durationMs: Date.now() - startedAt,
+      runDir: options.keep ? runDir : undefined,
+    };
+  } finally {
+    finished = true;
+    if (gateway) await killGateway(gateway);
+    killAll(agentProcesses(runId));
+    await Promise.all(clients.map((client) => client.stop()));
+    await proxy?.dispose();
+    await ngircd?.dispose();
+    if (!options.keep) rmSync(runDir, { recursive: true, force: true });
+    emergencyCleanups.delete(emergency);
+  }
+}
+
+/** Request ids with a user turn in the gateway's transcripts (`sessions/*.jsonl`), and how many each has. */
+export function readUserTurns(dataDir: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  const dir = join(dataDir, 'sessions');
+  if (!existsSync(dir)) return counts;
+  for (const file of readdirSync(dir)) {
+    if (!file.endsWith('.jsonl')) continue;
+    let text: string;
+    try {
+      text = readFileSync(join(dir, file), 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n')) {
+      if (!line.includes('"user"')) continue;
+      let record: { type?: unknown; text?: unknown };
+      try {
+        record = JSON.parse(line) as typeof record;
+      } catch {
+        continue; // a line being written, or torn by a kill
+      }
+      if (record.type !== 'user' || typeof record.text !== 'string') continue;
+      const id = /\breq-\d+\b/.exec(record.text)?.[0];
+      if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
+
+/** Bot lines written while the person meant to see them was out of the channel: those could not be observed. */
+function observerGaps(proxy: BotProxy, observer: ChaosIrcClient, users: readonly ChaosIrcClient[]): number {
+  const byTarget = new Map<string, ChaosIrcClient>([[CHANNEL, observer], ...users.map((user) => [user.nick, user] as const)]);
+  let missed = 0;
+  for (const { at, line } of proxy.botSent) {
+    const client = byTarget.get(line.params[0] ?? '');
+    if (client?.gaps.some((gap) => gap.from <= at && at <= (gap.to ?? Number.POSITIVE_INFINITY))) missed++;
+  }
+  return missed;
+}
