@@ -60,6 +60,8 @@ export interface RunRecords {
   readonly observerGaps: number;
   /** Per gateway start, ms from spawn to the URL it prints. */
   readonly bootTimes: readonly number[];
+  /** Request id → when the ledger recorded its reply (absent: not known, e.g. during the drain). */
+  readonly recorded?: ReadonlyMap<string, number>;
 }
 
 export interface TakeoverFigures {
@@ -91,7 +93,10 @@ export interface ChaosFigures {
   readonly failedForGood: number;
   readonly deliverableAbandoned: number;
   readonly owedAtEnd: number;
+  /** Replies the ledger owed at a kill: how soon after the restart they flow again. */
   readonly takeover: TakeoverFigures;
+  /** Messages that had reached Homing at a kill, answered or not (includes re-running their agent turn). */
+  readonly messagesFlowing: TakeoverFigures;
   readonly orphans: number;
   readonly kills: number;
   readonly serverRestarts: number;
@@ -278,7 +283,8 @@ export function analyze(records: RunRecords): ChaosFigures {
     failedForGood: failedForGood.length,
     deliverableAbandoned: deliverable.length,
     owedAtEnd: records.owedAtEnd,
-    takeover: takeover(records, seen),
+    takeover: takeover(records, seen, true),
+    messagesFlowing: takeover(records, seen, false),
     orphans: records.kills.reduce((sum, kill) => sum + kill.orphans, 0),
     kills: records.kills.length,
     serverRestarts: records.serverRestarts,
@@ -333,7 +339,7 @@ export function longestIncreasing(values: readonly number[]): Set<number> {
  * reached Homing before it, and not every line had arrived), and how long after
  * the restart their lines began to arrive again, up to the next kill.
  */
-function takeover(records: RunRecords, seen: ReadonlyMap<string, Seen>): TakeoverFigures {
+function takeover(records: RunRecords, seen: ReadonlyMap<string, Seen>, recordedOnly: boolean): TakeoverFigures {
   const samples: number[] = [];
   const censored: number[] = [];
   const allStarted: number[] = [];
@@ -346,6 +352,12 @@ function takeover(records: RunRecords, seen: ReadonlyMap<string, Seen>): Takeove
     for (const request of records.requests) {
       const arrivedAt = records.handed.get(request.id);
       if (arrivedAt === undefined || arrivedAt >= kill.at || !records.reached.has(request.id)) continue;
+      // An owed reply is one the ledger had recorded before the kill; a message whose
+      // turn had not finished is re-run first (the agent's time), counted apart.
+      if (recordedOnly && records.recorded) {
+        const recordedAt = records.recorded.get(request.id);
+        if (recordedAt === undefined || recordedAt >= kill.at) continue;
+      }
       const entry = seen.get(request.id);
       if (entry?.noticeAt !== undefined && entry.noticeAt < kill.at) continue;
       let doneBefore = true;

@@ -58,6 +58,10 @@ export function formatReport(figures: ChaosFigures, result: Verdict, header: str
       'takeover',
     ],
     ['every owed reply flowing (max / median)', `${seconds(figures.takeover.allStarted.length ? Math.max(...figures.takeover.allStarted) : undefined)} / ${seconds(median(figures.takeover.allStarted))}`],
+    [
+      'unanswered messages flowing (max / median)',
+      `${seconds(figures.messagesFlowing.samples.length ? Math.max(...figures.messagesFlowing.samples) : undefined)} / ${seconds(median(figures.messagesFlowing.samples))} (their agent turns re-run first)`,
+    ],
     ['gateway start, spawn to URL (max / median)', `${seconds(figures.bootTimes.length ? Math.max(...figures.bootTimes) : undefined)} / ${seconds(median(figures.bootTimes))}`],
     ['orphan agents alive 3 s after a kill', `${figures.orphans}`, 'orphan agents'],
     ['kills / server restarts', `${figures.kills} / ${figures.serverRestarts}`],

@@ -246,7 +246,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
       for (const user of users) map.set(user.nick, botLines(user, user.nick));
       return map;
     };
-    const records = (rows: { abandoned: DeliveryRow[]; failed: DeliveryRow[]; owed: number }): RunRecords => {
+    const records = (rows: { abandoned: DeliveryRow[]; failed: DeliveryRow[]; owed: number; recorded?: DeliveryRow[] }): RunRecords => {
       const handed = new Map<string, number>();
       const handedOrder = new Map<string, number>();
       const nicks = new Set(userNicks);
@@ -269,6 +269,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
         reached: readUserTurns(dataDir),
         kills,
         serverRestarts,
+        recorded: recordedAt(rows.recorded ?? []),
         abandonedRows: rows.abandoned,
         failedRows: rows.failed,
         owedAtEnd: rows.owed,
@@ -296,13 +297,14 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
     gateway = undefined;
     if (!stoppedCleanly) say('the gateway did not stop within 15 s of SIGTERM; killed');
     await Promise.all(orphanCounts);
-    const [abandoned, failed, pending, attempting] = await Promise.all([
+    const [abandoned, failed, pending, attempting, delivered] = await Promise.all([
       listDeliveries(dataDir, 'abandoned'),
       listDeliveries(dataDir, 'failed'),
       countDeliveries(dataDir, 'pending'),
       countDeliveries(dataDir, 'attempting'),
+      listDeliveries(dataDir, 'delivered'),
     ]);
-    const final = records({ abandoned, failed, owed: pending + attempting });
+    const final = records({ abandoned, failed, owed: pending + attempting, recorded: [...delivered, ...abandoned, ...failed] });
     const figures = analyze(final);
     if (options.keep) {
       // Everything the figures came from, for a diagnosis (Maps as entry lists).
@@ -372,4 +374,14 @@ function observerGaps(proxy: BotProxy, observer: ChaosIrcClient, users: readonly
     if (client?.gaps.some((gap) => gap.from <= at && at <= (gap.to ?? Number.POSITIVE_INFINITY))) missed++;
   }
   return missed;
+}
+
+/** Request id → when its reply was recorded in the ledger (the reply names its request). */
+function recordedAt(rows: readonly DeliveryRow[]): Map<string, number> {
+  const map = new Map<string, number>();
+  for (const row of rows) {
+    const id = /\breq-\d+\b/.exec(row.preview)?.[0];
+    if (id && !map.has(id)) map.set(id, row.createdAt);
+  }
+  return map;
 }
