@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock, openTestDb, removeTempDirs, reply, tempDir, testLedger } from '../gateway/ledger/fixtures/test-ledger';
+import { claim, ManualClock, openTestDb, removeTempDirs, reply, sendAll, tempDir, testLedger } from '../gateway/ledger/fixtures/test-ledger';
+import { acquireDataDirLock } from '../gateway/data-dir-lock';
 import { capture } from './fixtures/capture';
 import { runCli } from './run';
 
@@ -14,9 +15,8 @@ function dataDir() {
   const clock = new ManualClock(Date.now());
   const ledger = testLedger(db, clock);
   for (const n of [1, 2, 3]) ledger.recordObligation(reply(n));
-  ledger.markAttempting(reply(1).obligationId);
-  ledger.markFailed(reply(1).obligationId, { error: 'chat not found', retryable: false, permanent: true });
-  ledger.markDelivered(reply(3).obligationId);
+  ledger.markFailed(claim(ledger, reply(1).obligationId).receipt, { error: 'chat not found', retryable: false, permanent: true });
+  sendAll(ledger, claim(ledger, reply(3).obligationId));
   ledger.stop();
   db.close();
   return dir;
@@ -63,6 +63,25 @@ describe('homing deliveries / homing sweep', () => {
     const unknown = capture();
     expect(await runCli(['deliveries', 'retry', 'f'.repeat(24), '--data-dir', dir], unknown.context)).toBe(1);
     expect(unknown.err).toEqual([`homing: no delivery with id ${'f'.repeat(24)}`]);
+  });
+
+  it('retry takes the data directory’s lock when no gateway runs, and is refused with a clear line while one holds it unreachable', async () => {
+    const dir = dataDir();
+    const gateway = acquireDataDirLock(dir, { mode: 'headless', pid: 4242 });
+    try {
+      const refused = capture();
+      expect(await runCli(['deliveries', 'retry', reply(1).obligationId, '--data-dir', dir], refused.context)).toBe(1);
+      expect(refused.err.join('\n')).toMatch(/4242.*cannot be reached from here/s);
+    } finally {
+      gateway.release();
+    }
+    const listed = capture();
+    await runCli(['deliveries', 'list', '--json', '--state', 'failed', '--data-dir', dir], listed.context);
+    expect(JSON.parse(listed.out.join('\n')).deliveries).toHaveLength(1);
+    const retried = capture();
+    expect(await runCli(['deliveries', 'retry', reply(1).obligationId, '--data-dir', dir], retried.context)).toBe(0);
+    // It let the lock go again: a gateway can start.
+    acquireDataDirLock(dir, { mode: 'headless' }).release();
   });
 
   it.each([

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Gateway } from '../gateway';
-import { reply } from '../ledger/fixtures/test-ledger';
+import { claim, reply } from '../ledger/fixtures/test-ledger';
 import { silentLogger } from '../logger';
 import { freePort } from '../../../../test/support/ports';
 
@@ -25,18 +25,20 @@ function owedToIrc(n: number, failure?: string): string {
   const { ledger } = gateway.deliveries;
   const id = ledger.recordObligation(reply(n, 'irc')).row.id;
   if (failure) {
-    ledger.markAttempting(id);
-    ledger.markFailed(id, { error: failure, retryable: false, permanent: true });
+    ledger.markFailed(claim(ledger, id).receipt, { error: failure, retryable: false, permanent: true });
+    ledger.letGo(id);
   }
   return id;
 }
 
 describe('the delivery API of a running gateway', () => {
-  it('lists the owed tab with previews and a total, and filters by platform', async () => {
+  it('lists the owed tab (a permanent failure is given up, not owed) with previews and a total, and filters by platform', async () => {
     const first = owedToIrc(1);
-    owedToIrc(2, 'no such nick');
+    const failed = owedToIrc(2, 'no such nick');
     const page = await gateway.api.dispatch('listDeliveries', { filter: 'owed', platform: 'irc' });
-    expect(page).toMatchObject({ ok: true, value: { total: 2, hasMore: false } });
+    expect(page).toMatchObject({ ok: true, value: { total: 1, hasMore: false } });
+    const givenUp = await gateway.api.dispatch('listDeliveries', { filter: 'abandoned', platform: 'irc' });
+    expect(givenUp.ok && (givenUp.value as { deliveries: { id: string }[] }).deliveries.map((row) => row.id)).toEqual([failed]);
     expect(page.ok && (page.value as { deliveries: { id: string; preview: string }[] }).deliveries.find((row) => row.id === first)?.preview).toBe(
       'reply 1 part 1',
     );

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryRow } from '../../../shared/api';
-import { ManualClock, openTestDb, removeTempDirs, reply, testLedger } from './fixtures/test-ledger';
+import { claim, IRC, ManualClock, openTestDb, removeTempDirs, reply, replyIn, sendAll, testLedger } from './fixtures/test-ledger';
+import { MAX_ERROR_CHARS } from './ledger';
 
 afterEach(removeTempDirs);
 
@@ -12,8 +13,10 @@ function setup() {
   return { db, clock, ledger, events };
 }
 
+const RETRYABLE = { error: 'timeout', retryable: true, permanent: false } as const;
+
 describe('the delivery state machine', () => {
-  it('goes pending → attempting → delivered, counting chunks, with an event at every change', () => {
+  it('goes pending → attempting → delivered, counting chunks, with an event at every change; a claim spends no attempt', () => {
     const { ledger, clock, events } = setup();
     const input = reply(1, 'irc', 2);
     const recorded = ledger.recordObligation(input);
@@ -21,34 +24,31 @@ describe('the delivery state machine', () => {
     expect(recorded.row).toMatchObject({ id: input.obligationId, state: 'pending', attempts: 0, chunksTotal: 2, chunksDelivered: 0 });
 
     clock.advance(10);
-    expect(ledger.markAttempting(input.obligationId)).toEqual({ ok: true, attempts: 1 });
-    expect(ledger.markChunkSending(input.obligationId, 0)).toEqual({ ok: true });
+    const claimed = ledger.markAttempting(input.obligationId, [IRC]);
+    expect(claimed).toMatchObject({ ok: true, claim: { id: input.obligationId, attempts: 0, seq: 1, receipt: { id: input.obligationId, owner: ledger.instanceId } } });
+    const { receipt } = claimed.ok ? claimed.claim : expect.unreachable();
+    expect(ledger.markChunkSending(receipt, 0)).toEqual({ ok: true, marker: false });
     expect(ledger.chunks(input.obligationId).map((chunk) => chunk.state)).toEqual(['sending', 'owed']);
-    expect(ledger.markChunkDelivered(input.obligationId, 0, 'pm-1')).toEqual({ ok: true });
-    expect(ledger.markChunkDelivered(input.obligationId, 0, 'pm-1')).toEqual({ ok: false, reason: 'no-change' });
-    expect(ledger.markChunkDelivered(input.obligationId, 1, 'pm-2')).toEqual({ ok: true });
-    expect(ledger.markDelivered(input.obligationId)).toEqual({ ok: true });
+    expect(ledger.markChunkDelivered(receipt, 0, 'pm-1')).toEqual({ ok: true });
+    // A delivered chunk is never written again.
+    expect(ledger.markChunkDelivered(receipt, 0, 'pm-1')).toEqual({ ok: false, reason: 'stale' });
+    expect(ledger.markChunkSending(receipt, 0)).toEqual({ ok: false, reason: 'stale' });
+    expect(ledger.markDelivered(receipt, { index: 1, platformMessageId: 'pm-2' })).toEqual({ ok: true });
 
     const row = ledger.getDelivery(input.obligationId)!;
-    expect(row).toMatchObject({ state: 'delivered', attempts: 1, chunksDelivered: 2, chunksTotal: 2, lastError: null });
+    expect(row).toMatchObject({ state: 'delivered', attempts: 0, chunksDelivered: 2, chunksTotal: 2, lastError: null });
     expect(row.updatedAt).toBe(clock.now());
     expect(row.createdAt).toBe(clock.now() - 10);
-    expect(events.map((event) => `${event.state}:${event.chunksDelivered}`)).toEqual([
-      'pending:0',
-      'attempting:0',
-      'attempting:1',
-      'attempting:2',
-      'delivered:2',
-    ]);
+    expect(events.map((event) => `${event.state}:${event.chunksDelivered}`)).toEqual(['pending:0', 'attempting:0', 'attempting:1', 'delivered:2']);
     expect(ledger.chunks(input.obligationId).map((chunk) => chunk.platformMessageId)).toEqual(['pm-1', 'pm-2']);
+    // Delivered: the receipt is spent.
+    expect(ledger.markDelivered(receipt)).toEqual({ ok: false, reason: 'stale' });
   });
 
   it('re-recording the same turn and content changes nothing and never resets a delivered row', () => {
     const { ledger, db } = setup();
     const input = reply(2);
-    ledger.recordObligation(input);
-    ledger.markAttempting(input.obligationId);
-    ledger.markDelivered(input.obligationId);
+    sendAll(ledger, claim(ledger, ledger.recordObligation(input).row.id));
 
     const again = ledger.recordObligation({ ...input, chunks: ['different', 'split'] });
     expect(again.created).toBe(false);
@@ -56,10 +56,21 @@ describe('the delivery state machine', () => {
     expect(db.prepare('SELECT count(*) AS n FROM ledger_obligations').get()).toEqual({ n: 1 });
     expect(ledger.chunks(input.obligationId)).toHaveLength(1);
     expect(ledger.markAttempting(input.obligationId)).toEqual({ ok: false, reason: 'not-owed', state: 'delivered' });
-    expect(ledger.markDelivered(input.obligationId)).toEqual({ ok: false, reason: 'already-delivered' });
   });
 
-  it('a row another live instance owns cannot be started here', () => {
+  it('numbers replies per conversation and remembers which message each answers', () => {
+    const { ledger, db } = setup();
+    const ids = [replyIn('alice', 1), replyIn('bob', 2), replyIn('alice', 3)].map((input) => ledger.recordObligation(input).row.id);
+    const rows = db.prepare('SELECT id, seq, message_ref AS ref, owner_instance AS owner FROM ledger_obligations ORDER BY rowid').all();
+    expect(rows).toEqual([
+      { id: ids[0], seq: 1, ref: 'msg-1', owner: ledger.instanceId },
+      { id: ids[1], seq: 1, ref: 'msg-2', owner: ledger.instanceId },
+      { id: ids[2], seq: 2, ref: 'msg-3', owner: ledger.instanceId },
+    ]);
+    expect(ledger.replyFor(replyIn('alice', 3).sessionKey, 'msg-3')).toMatchObject({ id: ids[2] });
+  });
+
+  it('a row another live instance owns cannot be claimed here; an unknown id is not found', () => {
     const { db, clock, ledger } = setup();
     const other = testLedger(db, clock);
     const input = reply(3);
@@ -68,74 +79,108 @@ describe('the delivery state machine', () => {
     expect(ledger.markAttempting('000000000000000000000000')).toEqual({ ok: false, reason: 'not-found' });
   });
 
-  it('a retryable failure schedules the next attempt with backoff; a permanent one is never retried', () => {
-    const { ledger, clock } = setup();
-    const retryable = reply(4);
-    ledger.recordObligation(retryable);
-    ledger.markAttempting(retryable.obligationId);
-    const failed = ledger.markFailed(retryable.obligationId, { error: 'timeout', retryable: true, permanent: false });
-    expect(failed).toEqual({ ok: true, state: 'failed', nextAttemptAt: clock.now() + ledger.policy.backoffBaseMs });
-    expect(ledger.getDelivery(retryable.obligationId)).toMatchObject({ state: 'failed', lastError: 'timeout' });
+  it('a row this ledger holds is not claimed again here until it lets go', () => {
+    const { ledger } = setup();
+    const id = ledger.recordObligation(reply(4)).row.id;
+    const held = claim(ledger, id);
+    expect(ledger.markAttempting(id)).toEqual({ ok: false, reason: 'held', state: 'attempting' });
+    expect(ledger.sweepRecoverable({ now: 0, deliverablePlatforms: [IRC] }).claimed).toEqual([]);
+    expect(ledger.release(held.receipt)).toEqual({ ok: true });
+    expect(ledger.markAttempting(id)).toMatchObject({ ok: false, reason: 'held' });
+    ledger.letGo(id);
+    expect(ledger.markAttempting(id)).toMatchObject({ ok: true, claim: { attempts: 0 } });
+  });
 
-    const permanent = reply(5);
-    ledger.recordObligation(permanent);
-    ledger.markAttempting(permanent.obligationId);
-    expect(ledger.markFailed(permanent.obligationId, { error: 'bot was blocked', retryable: false, permanent: true })).toEqual({
+  it('a retryable failure spends one attempt and schedules the next with backoff; a permanent one is never retried', () => {
+    const { ledger, clock } = setup();
+    const retryable = ledger.recordObligation(reply(4)).row.id;
+    const first = claim(ledger, retryable);
+    expect(ledger.markFailed(first.receipt, RETRYABLE)).toEqual({ ok: true, state: 'failed', nextAttemptAt: clock.now() + ledger.policy.backoffBaseMs });
+    expect(ledger.getDelivery(retryable)).toMatchObject({ state: 'failed', lastError: 'timeout', attempts: 1 });
+    // The receipt is spent: a second failure report changes nothing.
+    expect(ledger.markFailed(first.receipt, RETRYABLE)).toEqual({ ok: false, reason: 'stale' });
+    ledger.letGo(retryable);
+    expect(ledger.markAttempting(retryable)).toMatchObject({ ok: false, reason: 'not-due' });
+
+    const permanent = ledger.recordObligation(reply(5)).row.id;
+    const held = claim(ledger, permanent);
+    expect(ledger.markFailed(held.receipt, { error: 'bot was blocked', retryable: false, permanent: true })).toEqual({
       ok: true,
       state: 'failed',
       nextAttemptAt: null,
     });
-    expect(ledger.getDelivery(permanent.obligationId)).toMatchObject({ lastError: 'permanent: bot was blocked', nextAttemptAt: null });
-    expect(ledger.markAttempting(permanent.obligationId)).toMatchObject({ ok: false, reason: 'not-owed' });
-    // markFailed only applies to an attempt in progress.
-    expect(ledger.markFailed(permanent.obligationId, { error: 'x', retryable: true, permanent: false })).toEqual({
-      ok: false,
-      reason: 'not-attempting',
-    });
+    ledger.letGo(permanent);
+    expect(ledger.getDelivery(permanent)).toMatchObject({ lastError: 'permanent: bot was blocked', nextAttemptAt: null, attempts: 1 });
+    expect(ledger.markAttempting(permanent)).toMatchObject({ ok: false, reason: 'not-owed' });
   });
 
-  it('the attempt that reaches the cap abandons the row with a reason', () => {
-    const { ledger } = setup();
-    const input = reply(6);
-    ledger.recordObligation(input);
+  it('the failed send that reaches the cap abandons the row with a reason', () => {
+    const { ledger, clock } = setup();
+    const id = ledger.recordObligation(reply(6)).row.id;
     const results = [];
     for (let attempt = 1; attempt <= 5; attempt++) {
-      expect(ledger.markAttempting(input.obligationId)).toEqual({ ok: true, attempts: attempt });
-      results.push(ledger.markFailed(input.obligationId, { error: `e${attempt}`, retryable: true, permanent: false }));
+      const held = claim(ledger, id);
+      expect(held.attempts).toBe(attempt - 1);
+      results.push(ledger.markFailed(held.receipt, { error: `e${attempt}`, retryable: true, permanent: false }));
+      ledger.letGo(id);
+      clock.advance(3_600_000);
     }
     expect(results.map((result) => result.ok && result.state)).toEqual(['failed', 'failed', 'failed', 'failed', 'abandoned']);
-    expect(ledger.getDelivery(input.obligationId)).toMatchObject({ state: 'abandoned', abandonReason: 'gave up after 5 attempts', attempts: 5 });
+    expect(ledger.getDelivery(id)).toMatchObject({ state: 'abandoned', abandonReason: 'gave up after 5 failed attempts', attempts: 5 });
   });
 
-  it('the platform refusing a chunk outright puts it back to owed (it did not arrive)', () => {
+  it('the platform refusing a chunk outright puts it back to owed (this send did not arrive)', () => {
     const { ledger } = setup();
-    const input = reply(7);
-    ledger.recordObligation(input);
-    ledger.markAttempting(input.obligationId);
-    ledger.markChunkSending(input.obligationId, 0);
-    expect(ledger.markChunkUnsent(input.obligationId, 0)).toEqual({ ok: true });
-    expect(ledger.chunks(input.obligationId)[0]!.state).toBe('owed');
-    expect(ledger.markChunkUnsent(input.obligationId, 9)).toEqual({ ok: false, reason: 'not-found' });
+    const held = claim(ledger, ledger.recordObligation(reply(7)).row.id);
+    ledger.markChunkSending(held.receipt, 0);
+    expect(ledger.markChunkUnsent(held.receipt, 0)).toEqual({ ok: true });
+    expect(ledger.chunks(held.id)[0]).toMatchObject({ state: 'owed', mayHaveArrived: false });
+    expect(ledger.markChunkUnsent(held.receipt, 0)).toEqual({ ok: false, reason: 'stale' });
+    expect(ledger.markChunkUnsent(held.receipt, 9)).toEqual({ ok: false, reason: 'stale' });
   });
 
-  it('retry makes a failed or abandoned row owed again with a fresh budget; discard abandons an owed row', () => {
+  it('release gives a claim back without spending an attempt', () => {
     const { ledger } = setup();
-    const input = reply(8);
-    ledger.recordObligation(input);
-    ledger.markAttempting(input.obligationId);
-    expect(ledger.retryDelivery(input.obligationId)).toMatchObject({ ok: false, reason: 'conflict' });
-    ledger.markFailed(input.obligationId, { error: 'chat gone', retryable: false, permanent: true });
-    const retried = ledger.retryDelivery(input.obligationId);
-    expect(retried).toMatchObject({ ok: true, row: { state: 'pending', attempts: 0, nextAttemptAt: null } });
+    const held = claim(ledger, ledger.recordObligation(reply(8)).row.id);
+    expect(ledger.release(held.receipt)).toEqual({ ok: true });
+    expect(ledger.getDelivery(held.id)).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(ledger.release(held.receipt)).toEqual({ ok: false, reason: 'stale' });
+  });
 
-    expect(ledger.discardDelivery(input.obligationId)).toMatchObject({ ok: true, row: { state: 'abandoned', abandonReason: 'discarded by the user' } });
-    expect(ledger.discardDelivery(input.obligationId)).toMatchObject({ ok: true, row: { state: 'abandoned' } });
+  it('retry makes a failed or abandoned row owed again with a fresh budget and a new fence; discard abandons an owed row', () => {
+    const { ledger, db } = setup();
+    const id = ledger.recordObligation(reply(8)).row.id;
+    const held = claim(ledger, id);
+    expect(ledger.retryDelivery(id)).toMatchObject({ ok: false, reason: 'conflict' });
+    ledger.markFailed(held.receipt, { error: 'chat gone', retryable: false, permanent: true });
+    ledger.letGo(id);
+    const fence = (db.prepare('SELECT fence FROM ledger_obligations WHERE id = ?').get(id) as { fence: number }).fence;
+    expect(ledger.retryDelivery(id)).toMatchObject({ ok: true, row: { state: 'pending', attempts: 0, nextAttemptAt: null } });
+    expect(db.prepare('SELECT fence, owner_instance AS owner FROM ledger_obligations WHERE id = ?').get(id)).toEqual({ fence: fence + 1, owner: null });
+
+    expect(ledger.discardDelivery(id)).toMatchObject({ ok: true, row: { state: 'abandoned', abandonReason: 'discarded by the user' } });
+    expect(ledger.discardDelivery(id)).toMatchObject({ ok: true, row: { state: 'abandoned' } });
     expect(ledger.retryDelivery('0'.repeat(24))).toMatchObject({ ok: false, reason: 'not-found' });
+    expect(ledger.retryDelivery(ledger.recordObligation(reply(10)).row.id)).toMatchObject({ ok: false, reason: 'conflict', message: expect.stringMatching(/is pending/) });
 
-    const delivered = reply(9);
-    ledger.recordObligation(delivered);
-    ledger.markDelivered(delivered.obligationId);
-    expect(ledger.discardDelivery(delivered.obligationId)).toMatchObject({ ok: false, reason: 'conflict' });
+    const delivered = ledger.recordObligation(reply(9)).row.id;
+    sendAll(ledger, claim(ledger, delivered));
+    expect(ledger.discardDelivery(delivered)).toMatchObject({ ok: false, reason: 'conflict', message: expect.stringMatching(/already delivered/) });
+  });
+
+  it('keeps at most 500 code points of an error, cut on a code-point boundary', () => {
+    const { ledger } = setup();
+    const id = ledger.recordObligation(reply(11)).row.id;
+    // 2 UTF-16 units per emoji: a cut by UTF-16 length would split one in half.
+    const error = `${'x'.repeat(MAX_ERROR_CHARS - 2)}${'🙂'.repeat(2000)}`;
+    ledger.markFailed(claim(ledger, id).receipt, { error, retryable: true, permanent: false });
+    const stored = ledger.getDelivery(id)!.lastError!;
+    const points = [...stored];
+    expect(points.length).toBeLessThanOrEqual(MAX_ERROR_CHARS);
+    expect(points.length).toBeGreaterThan(MAX_ERROR_CHARS - 2);
+    expect(stored).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+    expect(stored.startsWith('x'.repeat(MAX_ERROR_CHARS - 2))).toBe(true);
+    expect(ledger.listDeliveries().deliveries[0]!.lastError).toBe(stored);
   });
 
   it('lists newest first, by state, in pages of 50', () => {
@@ -144,7 +189,7 @@ describe('the delivery state machine', () => {
       clock.advance(1);
       ledger.recordObligation(reply(100 + n));
     }
-    ledger.markDelivered(reply(100).obligationId);
+    sendAll(ledger, claim(ledger, reply(100).obligationId));
     const first = ledger.listDeliveries();
     expect(first.deliveries).toHaveLength(50);
     expect(first.hasMore).toBe(true);
@@ -163,19 +208,16 @@ describe('stateCounts', () => {
     const ids = Array.from({ length: 7 }, (_, i) => ledger.recordObligation(reply(100 + i)).row.id);
     const [pending, attempting, retried, permanent, abandoned, discarded, delivered] = ids as [string, string, string, string, string, string, string];
     void pending;
-    ledger.markAttempting(attempting);
-    ledger.markAttempting(retried);
-    ledger.markFailed(retried, { error: 'timeout', retryable: true, permanent: false });
-    ledger.markAttempting(permanent);
-    ledger.markFailed(permanent, { error: 'bot was blocked by the user', retryable: false, permanent: true });
+    claim(ledger, attempting);
+    ledger.markFailed(claim(ledger, retried).receipt, RETRYABLE);
+    ledger.markFailed(claim(ledger, permanent).receipt, { error: 'bot was blocked by the user', retryable: false, permanent: true });
     for (let attempt = 0; attempt < 5; attempt++) {
-      ledger.markAttempting(abandoned);
-      ledger.markFailed(abandoned, { error: 'down', retryable: true, permanent: false });
+      ledger.markFailed(claim(ledger, abandoned).receipt, { error: 'down', retryable: true, permanent: false });
+      ledger.letGo(abandoned);
       clock.advance(3_600_000);
     }
     ledger.discardDelivery(discarded);
-    ledger.markAttempting(delivered);
-    ledger.markDelivered(delivered);
+    sendAll(ledger, claim(ledger, delivered));
     const counts = ledger.stateCounts(clock.now());
     expect(counts).toEqual({
       pending: 1,
@@ -187,14 +229,15 @@ describe('stateCounts', () => {
       deliveredLastDay: 1,
     });
     expect(ledger.stateCounts(clock.now() + 2 * 86_400_000).deliveredLastDay).toBe(0);
+    // Owed: pending, attempting, and failed with a retry scheduled.
+    expect(ledger.owedCount()).toBe(3);
   });
 
   it('counts a reply as delivered in the last day by when it arrived, not when it was recorded', () => {
     const { ledger, clock } = setup();
     const late = ledger.recordObligation(reply(200)).row.id;
     clock.advance(2 * 86_400_000); // owed for two days (the platform was down)
-    ledger.markAttempting(late);
-    ledger.markDelivered(late);
+    sendAll(ledger, claim(ledger, late));
     expect(ledger.stateCounts(clock.now()).deliveredLastDay).toBe(1);
   });
 });

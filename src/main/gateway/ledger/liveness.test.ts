@@ -53,6 +53,20 @@ describe('judging whether an owner is alive', () => {
     expect(judge(owner({ heartbeatAt: NOW + 3 * 3_600_000 }))).toMatchObject({ alive: true });
   });
 
+  it('inside our pid namespace a gone pid is dead at once, whatever the lease says', () => {
+    const fresh = owner({ heartbeatAt: NOW - 1, pidNamespace: 'pid:[1]' });
+    const inOurs = (inspect: () => ProcessSighting) => judgeOwner(fresh, { bootId: 'boot-a', pidNamespace: 'pid:[1]', inspect, now: NOW, leaseMs: LEASE });
+    expect(inOurs(() => ({ kind: 'absent' }))).toEqual({ alive: false, reason: 'pid 4242 is gone' });
+    expect(inOurs(() => ({ kind: 'present', startTime: '999' }))).toMatchObject({ alive: false, reason: expect.stringMatching(/another process/) });
+    // Another namespace: the same sighting proves nothing while the lease holds.
+    expect(judgeOwner(fresh, { bootId: 'boot-a', pidNamespace: 'pid:[2]', inspect: () => ({ kind: 'absent' }), now: NOW, leaseMs: LEASE })).toMatchObject({ alive: true });
+  });
+
+  it('inside our pid namespace the same pid and start time are alive, however old the heartbeat', () => {
+    const ancient = owner({ heartbeatAt: NOW - 30 * 86_400_000, pidNamespace: 'pid:[1]' });
+    expect(judgeOwner(ancient, { bootId: 'boot-a', pidNamespace: 'pid:[1]', inspect: sameProcess, now: NOW, leaseMs: LEASE })).toEqual({ alive: true, reason: 'same process' });
+  });
+
   it('a stopped instance, or one with no record left, is dead', () => {
     expect(judge(owner({ stoppedAt: NOW - 1, heartbeatAt: NOW }))).toMatchObject({ alive: false, reason: 'stopped' });
     expect(judge(undefined)).toMatchObject({ alive: false });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock, openTestDb, removeTempDirs, reply, testLedger } from './fixtures/test-ledger';
+import { claim, ManualClock, openTestDb, removeTempDirs, reply, sendAll, testLedger } from './fixtures/test-ledger';
 import { PREVIEW_CHARS } from './rows';
 
 afterEach(removeTempDirs);
@@ -12,27 +12,26 @@ function setup() {
 }
 
 describe("the window's delivery queries", () => {
-  it('lists by tab (owed counts failed rows, permanent ones too) and by platform, with the total', () => {
+  it('lists by tab — owed is states.ts OWED (a retry scheduled counts, a permanent failure does not), given up is abandoned or failed for good — and by platform, with the total', () => {
     const { ledger, clock } = setup();
-    const ids = ['irc', 'irc', 'irc', 'local', 'local'].map((platform, n) => {
+    const ids = ['irc', 'irc', 'irc', 'local', 'local', 'irc'].map((platform, n) => {
       clock.advance(1);
       return ledger.recordObligation(reply(200 + n, platform)).row.id;
     });
-    const [pending, permanent, abandoned, delivered] = ids as [string, string, string, string, string];
-    void pending;
-    ledger.markAttempting(permanent);
-    ledger.markFailed(permanent, { error: 'no such nick', retryable: false, permanent: true });
+    const [pending, permanent, abandoned, delivered, attempting, retrying] = ids as [string, string, string, string, string, string];
+    ledger.markFailed(claim(ledger, permanent).receipt, { error: 'no such nick', retryable: false, permanent: true });
     ledger.discardDelivery(abandoned);
-    ledger.markAttempting(delivered);
-    ledger.markDelivered(delivered);
+    sendAll(ledger, claim(ledger, delivered, [{ name: 'local', serverIdempotency: false }]));
+    claim(ledger, attempting, [{ name: 'local', serverIdempotency: false }]);
+    ledger.markFailed(claim(ledger, retrying).receipt, { error: 'connection reset', retryable: true, permanent: false });
 
     const owed = ledger.listDeliveries({ filter: 'owed' });
-    expect(owed.total).toBe(3);
-    expect(owed.deliveries.map((row) => row.id)).toEqual([ids[4], permanent, pending]);
+    expect(owed.deliveries.map((row) => row.id)).toEqual([retrying, attempting, pending]);
+    expect(owed.total).toBe(ledger.owedCount());
     expect(ledger.listDeliveries({ filter: 'owed', platform: 'irc' })).toMatchObject({ total: 2, hasMore: false });
-    expect(ledger.listDeliveries({ filter: 'abandoned' }).deliveries.map((row) => row.id)).toEqual([abandoned]);
+    expect(ledger.listDeliveries({ filter: 'abandoned' }).deliveries.map((row) => row.id)).toEqual([abandoned, permanent]);
     expect(ledger.listDeliveries({ filter: 'delivered' }).total).toBe(1);
-    expect(ledger.listDeliveries().total).toBe(5);
+    expect(ledger.listDeliveries().total).toBe(6);
   });
 
   it('pages 10 000 owed rows by 50 and says how many there are', () => {
@@ -62,17 +61,17 @@ describe("the window's delivery queries", () => {
     const [failed, capped, discarded, pending, other] = [reply(400), reply(401), reply(402), reply(403), reply(404, 'local')].map(
       (input) => ledger.recordObligation(input).row.id,
     ) as [string, string, string, string, string];
-    ledger.markAttempting(failed);
-    ledger.markFailed(failed, { error: 'no such nick', retryable: false, permanent: true });
+    ledger.markFailed(claim(ledger, failed).receipt, { error: 'no such nick', retryable: false, permanent: true });
+    ledger.letGo(failed);
     for (let attempt = 0; attempt < ledger.policy.maxAttempts; attempt++) {
-      ledger.markAttempting(capped);
-      ledger.markFailed(capped, { error: 'connection reset', retryable: true, permanent: false });
+      ledger.markFailed(claim(ledger, capped).receipt, { error: 'connection reset', retryable: true, permanent: false });
+      ledger.letGo(capped);
       clock.advance(3_600_000);
     }
     expect(ledger.getDelivery(capped)?.state).toBe('abandoned');
     ledger.discardDelivery(discarded);
-    ledger.markAttempting(other);
-    ledger.markFailed(other, { error: 'x', retryable: false, permanent: true });
+    ledger.markFailed(claim(ledger, other, [{ name: 'local', serverIdempotency: false }]).receipt, { error: 'x', retryable: false, permanent: true });
+    ledger.letGo(other);
 
     expect(ledger.retryPlatform('irc')).toBe(2);
     expect(ledger.getDelivery(failed)).toMatchObject({ state: 'pending', attempts: 0, nextAttemptAt: null });
@@ -81,5 +80,16 @@ describe("the window's delivery queries", () => {
     expect(ledger.getDelivery(pending)?.state).toBe('pending');
     expect(ledger.getDelivery(other)?.state).toBe('failed');
     expect(ledger.retryPlatform('irc')).toBe(0);
+  });
+
+  it('retry all leaves alone a row this process still holds, and takes it once let go', () => {
+    const { ledger } = setup();
+    const id = ledger.recordObligation(reply(500)).row.id;
+    ledger.markFailed(claim(ledger, id).receipt, { error: 'no such nick', retryable: false, permanent: true });
+    // Failed, but its sender has not finished with it yet.
+    expect(ledger.retryPlatform('irc')).toBe(0);
+    ledger.letGo(id);
+    expect(ledger.retryPlatform('irc')).toBe(1);
+    expect(ledger.getDelivery(id)).toMatchObject({ state: 'pending', attempts: 0 });
   });
 });

@@ -4,12 +4,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Db } from '../db/database';
 import type { Ledger } from './ledger';
 import type { LedgerPolicy } from './policy';
-import { ManualClock, openTestDb, removeTempDirs, reply, testLedger } from './fixtures/test-ledger';
+import { claim, IRC, ManualClock, MATRIX, openTestDb, removeTempDirs, reply, replyIn, sendAll, testLedger } from './fixtures/test-ledger';
 
 afterEach(removeTempDirs);
 
-const IRC = { name: 'irc', serverIdempotency: false };
-const MATRIX = { name: 'matrix', serverIdempotency: true };
+const RESET = { error: 'connection reset', retryable: true, permanent: false } as const;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
@@ -34,7 +33,7 @@ function sweep(ledger: Ledger, clock: ManualClock, platforms = [IRC]) {
 }
 
 describe('the sweep', () => {
-  it('claims a dead owner’s row once, counting the attempt, and leaves a live owner’s row alone', () => {
+  it('claims a dead owner’s row once, spending no attempt, and leaves a live owner’s row alone', () => {
     const { db, clock, ledger } = setup();
     const orphaned = orphan(db, clock, 1);
     const alive = testLedger(db, clock);
@@ -42,25 +41,28 @@ describe('the sweep', () => {
 
     const outcome = sweep(ledger, clock);
     expect(outcome.claimed).toHaveLength(1);
-    expect(outcome.claimed[0]).toMatchObject({ id: orphaned, attempts: 1, needsMarker: false, firstChunk: { index: 0 } });
-    expect(ledger.getDelivery(orphaned)).toMatchObject({ state: 'attempting', attempts: 1 });
+    expect(outcome.claimed[0]).toMatchObject({ id: orphaned, attempts: 0, needsMarker: false, firstChunk: { index: 0 } });
+    expect(outcome.claimed[0]!.receipt).toMatchObject({ id: orphaned, owner: ledger.instanceId });
+    expect(ledger.getDelivery(orphaned)).toMatchObject({ state: 'attempting', attempts: 0 });
     expect(sweep(ledger, clock).claimed).toEqual([]);
     expect(ledger.getDelivery(reply(2).obligationId)).toMatchObject({ state: 'pending', attempts: 0 });
   });
 
-  it('abandons a row whose owners kept dying once the attempt cap is spent', () => {
-    const { db, clock } = setup();
+  it('abandons a row whose failed sends reached the attempt cap (lowered by a config reload)', () => {
+    const { db, clock, ledger } = setup();
     const id = orphan(db, clock, 1);
-    for (let attempt = 1; attempt <= 5; attempt++) {
-      const sweeper = testLedger(db, clock);
-      expect(sweep(sweeper, clock).claimed.map((claim) => claim.attempts)).toEqual([attempt]);
-      sweeper.stop(); // dies mid-send
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const [held] = sweep(ledger, clock).claimed;
+      expect(held).toMatchObject({ id, attempts: attempt - 1 });
+      ledger.markFailed(held!.receipt, RESET);
+      ledger.letGo(id);
+      clock.advance(HOUR);
     }
-    const last = testLedger(db, clock);
-    const outcome = sweep(last, clock);
+    ledger.setPolicy({ maxAttempts: 3 });
+    const outcome = sweep(ledger, clock);
     expect(outcome.claimed).toEqual([]);
     expect(outcome.report.abandoned).toBe(1);
-    expect(last.getDelivery(id)).toMatchObject({ state: 'abandoned', attempts: 5, abandonReason: 'attempt cap: 5 attempts made' });
+    expect(ledger.getDelivery(id)).toMatchObject({ state: 'abandoned', attempts: 3, abandonReason: 'attempt cap: 3 failed attempts' });
   });
 
   it('abandons a row still owed after the stale cutoff of time the gateway was running, even if never tried', () => {
@@ -114,55 +116,59 @@ describe('the sweep', () => {
     expect(ledger.getDelivery(id)).toMatchObject({ state: 'pending', attempts: 0 });
 
     const outcome = sweep(ledger, clock, [IRC, MATRIX]);
-    expect(outcome.claimed).toMatchObject([{ id, attempts: 1, target: { platform: 'matrix' } }]);
-    ledger.markChunkDelivered(id, 0, '$event');
-    ledger.markDelivered(id);
-    expect(ledger.getDelivery(id)).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect(outcome.claimed).toMatchObject([{ id, attempts: 0, target: { platform: 'matrix' } }]);
+    sendAll(ledger, outcome.claimed[0]!);
+    expect(ledger.getDelivery(id)).toMatchObject({ state: 'delivered', attempts: 0 });
   });
 
   it('retries a failed row after its backoff, and never retries a permanent failure', () => {
     const { db, clock, ledger } = setup();
     const retryable = orphan(db, clock, 1);
     const permanent = orphan(db, clock, 2);
-    expect(sweep(ledger, clock).claimed).toHaveLength(2);
-    ledger.markFailed(retryable, { error: 'connection reset', retryable: true, permanent: false });
-    ledger.markFailed(permanent, { error: '403 bot was blocked by the user', retryable: false, permanent: true });
+    const claims = new Map(sweep(ledger, clock).claimed.map((held) => [held.id, held]));
+    expect(claims.size).toBe(2);
+    ledger.markFailed(claims.get(retryable)!.receipt, RESET);
+    ledger.markFailed(claims.get(permanent)!.receipt, { error: '403 bot was blocked by the user', retryable: false, permanent: true });
+    ledger.letGo(retryable);
+    ledger.letGo(permanent);
 
     clock.advance(ledger.policy.backoffBaseMs - 1);
     expect(sweep(ledger, clock).claimed).toEqual([]);
     clock.advance(1);
-    expect(sweep(ledger, clock).claimed).toMatchObject([{ id: retryable, attempts: 2 }]);
-    ledger.markFailed(retryable, { error: 'connection reset', retryable: true, permanent: false });
+    const [second] = sweep(ledger, clock).claimed;
+    expect(second).toMatchObject({ id: retryable, attempts: 1 });
+    ledger.markFailed(second!.receipt, RESET);
+    ledger.letGo(retryable);
     // The backoff doubles.
     expect(ledger.getDelivery(retryable)!.nextAttemptAt).toBe(clock.now() + 2 * ledger.policy.backoffBaseMs);
 
     clock.advance(HOUR);
     const later = sweep(ledger, clock);
-    expect(later.claimed.map((claim) => claim.id)).toEqual([retryable]);
+    expect(later.claimed.map((held) => held.id)).toEqual([retryable]);
     expect(ledger.getDelivery(permanent)).toMatchObject({ state: 'failed', attempts: 1, nextAttemptAt: null });
   });
 
   it('honours the platform’s retry-after when it is longer than the backoff', () => {
     const { db, clock, ledger } = setup();
     const id = orphan(db, clock, 1);
-    sweep(ledger, clock);
-    ledger.markFailed(id, { error: '429 Too Many Requests: retry after 60', retryable: true, retryAfterMs: 60_000, permanent: false });
+    const [held] = sweep(ledger, clock).claimed;
+    ledger.markFailed(held!.receipt, { error: '429 Too Many Requests: retry after 60', retryable: true, retryAfterMs: 60_000, permanent: false });
+    ledger.letGo(id);
     clock.advance(59_999);
     expect(sweep(ledger, clock).claimed).toEqual([]);
     clock.advance(1);
-    expect(sweep(ledger, clock).claimed.map((claim) => claim.id)).toEqual([id]);
+    expect(sweep(ledger, clock).claimed.map((held) => held.id)).toEqual([id]);
   });
 
   it('prunes delivered rows after the retention period and never deletes an owed row', () => {
     const { db, clock, ledger } = setup({ retentionMs: 7 * 24 * HOUR });
     const delivered = reply(1);
     ledger.recordObligation(delivered);
-    ledger.markAttempting(delivered.obligationId);
-    ledger.markDelivered(delivered.obligationId);
+    sendAll(ledger, claim(ledger, delivered.obligationId));
     const owed = orphan(db, clock, 2, 'matrix'); // waits for a platform that never connects
     const failedForGood = orphan(db, clock, 3);
-    sweep(ledger, clock);
-    ledger.markFailed(failedForGood, { error: 'chat not found', retryable: false, permanent: true });
+    const [held] = sweep(ledger, clock).claimed;
+    ledger.markFailed(held!.receipt, { error: 'chat not found', retryable: false, permanent: true });
 
     clock.advance(7 * 24 * HOUR);
     expect(sweep(ledger, clock, []).report.pruned).toBe(0);
@@ -179,12 +185,12 @@ describe('the sweep', () => {
     const crashed = testLedger(db, clock);
     const input = reply(1, 'irc', 2);
     crashed.recordObligation(input);
-    crashed.markAttempting(input.obligationId);
-    crashed.markChunkDelivered(input.obligationId, 0, 'a');
-    crashed.markChunkDelivered(input.obligationId, 1, 'b');
+    const { receipt } = claim(crashed, input.obligationId);
+    crashed.markChunkDelivered(receipt, 0, 'a');
+    crashed.markChunkDelivered(receipt, 1, 'b');
     crashed.stop();
     expect(sweep(ledger, clock).claimed).toEqual([]);
-    expect(ledger.getDelivery(input.obligationId)).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect(ledger.getDelivery(input.obligationId)).toMatchObject({ state: 'delivered', attempts: 0, chunksDelivered: 2 });
   });
 
   it('reads and writes owed rows only through the partial indexes, so its cost follows what is owed, not the table', () => {
@@ -192,12 +198,16 @@ describe('the sweep', () => {
     const source = readFileSync(fileURLToPath(new URL('./sweep.ts', import.meta.url)), 'utf8');
     // Every statement of the sweep that touches many rows names its partial index…
     const named = [...source.matchAll(/INDEXED BY (ledger_obligations_\w+)/g)].map((match) => match[1]);
-    expect(new Set(named)).toEqual(new Set(['ledger_obligations_unsettled', 'ledger_obligations_retry', 'ledger_obligations_delivered']));
+    expect(new Set(named)).toEqual(
+      new Set(['ledger_obligations_unsettled', 'ledger_obligations_retry', 'ledger_obligations_delivered', 'ledger_obligations_lane']),
+    );
     // …and SQLite can serve each with it (INDEXED BY fails to prepare otherwise).
-    const plan = (sql: string) =>
-      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array<null>((sql.match(/\?/g) ?? []).length).fill(null)) as { detail: string }[])
-        .map((row) => row.detail)
-        .join(' | ');
+    const plan = (sql: string) => {
+      const named = Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map((match) => [match[1]!, null]));
+      const positional = Array<null>((sql.match(/\?/g) ?? []).length).fill(null);
+      const args = Object.keys(named).length > 0 ? [named, ...positional] : positional;
+      return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((row) => row.detail).join(' | ');
+    };
     expect(plan(`SELECT id FROM ledger_obligations INDEXED BY ledger_obligations_unsettled WHERE state IN ('pending', 'attempting')`)).toMatch(
       /INDEX ledger_obligations_unsettled/,
     );
@@ -207,6 +217,11 @@ describe('the sweep', () => {
     expect(
       plan(`SELECT id FROM ledger_obligations INDEXED BY ledger_obligations_delivered WHERE state = 'delivered' AND delivered_at < 5`),
     ).toMatch(/INDEX ledger_obligations_delivered \(delivered_at<\?\)/);
+    expect(
+      plan(
+        `SELECT count(*) FROM ledger_obligations INDEXED BY ledger_obligations_lane WHERE (state IN ('pending', 'attempting') OR (state = 'failed' AND next_attempt_at IS NOT NULL))`,
+      ),
+    ).toMatch(/INDEX ledger_obligations_lane/);
     expect(() => db.prepare(`SELECT id FROM ledger_obligations INDEXED BY ledger_obligations_delivered WHERE state = 'failed'`)).toThrow(
       /no query solution/,
     );
@@ -226,5 +241,33 @@ describe('the sweep', () => {
     const overObligations = prepared.filter((sql) => /\bledger_obligations\b/.test(sql));
     expect(overObligations.length).toBeGreaterThanOrEqual(5);
     for (const sql of overObligations) expect(plan(sql), sql).not.toMatch(/SCAN ledger_obligations(?! USING)/);
+  });
+  it('claims only the head of each conversation’s outbox, in (conversation, sequence) order, and the next once the head is settled', () => {
+    const { db, clock, ledger } = setup();
+    const crashed = testLedger(db, clock);
+    const ids = [replyIn('bob', 1), replyIn('alice', 2), replyIn('bob', 3), replyIn('alice', 4)].map((input) => crashed.recordObligation(input).row.id);
+    crashed.stop();
+    const [bob1, alice2, bob3, alice4] = ids as [string, string, string, string];
+    const first = sweep(ledger, clock).claimed;
+    expect(first.map((held) => [held.id, held.seq])).toEqual([
+      [alice2, 1],
+      [bob1, 1],
+    ]);
+    expect(ledger.markAttempting(bob3)).toMatchObject({ ok: false, reason: 'behind-earlier-reply' });
+    sendAll(ledger, first[1]!);
+    expect(sweep(ledger, clock).claimed.map((held) => held.id)).toEqual([bob3]);
+    expect(ledger.getDelivery(alice4)).toMatchObject({ state: 'pending' });
+  });
+
+  it('skips rows this process is sending, and rows of a live owner elsewhere', () => {
+    const { db, clock, ledger } = setup();
+    const mine = ledger.recordObligation(reply(1)).row.id;
+    const held = claim(ledger, mine);
+    testLedger(db, clock).recordObligation(reply(2));
+    expect(sweep(ledger, clock).claimed).toEqual([]);
+    ledger.release(held.receipt);
+    expect(sweep(ledger, clock).claimed).toEqual([]);
+    ledger.letGo(mine);
+    expect(sweep(ledger, clock).claimed.map((claimed) => claimed.id)).toEqual([mine]);
   });
 });
