@@ -65,7 +65,7 @@ function start(secrets?: SecretStore): void {
     // log the tray shows, and stop; the supervisor gives up visibly after retries.
     if (error instanceof DataDirLocked) {
       logger.error(error.message);
-      parentPort.postMessage({ type: 'locked', message: error.message });
+      parentPort?.postMessage({ type: 'locked', message: error.message });
       process.exit(2);
     }
     throw error;
