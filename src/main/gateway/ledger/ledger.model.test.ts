@@ -257,8 +257,7 @@ class World {
         expect(this.deliveredEver.has(key), `chunk ${key} was delivered and is sent again`).toBe(false);
         if (this.mayHaveArrived.has(key)) expect(sending.marker, `chunk ${key} may have arrived and is resent without the marker`).toBe(true);
         // A reply starts going out only once every earlier reply of its conversation is settled.
-        // (The user may retry an earlier reply while a later one is on its way: that one is not held back.)
-        if (!this.started.has(sender.claim.id)) this.checkOrder(sender.claim.id, sender.claimedAt);
+        if (!this.started.has(sender.claim.id)) this.checkOrder(sender.claim.id);
         this.started.add(sender.claim.id);
         if (op.outcome === 'ok' || op.outcome === 'timeout-arrived') {
           const arrivals = this.received.get(key) ?? [];
@@ -371,7 +370,7 @@ class World {
       const remaining = claim.chunks.filter((chunk) => chunk.state !== 'delivered').map((chunk) => chunk.index);
       expect(remaining.length, `claimed ${claim.id} with nothing left to send`).toBeGreaterThan(0);
       if (was.owner_instance !== null && was.owner_instance !== p.ledger.instanceId) bump('taken over from a dead owner');
-      this.checkOrder(claim.id, this.step);
+      this.checkOrder(claim.id);
       p.senders.push({ claim, remaining, inFlight: null, claimedAt: this.step });
     }
   }
@@ -383,15 +382,14 @@ class World {
 
   /**
    * Within a conversation, a reply is claimed, and starts going out, only once
-   * every earlier one is settled — except an earlier one the user retried after
-   * this one was claimed (it cannot go first any more; it goes next).
+   * every earlier one is settled. A Retry of an earlier one is refused while a
+   * later one is being sent, so it cannot slip in under it.
    */
-  private checkOrder(id: string, claimedAt: number): void {
+  private checkOrder(id: string): void {
     const rows = this.rows();
     const row = rows.find((r) => r.id === id)!;
     for (const earlier of rows) {
       if (earlier.session_key !== row.session_key || earlier.seq >= row.seq) continue;
-      if ((this.retriedAt.get(earlier.id) ?? -1) >= claimedAt) continue;
       expect(isOwed(earlier), `reply ${row.seq} of ${row.session_key} sent while reply ${earlier.seq} is ${earlier.state}`).toBe(false);
     }
   }

@@ -91,6 +91,10 @@ export function retryDelivery(ctx: LedgerContext, id: string, senderAlive: Sende
   if (senderAlive(row)) {
     return { ok: false, reason: 'conflict', message: `delivery ${id} is still being sent; try again once that send has stopped` };
   }
+  if (laterInFlight(ctx, row)) {
+    // Retried now it would go out beside a later reply of its conversation, their parts interleaved.
+    return { ok: false, reason: 'conflict', message: `a later reply of this conversation is being sent right now; retry ${id} once it is done` };
+  }
   const changes = cachedStatement(ctx.db, obligationSql('retry')).run(retryParams(ctx, row)).changes;
   return settle(ctx, id, changes, (state) => `delivery ${id} changed meanwhile (now ${state}); try again`);
 }
@@ -111,7 +115,9 @@ export function retryPlatform(ctx: LedgerContext, platform: string, senderAlive:
         )
         .all(platform) as ObligationSql[];
       const retry = cachedStatement(ctx.db, obligationSql('retry'));
-      return found.filter((row) => !senderAlive(row) && retry.run(retryParams(ctx, row)).changes === 1).map(({ id }) => id);
+      return found
+        .filter((row) => !senderAlive(row) && !laterInFlight(ctx, row) && retry.run(retryParams(ctx, row)).changes === 1)
+        .map(({ id }) => id);
     })
     .immediate();
   for (const id of ids) ctx.changed(id);
@@ -128,6 +134,16 @@ export function discardDelivery(ctx: LedgerContext, id: string): ActionResult {
   const row = loadObligation(ctx.db, id);
   if (row?.state === 'abandoned' && changes === 0) return { ok: true, row: toDeliveryRow(row) };
   return settle(ctx, id, changes, (state) => `delivery ${id} is already ${state}; there is nothing to discard`);
+}
+
+/** A later reply of the row's conversation is being sent: the row must not become the head under it. */
+function laterInFlight(ctx: LedgerContext, row: ObligationSql): boolean {
+  return (
+    cachedStatement(ctx.db, `SELECT 1 FROM ledger_obligations WHERE session_key = ? AND seq > ? AND state = 'attempting' LIMIT 1`).get(
+      row.session_key,
+      row.seq,
+    ) !== undefined
+  );
 }
 
 function retryParams(ctx: LedgerContext, row: ObligationSql) {
