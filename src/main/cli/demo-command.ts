@@ -141,6 +141,7 @@ function applyFate(ledger: Ledger, clock: DemoClock, id: string, chunks: number,
   const fate: DemoFate = exchange.fate;
   // Each fate goes through the ledger's own verbs, so the demo holds only states the gateway can reach.
   const claim = () => {
+    ledger.letGo(id); // the demo's previous step with this row is done
     const claimed = ledger.markAttempting(id);
     if (!claimed.ok) throw new Error(`demo: cannot claim ${id}: ${claimed.reason}`);
     return claimed.claim.receipt;

@@ -136,8 +136,8 @@ export class Ledger {
   /**
    * Rows this process holds a claim on (or sends without one, the ledger having
    * failed): its own sweep never claims them, and Retry is refused while held.
-   * A claim holds its row until the receipt is spent (delivered, failed,
-   * released) or the sender lets go.
+   * A claim holds its row until its sender lets go (`letGo`), which the
+   * deliverer does once everything it sent is written.
    */
   private readonly held = new Set<string>();
 
@@ -360,7 +360,6 @@ export class Ledger {
       })
       .immediate();
     if (!done) return { ok: false, reason: 'stale' };
-    this.held.delete(receipt.id);
     this.ctx.changed(receipt.id);
     return { ok: true };
   }
@@ -400,7 +399,6 @@ export class Ledger {
       reason,
     });
     if (changes !== 1) return { ok: false, reason: 'stale' };
-    this.held.delete(receipt.id);
     this.ctx.changed(receipt.id);
     return { ok: true, state, nextAttemptAt: next };
   }
@@ -408,10 +406,7 @@ export class Ledger {
   /** Gives a claim back without a failed send: no attempt spent. */
   release(receipt: Receipt): WriteResult {
     const changes = this.obligationWrite('release', { id: receipt.id, owner: receipt.owner, fence: receipt.fence });
-    if (changes === 1) {
-      this.held.delete(receipt.id);
-      this.ctx.changed(receipt.id);
-    }
+    if (changes === 1) this.ctx.changed(receipt.id);
     return changes === 1 ? { ok: true } : { ok: false, reason: 'stale' };
   }
 

@@ -23,15 +23,16 @@ describe('two gateways sweeping one database at once', () => {
 
     const sweepers = [startFixture(SWEEPER, [file, '100']), startFixture(SWEEPER, [file, '100'])];
     await Promise.all(sweepers.map((child) => child.waitForLine((line) => line === 'ready')));
-    for (const child of sweepers) child.process.stdin!.end('go\n');
+    for (const child of sweepers) child.process.stdin!.write('go\n');
     const results = await Promise.all(
-      sweepers.map(async (child) => {
-        const line = await child.waitForLine((text) => text.startsWith('{'));
-        const { code, stderr } = await child.exited;
-        expect(code, stderr).toBe(0);
-        return JSON.parse(line) as { instance: string; claimed: string[]; lostRaces: number };
-      }),
+      sweepers.map(async (child) => JSON.parse(await child.waitForLine((text) => text.startsWith('{'))) as { instance: string; claimed: string[]; lostRaces: number }),
     );
+    // Both are done: now they may exit (before, one gone would hand its rows to the other).
+    for (const child of sweepers) child.process.stdin!.end();
+    for (const child of sweepers) {
+      const { code, stderr } = await child.exited;
+      expect(code, stderr).toBe(0);
+    }
 
     const all = results.flatMap((result) => result.claimed);
     expect(all).toHaveLength(ROWS);
