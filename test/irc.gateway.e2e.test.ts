@@ -144,6 +144,32 @@ describe('the gateway on IRC (real ngircd, a real user client)', () => {
     expect(harness!.gateway.deliveries.ledger.owedCount()).toBe(0);
   });
 
+  it('answers a direct message while degraded (one channel refused): the joined channel and DMs still get replies', async () => {
+    const carol = await user('carol', ['#locked']);
+    carol.client.raw('MODE', '#locked', '+k', 'sekrit');
+    await carol.roundTrip();
+    const alice = await user('alice', [CHANNEL]);
+    harness = await startGatewayHarness(
+      {
+        agent: { type: 'builtin' },
+        platforms: { irc: { host: server.host, port: server.port, tls: false, nick: BOT, channels: [CHANNEL, '#locked'], allow: ['alice'] } },
+        delivery: { leaseSeconds: 2 },
+      },
+      { tuning: { irc: FAST_IRC } },
+    );
+    await harness.waitFor('platform.state', (event) => event.platform.name === 'irc' && event.platform.state === 'degraded');
+    await waitUntil(`${BOT} to join ${CHANNEL}`, () => alice.joins.some((join) => join.nick === BOT));
+    alice.client.say(BOT, 'are you there?');
+    alice.client.say(CHANNEL, `${BOT}: and here?`);
+    await waitUntil('a reply in the channel and one by DM', () => linesFrom(alice, BOT, CHANNEL).length >= 1 && linesFrom(alice, BOT, 'alice').length >= 1);
+    const replies = harness.events.filter((event) => event.type === 'reply.recorded');
+    expect(replies).toHaveLength(2);
+    for (const reply of replies) {
+      await harness.waitFor('delivery.changed', (event) => event.delivery.id === reply.obligationId && event.delivery.state === 'delivered');
+    }
+    expect((await call('getOverview')).deliveries.owed).toBe(0);
+  });
+
   it('delivers a 10 000-character reply complete and in order, every line within 512 bytes', async () => {
     const alice = await user('alice');
     await startGateway({ type: 'command', command: process.execPath, args: [REPLY_AGENT, '--chars', '10000'] });

@@ -84,6 +84,16 @@ describe('the pipeline, end to end in one process', () => {
     expect(texts.indexOf('user:first')).toBeLessThan(texts.indexOf(replies[0]!));
   });
 
+  it('answers a blank reply from the agent with the agent-error text, delivered like any reply, never an empty message', async () => {
+    harness = await startGatewayHarness({ agent: { type: 'command', command: process.execPath, args: [COMMAND_AGENT, 'empty'] } });
+    await send('say nothing');
+    const recorded = await harness.waitFor('reply.recorded');
+    const delivered = await harness.waitFor('delivery.changed', (event) => event.delivery.id === recorded.obligationId && event.delivery.state === 'delivered');
+    expect(delivered.delivery.preview).toMatch(/^⚠ The agent /);
+    const text = await harness.gateway.api.dispatch('getDeliveryText', { id: recorded.obligationId });
+    expect(text.ok && (text.value as { text: string }).text.trim().length).toBeGreaterThan(0);
+  });
+
   it('turns an agent failure into a short error reply, recorded and delivered like any reply', async () => {
     harness = await startGatewayHarness({ agent: { type: 'command', command: process.execPath, args: [COMMAND_AGENT, 'fail'] } });
     await send('please fail');
