@@ -61,9 +61,17 @@ export function recoverInterruptedTurns(options: RecoveryOptions): Recovery {
   const answers: Promise<TurnOutcome>[] = [];
 
   for (const summary of sessions.activeSince(since)) {
-    const address = sessions.deliveryAddress(summary.sessionId);
+    let turns: Turn[];
+    let address: ReturnType<SessionStore['deliveryAddress']>;
+    try {
+      address = sessions.deliveryAddress(summary.sessionId);
+      turns = sessions.loadContext(summary.sessionId, { maxTurns: options.tailTurns ?? 200 }).turns;
+    } catch (error) {
+      // One unreadable conversation must not keep the others unanswered.
+      logger.error('recovery could not read a conversation; skipped', { sessionId: summary.sessionId, error });
+      continue;
+    }
     if (!address) continue;
-    const { turns } = sessions.loadContext(summary.sessionId, { maxTurns: options.tailTurns ?? 200 });
     for (const message of unanswered(turns)) {
       const messageRef = message.messageRef ?? `interrupted-${message.at}`;
       if (pipeline.isInHand(summary.sessionId, messageRef)) continue;
