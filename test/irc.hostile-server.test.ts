@@ -89,4 +89,22 @@ describe('the IRC adapter against a hostile server', () => {
     for (const bytes of BROKEN_FRAMING) client.sendRaw(bytes);
     await stillWorks(client);
   });
+
+  it('drops a server that never ends its line instead of buffering it without limit, then reconnects', async () => {
+    const first = await server.registered();
+    await waitUntil('connected', () => adapter.state() === 'connected');
+    // 1 MiB with no line feed, in pieces, as a hostile server would trickle it.
+    const piece = Buffer.alloc(16 * 1024, 0x78);
+    for (let i = 0; i < 64 && !first.socket.destroyed; i++) {
+      first.sendRaw(piece);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await waitUntil('the connection dropped', () => first.socket.destroyed || adapter.state() !== 'connected');
+    // The adapter comes back on a fresh connection, which works.
+    await waitUntil('a second connection, registered', () => server.clients.at(-1) !== first && server.clients.at(-1)!.nick() !== undefined);
+    const second = server.clients.at(-1)!;
+    await waitUntil('connected again', () => adapter.state() === 'connected');
+    expect(await adapter.send('back again', target('alice'))).toMatchObject({ ok: true });
+    expect(second.privmsgs().at(-1)).toEqual({ target: 'alice', text: 'back again' });
+  });
 });

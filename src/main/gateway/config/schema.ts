@@ -11,14 +11,21 @@ import { DM_SCOPES } from '../session/session-key';
  * the secret store (secrets.json, written through the API).
  */
 
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
+/**
+ * The variable a password is read from must be named like one (`…_PASSWORD`,
+ * `…_PASS`, `…_TOKEN`, `…_KEY`): a config cannot make Homing send HOME or PATH to
+ * a server as its password. The same rule as `apiKeyEnv`'s.
+ */
+const passwordEnvName = z.string().regex(/^(?:[A-Za-z_][A-Za-z0-9_]*_)?(?:PASSWORD|PASSWD|PASS|TOKEN|KEY|SECRET)$/i, {
+  error: 'must name a variable that holds a password: its name ends in _PASSWORD, _PASS, _TOKEN or _KEY, like IRC_PASSWORD',
+});
 
 export const ircPlatformSchema = ircConfigSchema
   .omit({ password: true })
   .extend({
     enabled: z.boolean().default(true),
     /** The environment variable holding the server password; else the secret store's `irc.password`. */
-    passwordEnv: envName.optional(),
+    passwordEnv: passwordEnvName.optional(),
     password: z
       .never({ error: 'passwords do not belong in config.json: name an environment variable in "passwordEnv"' })
       .optional(),

@@ -81,14 +81,26 @@ describe('Test connection for IRC', () => {
 
   it('reads no environment variable the form names: only the saved section’s passwordEnv', async () => {
     const server = await fake();
-    const form = { host: server.host, port: server.port, tls: false, nick: 'homing', passwordEnv: 'HOME' };
+    const form = { host: server.host, port: server.port, tls: false, nick: 'homing', passwordEnv: 'OTHER_PASSWORD' };
     const result = await testConnection('irc', form, {
       secrets: new FileSecretStore(mkdtempSync(join(tmpdir(), 'homing-irc-test-connection-')), silentLogger),
-      env: { HOME: '/root' },
+      env: { OTHER_PASSWORD: 'not-for-this-form' },
       savedConfig: saved({ host: server.host, port: server.port, tls: false }),
       timeoutMs: 5_000,
     });
     expect(result).toMatchObject({ ok: true });
+    expect(passLines(server)).toEqual([]);
+  });
+
+  it('refuses a passwordEnv that names a variable not meant for a password (HOME), naming the field', async () => {
+    const server = await fake();
+    const form = { host: server.host, port: server.port, tls: false, nick: 'homing', passwordEnv: 'HOME' };
+    const result = await testConnection('irc', form, {
+      secrets: new FileSecretStore(mkdtempSync(join(tmpdir(), 'homing-irc-test-connection-')), silentLogger),
+      env: { HOME: '/root' },
+      timeoutMs: 5_000,
+    });
+    expect(result).toMatchObject({ ok: false, message: expect.stringMatching(/passwordEnv/) });
     expect(passLines(server)).toEqual([]);
   });
 

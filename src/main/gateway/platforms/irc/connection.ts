@@ -4,6 +4,7 @@ import { AccountBook } from './accounts';
 import type { AccountFact } from './allowlist';
 import { hasControlCharacter, type IrcConfig } from './config-schema';
 import { alternativeNick } from './nick';
+import { BoundedTransport } from './bounded-transport';
 import { guardServerLines } from './server-lines';
 
 /** Why a connection ended, as far as the adapter's next step is concerned. */
@@ -90,6 +91,8 @@ export class IrcConnection {
       auto_reconnect: false,
       ping_interval: 30,
       ping_timeout: 120,
+      // A server that never ends its line cannot grow our memory (bounded-transport.ts).
+      transport: BoundedTransport,
     });
     guardServerLines(this.client, {
       dropped: (line, why) => this.logger.warn('irc: dropped a malformed line from the server', { why, line: line.slice(0, 200) }),

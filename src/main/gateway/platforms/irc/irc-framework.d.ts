@@ -18,6 +18,8 @@ declare module 'irc-framework' {
     ping_interval?: number;
     /** Seconds without any data before the client drops the connection. */
     ping_timeout?: number;
+    /** The transport class (default: irc-framework's net/TLS transport). */
+    transport?: unknown;
   }
 
   /** A PRIVMSG, ACTION or NOTICE as irc-framework reports it. */
@@ -74,4 +76,9 @@ declare module 'irc-framework' {
 
   const ircFramework: { Client: typeof Client; ircLineParser: typeof ircLineParser };
   export default ircFramework;
+}
+
+declare module 'irc-framework/src/transports/net.js' {
+  const NetTransport: unknown;
+  export default NetTransport;
 }
