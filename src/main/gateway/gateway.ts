@@ -145,6 +145,7 @@ export class Gateway {
       clock: this.clock,
       onMessage: (message) => void this.pipeline.handle(message),
       onConnected: (sender) => this.deliveries.registerPlatform(sender),
+      onReachable: () => void this.deliveries.sweepNow(),
     });
     this.local = new LocalAdapter(() => {});
     this.sleep = new SleepDetector({

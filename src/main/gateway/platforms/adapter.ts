@@ -35,7 +35,9 @@ export interface MessageLimits {
 
 export type AdapterEvent =
   | { readonly type: 'state'; readonly state: AdapterState; readonly error?: string | undefined }
-  | { readonly type: 'message'; readonly message: InboundMessage };
+  | { readonly type: 'message'; readonly message: InboundMessage }
+  /** More destinations can take sends now (IRC joined a channel): what waited for them may go. */
+  | { readonly type: 'reachable' };
 
 export interface PlatformAdapter {
   /** The platform's name in session keys and the ledger (`irc`, `local`, …). */

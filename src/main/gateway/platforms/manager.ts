@@ -17,6 +17,8 @@ export interface PlatformManagerOptions {
   readonly onMessage: (message: InboundMessage) => void;
   /** The platform can take sends now: register it with the delivery side (which sweeps for it). */
   readonly onConnected: (sender: PlatformSender) => () => void;
+  /** A connected platform can reach more destinations now (a channel joined): sweep for what waited. */
+  readonly onReachable?: (platform: string) => void;
 }
 
 interface Entry {
@@ -146,6 +148,10 @@ export class PlatformManager {
     if (!entry) return;
     if (event.type === 'message') {
       this.options.onMessage(event.message);
+      return;
+    }
+    if (event.type === 'reachable') {
+      if (entry.unregister) this.options.onReachable?.(name);
       return;
     }
     entry.state = event.state;

@@ -17,6 +17,8 @@ export type CloseReason =
 export interface ConnectionEvents {
   registered(nick: string): void;
   joinFailed(channel: string, reason: string): void;
+  /** We are in `channel` now: sends to it can go out. */
+  joined?(channel: string): void;
   message(kind: 'privmsg' | 'action', event: IrcMessageEvent): void;
   /** A CTCP request other than ACTION (`VERSION`, …); irc-framework answers none itself. */
   ctcpRequest(nick: string, type: string): void;
@@ -264,7 +266,10 @@ export class IrcConnection {
     switch (command) {
       case 'JOIN':
         if (!params[0]) return;
-        if (self) this.joined.add(this.caseLower(params[0]));
+        if (self) {
+          this.joined.add(this.caseLower(params[0]));
+          this.events.joined?.(params[0]);
+        }
         else if (nick && this.capEnabled('extended-join') && params[1] !== undefined) this.book.set(nick, params[1]);
         return;
       case 'PART':

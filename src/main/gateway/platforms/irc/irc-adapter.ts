@@ -232,6 +232,10 @@ export class IrcAdapter implements PlatformAdapter {
           this.logger.warn('irc: cannot join channel', { channel, reason });
           this.setState('degraded', `cannot join ${channel}: ${reason}`);
         },
+        // Replies owed to this channel can go now: tell the delivery side without waiting for its timer.
+        joined: () => {
+          if (connection === this.live) this.emit({ type: 'reachable' });
+        },
         message: (kind, event) => this.onMessage(connection, kind, event),
         ctcpRequest: (nick, type) => this.onCtcp(connection, nick, type),
         closed: (reason) => this.onClosed(connection, reason),
