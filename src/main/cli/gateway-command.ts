@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mkdirSync } from 'node:fs';
 import type { Gateway } from '../gateway/gateway';
 import { resolveDataDir } from '../gateway/data-dir';
 import { acquireDataDirLock, DataDirLocked, type DataDirLock } from '../gateway/data-dir-lock';
@@ -44,7 +43,6 @@ export const gatewayCommand: Command = {
     // loads, so a second gateway refuses at once, naming the first.
     let lock: DataDirLock;
     try {
-      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
       lock = acquireDataDirLock(dataDir, { mode: 'headless' });
     } catch (error) {
       if (error instanceof DataDirLocked) {

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
@@ -91,6 +91,7 @@ export class DataDirLock {
  * naming the holder. Never waits: a second gateway refuses at once.
  */
 export function acquireDataDirLock(dataDir: string, who: { readonly mode: string; readonly pid?: number }): DataDirLock {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, LOCK_FILE);
   const isNew = !existsSync(file);
   let db: Database.Database;

@@ -25,13 +25,18 @@ function harness(db: Db, clock: ManualClock) {
   return { service, logged, healthEvents };
 }
 
+/** A real homing.db with a 50 ms busy timeout (so a held lock fails writes quickly) and a service on it. */
+function onLockableDb() {
+  const dir = tempDir();
+  const file = join(dir, 'homing.db');
+  const db = openTestDb(file, 50);
+  const clock = new ManualClock();
+  return { dir, file, db, clock, ...harness(db, clock) };
+}
+
 describe('best effort: the ledger failing never stops a reply', () => {
   it('with the database locked by another connection, the reply is still sent and the failure is reported', async () => {
-    const dir = tempDir();
-    const file = join(dir, 'homing.db');
-    const db = openTestDb(file, 50);
-    const clock = new ManualClock();
-    const { service, logged, healthEvents } = harness(db, clock);
+    const { dir, file, db, service, logged, healthEvents } = onLockableDb();
     const platform = wirePlatform(join(dir, 'wire.jsonl'));
     service.registerPlatform(platform);
 
@@ -59,11 +64,7 @@ describe('best effort: the ledger failing never stops a reply', () => {
   });
 
   it('with the database locked mid-reply, every chunk still goes out once, and once the ledger recovers nothing is sent again', async () => {
-    const dir = tempDir();
-    const file = join(dir, 'homing.db');
-    const db = openTestDb(file, 50);
-    const clock = new ManualClock();
-    const { service } = harness(db, clock);
+    const { dir, file, db, clock, service } = onLockableDb();
     const locker = new Database(file);
     let locked = false;
     const platform = wirePlatform(join(dir, 'wire.jsonl'), {
@@ -102,11 +103,7 @@ describe('best effort: the ledger failing never stops a reply', () => {
   });
 
   it('a chunk sent while the ledger failed and not confirmed is resent with the marker once the ledger recovers', async () => {
-    const dir = tempDir();
-    const file = join(dir, 'homing.db');
-    const db = openTestDb(file, 50);
-    const clock = new ManualClock();
-    const { service } = harness(db, clock);
+    const { dir, file, db, service } = onLockableDb();
     const locker = new Database(file);
     let calls = 0;
     const irc = wirePlatform(join(dir, 'wire.jsonl'));

@@ -178,11 +178,6 @@ export class DeliveryService {
     return lane.done;
   }
 
-  /** Conversations being drained now. */
-  get activeLanes(): number {
-    return this.lanes.size;
-  }
-
   /**
    * Sweeps now and starts sending what it claimed; the report is what the sweep
    * found, or undefined when the ledger failed (see ledgerHealth).

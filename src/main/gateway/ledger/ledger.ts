@@ -3,16 +3,26 @@ import type { DeliveryPage, DeliveryRow, DeliveryState, GatewayOverview } from '
 import type { Clock } from '../clock';
 import { cachedStatement, type Db } from '../db/database';
 import { changeNotifier, type LedgerContext } from './context';
-import { heartbeat, registerInstance, stopInstance, takeOverInstances } from './instances';
+import { heartbeat, loadInstance, registerInstance, stopInstance, takeOverInstances } from './instances';
 import { judgeOwner } from './liveness';
-import { loadInstance } from './instances';
 import { computeChunkKey } from './obligation-id';
 import * as actions from './operator-actions';
 import { DEFAULT_POLICY, retryDelayMs, type LedgerPolicy } from './policy';
 import { createSystemProbe, type ProcessProbe } from './process-identity';
 import { loadChunks, loadObligation, toDeliveryRow, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
-import { OWED } from './states';
-import { countOwed, describeClaim, sweepRecoverable, type ClaimedObligation, type DeliverablePlatform, type SweepOutcome, type SweepParams } from './sweep';
+import { OWED, type ObligationState } from './states';
+import {
+  awakeNow,
+  countOwed,
+  describeClaim,
+  judgeContext,
+  sweepRecoverable,
+  verdictFor,
+  type ClaimedObligation,
+  type DeliverablePlatform,
+  type SweepOutcome,
+  type SweepParams,
+} from './sweep';
 import { AWAKE_NOW, chunkSql, obligationSql } from './transitions';
 
 /** Rows per state, as the overview shows them (less `owed`, which the gateway adds up). */
@@ -78,8 +88,6 @@ export type ClaimResult =
       readonly reason: 'not-found' | 'not-owed' | 'owned-elsewhere' | 'held' | 'behind-earlier-reply' | 'not-due' | 'lost-race';
       readonly state?: ObligationState;
     };
-
-type ObligationState = DeliveryState;
 
 /** What the next reply of a conversation needs before it can go. */
 export type NextInLane =
@@ -292,7 +300,7 @@ export class Ledger {
       if (available === 'held') return { kind: 'wait', reason: 'held' };
       if (available === 'owned-elsewhere') return { kind: 'wait', reason: 'owned-elsewhere' };
       if (available === 'not-due') return { kind: 'wait', reason: 'retry-later', retryAt: head.next_attempt_at ?? now };
-      const verdict = this.verdict(head);
+      const verdict = verdictFor(head, awakeNow(this.ctx), this.policy);
       if (verdict) {
         if (verdict.kind === 'settle') this.applyRead('settle', head, {});
         else this.applyRead('abandon', head, { reason: verdict.reason });
@@ -498,18 +506,6 @@ export class Ledger {
     return actions.discardDelivery(this.ctx, id);
   }
 
-  /**
-   * Replies recorded for a conversation since `since`: after a crash, tells a
-   * turn whose reply was recorded (but not yet appended to the transcript) from
-   * one that never got that far.
-   */
-  repliesSince(sessionKey: string, since: number): { id: string; content: string; createdAt: number; messageRef: string | null }[] {
-    return cachedStatement(
-      this.ctx.db,
-      `SELECT id, content, created_at AS createdAt, message_ref AS messageRef FROM ledger_obligations
-       WHERE created_at >= ? AND session_key = ? ORDER BY seq`,
-    ).all(since, sessionKey) as { id: string; content: string; createdAt: number; messageRef: string | null }[];
-  }
 
   /** The reply recorded for one user message, if any. */
   replyFor(sessionKey: string, messageRef: string): { id: string; content: string } | undefined {
@@ -551,16 +547,6 @@ export class Ledger {
     return countOwed(this.ctx);
   }
 
-  /** Conversations with a reply owed, oldest head first (for a drain after a reconnect or a recovery). */
-  owedConversations(): string[] {
-    return (
-      cachedStatement(
-        this.ctx.db,
-        `SELECT session_key FROM ledger_obligations INDEXED BY ledger_obligations_lane WHERE ${OWED}
-         GROUP BY session_key ORDER BY min(created_at)`,
-      ).all() as { session_key: string }[]
-    ).map((row) => row.session_key);
-  }
 
   private claimRow(row: ObligationSql, platforms: readonly DeliverablePlatform[] | undefined): ClaimResult {
     const changes = this.applyRead('claim', row, {});
@@ -587,13 +573,6 @@ export class Ledger {
     return this.ownerAlive(row.owner_instance) ? 'owned-elsewhere' : 'available';
   }
 
-  /** A row the sweep gives up on or finds finished, instead of sending it. */
-  private verdict(row: ObligationSql): { kind: 'settle' } | { kind: 'abandon'; reason: string } | undefined {
-    if (row.chunks_delivered >= row.chunk_count) return { kind: 'settle' };
-    if (row.attempts >= this.policy.maxAttempts) return { kind: 'abandon', reason: `attempt cap: ${row.attempts} failed attempts` };
-    return undefined;
-  }
-
   /** A live sender holds the row: this process (a claim in hand), or a live instance elsewhere. */
   private senderAlive(row: ObligationSql): boolean {
     if (this.held.has(row.id)) return true;
@@ -603,13 +582,7 @@ export class Ledger {
   }
 
   private ownerAlive(owner: string): boolean {
-    return judgeOwner(loadInstance(this.ctx.db, owner), {
-      bootId: this.probe.bootId(),
-      pidNamespace: this.probe.pidNamespace?.() ?? null,
-      inspect: (pid) => this.probe.inspect(pid),
-      now: this.ctx.clock.now(),
-      leaseMs: this.policy.leaseMs,
-    }).alive;
+    return judgeOwner(loadInstance(this.ctx.db, owner), judgeContext(this.ctx, this.ctx.clock.now())).alive;
   }
 
   private applyRead(verb: 'claim' | 'settle' | 'abandon', row: ObligationSql, extra: Record<string, unknown>): number {

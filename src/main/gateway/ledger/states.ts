@@ -18,11 +18,12 @@ export type ChunkState = 'owed' | 'sending' | 'delivered';
  * (ledger-005): SQLite uses a partial index only for a query whose WHERE clause
  * contains the index's own.
  */
-export const OWED = `(state IN ('pending', 'attempting') OR (state = 'failed' AND next_attempt_at IS NOT NULL))`;
+export const OWED = owedOf();
 
-/** The same, for a row alias `alias` (in sub-queries). */
-export function owedOf(alias: string): string {
-  return `(${alias}.state IN ('pending', 'attempting') OR (${alias}.state = 'failed' AND ${alias}.next_attempt_at IS NOT NULL))`;
+/** OWED for the row alias `alias` (in sub-queries), or unqualified. */
+export function owedOf(alias?: string): string {
+  const c = alias ? `${alias}.` : '';
+  return `(${c}state IN ('pending', 'attempting') OR (${c}state = 'failed' AND ${c}next_attempt_at IS NOT NULL))`;
 }
 
 /** Settled but not delivered: what the window's "Given up" tab shows. */

@@ -1,7 +1,8 @@
 import type { SweepReport } from '../../../shared/api';
 import type { LedgerContext } from './context';
 import { declareDead, loadInstance, pruneInstances } from './instances';
-import { judgeOwner } from './liveness';
+import { judgeOwner, type JudgeContext } from './liveness';
+import type { LedgerPolicy } from './policy';
 import { cachedStatement } from '../db/database';
 import type { Receipt } from './ledger';
 import { loadChunks, loadObligation, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
@@ -108,7 +109,6 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
   const { now } = params;
   const me = ctx.instanceId();
   const { pruned, awake } = creditAndPrune(ctx, now);
-  const owedFor = (row: Candidate) => awake - row.owed_since_awake;
 
   const unsettled = db
     .prepare(`SELECT ${CANDIDATE_COLUMNS} FROM ${UNSETTLED} WHERE state IN ('pending', 'attempting')`)
@@ -117,14 +117,12 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
     .prepare(`SELECT ${CANDIDATE_COLUMNS} FROM ${RETRYING} WHERE state = 'failed' AND next_attempt_at IS NOT NULL`)
     .all() as Candidate[];
 
-  const bootId = ctx.probe.bootId();
-  const pidNamespace = ctx.probe.pidNamespace?.() ?? null;
-  const inspect = (pid: number) => ctx.probe.inspect(pid);
+  const judge = judgeContext(ctx, now);
   const ownerAlive = new Map<string, boolean>();
   const deadOwners: string[] = [];
   for (const owner of new Set(unsettled.map((row) => row.owner_instance))) {
     if (owner === null || owner === me) continue;
-    const verdict = judgeOwner(loadInstance(db, owner), { bootId, pidNamespace, inspect, now, leaseMs: policy.leaseMs });
+    const verdict = judgeOwner(loadInstance(db, owner), judge);
     ownerAlive.set(owner, verdict.alive);
     if (!verdict.alive) deadOwners.push(owner);
   }
@@ -152,12 +150,11 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
   let waitingForPlatform = 0;
   for (const row of [...unsettled, ...retrying]) {
     if (!free(row)) continue;
-    if (row.chunks_delivered >= row.chunk_count) {
+    const end = verdictFor(row, awake, policy);
+    if (end?.kind === 'settle') {
       toSettle.push(row);
-    } else if (owedFor(row) >= policy.staleAfterMs) {
-      toAbandon.push({ row, reason: `stale: still owed after ${formatHours(policy.staleAfterMs)}` });
-    } else if (row.attempts >= policy.maxAttempts) {
-      toAbandon.push({ row, reason: `attempt cap: ${row.attempts} failed attempts` });
+    } else if (end?.kind === 'abandon') {
+      toAbandon.push({ row, reason: end.reason });
     } else if (heads.get(row.session_key) === row && due(row)) {
       const platform = platforms.get(row.platform);
       if (!platform || !(platform.canSend?.({ chatId: row.chat_id, threadId: row.thread_id }) ?? true)) waitingForPlatform += 1;
@@ -228,6 +225,41 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
     lostRaces,
     report: { claimed: claimed.length, abandoned, pruned, waitingForPlatform, owed: countOwed(ctx) },
   };
+}
+
+/** What an owed row comes to instead of being sent: settled (every chunk confirmed) or abandoned (stale, attempt cap). */
+export type Verdict = { readonly kind: 'settle' } | { readonly kind: 'abandon'; readonly reason: string };
+
+/**
+ * The one rule for rows that are done without another send, used by the sweep
+ * and by a conversation's drain alike. `awake` is the awake clock's reading
+ * (see creditAndPrune).
+ */
+export function verdictFor(
+  row: Pick<ObligationSql, 'chunks_delivered' | 'chunk_count' | 'owed_since_awake' | 'attempts'>,
+  awake: number,
+  policy: LedgerPolicy,
+): Verdict | undefined {
+  if (row.chunks_delivered >= row.chunk_count) return { kind: 'settle' };
+  if (awake - row.owed_since_awake >= policy.staleAfterMs) return { kind: 'abandon', reason: `stale: still owed after ${formatHours(policy.staleAfterMs)}` };
+  if (row.attempts >= policy.maxAttempts) return { kind: 'abandon', reason: `attempt cap: ${row.attempts} failed attempts` };
+  return undefined;
+}
+
+/** What judging an owner needs from this machine right now (liveness.ts). */
+export function judgeContext(ctx: LedgerContext, now: number): JudgeContext {
+  return {
+    bootId: ctx.probe.bootId(),
+    pidNamespace: ctx.probe.pidNamespace?.() ?? null,
+    inspect: (pid) => ctx.probe.inspect(pid),
+    now,
+    leaseMs: ctx.policy.leaseMs,
+  };
+}
+
+/** The awake clock's reading (time some gateway was sweeping), as of the last sweep. */
+export function awakeNow(ctx: LedgerContext): number {
+  return (cachedStatement(ctx.db, `SELECT value FROM ledger_meta WHERE key = 'awake_ms'`).get() as { value: number } | undefined)?.value ?? 0;
 }
 
 /** Rows still owed (states.ts OWED): pending, attempting, or failed with a retry scheduled. */
