@@ -140,12 +140,14 @@ export class Deliverer {
     const target = { chatId: claim.target.chatId, threadId: claim.target.threadId, replyTo: claim.target.replyTo };
     const remaining = claim.chunks.filter((chunk) => chunk.state !== 'delivered');
     let chunksSent = 0;
+    // Gives the row back (no attempt spent) and ends here.
+    const stop = (): DeliveryOutcome => {
+      this.write('release', id, () => this.ledger.release(receipt));
+      return { status: 'stopped', id, chunksSent, recorded: true };
+    };
     try {
       for (const chunk of remaining) {
-        if (shouldStop()) {
-          this.write('release', id, () => this.ledger.release(receipt));
-          return { status: 'stopped', id, chunksSent, recorded: true };
-        }
+        if (shouldStop()) return stop();
         let marker = false;
         if (!sender.serverIdempotency) {
           const sending = this.write('markChunkSending', id, () => this.ledger.markChunkSending(receipt, chunk.index), {
@@ -154,14 +156,12 @@ export class Deliverer {
             index: chunk.index,
           });
           if (sending && !sending.ok) {
-            this.write('release', id, () => this.ledger.release(receipt));
-            return { status: 'stopped', id, chunksSent, recorded: true };
+            return stop();
           }
           // Unknown (the ledger failed): what the claim saw is the best knowledge there is.
           marker = sending ? sending.marker : chunk.mayHaveArrived;
         } else if (this.monitor.guard('stillHolds', id, () => this.ledger.stillHolds(receipt)) === false) {
-          this.write('release', id, () => this.ledger.release(receipt));
-          return { status: 'stopped', id, chunksSent, recorded: true };
+          return stop();
         }
         const result = await sendSafely(sender, marker ? withResendMarker(chunk.text) : chunk.text, {
           ...target,
