@@ -5,9 +5,9 @@ import NetTransport from 'irc-framework/src/transports/net.js';
  * transport keeps everything up to the next line feed in memory; a server that
  * never sends one would grow it without limit. Past this, the connection is
  * dropped (the adapter reconnects with its backoff): no honest server sends a
- * 64 KiB line, and the line guard drops anything over 16 384 characters anyway.
+ * 256 KiB line, and the line guard drops anything over 16 384 characters anyway.
  */
-export const MAX_PENDING_BYTES = 64 * 1024;
+export const MAX_PENDING_BYTES = 256 * 1024;
 
 interface NetTransportInternals {
   incoming_buffer: Buffer;
