@@ -466,5 +466,5 @@ describe('the ledger against a model of the platform, the processes and the cloc
     for (const what of ['marked send', 'marked repeat', 'stopped by a stale receipt', 'taken over from a dead owner', 'retry refused to protect a sender', 'delivered', 'failed', 'abandoned']) {
       expect(coverage[what] ?? 0, `the runs exercised "${what}"`).toBeGreaterThan(0);
     }
-  }, 120_000);
+  }, 300_000);
 });

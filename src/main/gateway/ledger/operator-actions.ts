@@ -1,6 +1,6 @@
 import type { DeliveryFilter, DeliveryPage, DeliveryRow, DeliveryState } from '../../../shared/api';
 import type { LedgerContext } from './context';
-import { cachedStatement } from '../db/database';
+import { cachedStatement, durably } from '../db/database';
 import { loadObligation, toDeliveryRow, type ObligationSql } from './rows';
 import { GIVEN_UP, OWED } from './states';
 import { obligationSql } from './transitions';
@@ -95,7 +95,8 @@ export function retryDelivery(ctx: LedgerContext, id: string, senderAlive: Sende
     // Retried now it would go out beside a later reply of its conversation, their parts interleaved.
     return { ok: false, reason: 'conflict', message: `a later reply of this conversation is being sent right now; retry ${id} once it is done` };
   }
-  const changes = cachedStatement(ctx.db, obligationSql('retry')).run(retryParams(ctx, row)).changes;
+  // The user's decisions are fsynced: a power cut must not undo them.
+  const changes = durably(ctx.db, () => cachedStatement(ctx.db, obligationSql('retry')).run(retryParams(ctx, row)).changes);
   return settle(ctx, id, changes, (state) => `delivery ${id} changed meanwhile (now ${state}); try again`);
 }
 
@@ -106,20 +107,18 @@ export function retryDelivery(ctx: LedgerContext, id: string, senderAlive: Sende
  * A row a live sender still holds is left alone.
  */
 export function retryPlatform(ctx: LedgerContext, platform: string, senderAlive: SenderAlive): number {
-  const ids = ctx.db
-    .transaction(() => {
-      const found = ctx.db
-        .prepare(
-          `SELECT * FROM ledger_obligations
-           WHERE platform = ? AND (state = 'failed' OR (state = 'abandoned' AND abandon_reason IS NOT '${DISCARDED}'))`,
-        )
-        .all(platform) as ObligationSql[];
-      const retry = cachedStatement(ctx.db, obligationSql('retry'));
-      return found
-        .filter((row) => !senderAlive(row) && !laterInFlight(ctx, row) && retry.run(retryParams(ctx, row)).changes === 1)
-        .map(({ id }) => id);
-    })
-    .immediate();
+  const ids = durably(ctx.db, () => {
+    const found = ctx.db
+      .prepare(
+        `SELECT * FROM ledger_obligations
+         WHERE platform = ? AND (state = 'failed' OR (state = 'abandoned' AND abandon_reason IS NOT '${DISCARDED}'))`,
+      )
+      .all(platform) as ObligationSql[];
+    const retry = cachedStatement(ctx.db, obligationSql('retry'));
+    return found
+      .filter((row) => !senderAlive(row) && !laterInFlight(ctx, row) && retry.run(retryParams(ctx, row)).changes === 1)
+      .map(({ id }) => id);
+  });
   for (const id of ids) ctx.changed(id);
   return ids.length;
 }
@@ -130,7 +129,10 @@ export function retryPlatform(ctx: LedgerContext, platform: string, senderAlive:
  * that it arrived), then finds the row discarded and stops.
  */
 export function discardDelivery(ctx: LedgerContext, id: string): ActionResult {
-  const changes = cachedStatement(ctx.db, obligationSql('discard')).run({ id, now: ctx.clock.now(), reason: DISCARDED }).changes;
+  const changes = durably(
+    ctx.db,
+    () => cachedStatement(ctx.db, obligationSql('discard')).run({ id, now: ctx.clock.now(), reason: DISCARDED }).changes,
+  );
   const row = loadObligation(ctx.db, id);
   if (row?.state === 'abandoned' && changes === 0) return { ok: true, row: toDeliveryRow(row) };
   return settle(ctx, id, changes, (state) => `delivery ${id} is already ${state}; there is nothing to discard`);

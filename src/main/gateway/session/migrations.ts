@@ -41,4 +41,19 @@ export const sessionMigrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    // How many of a session's messages wait for a reply, kept by the store
+    // (committed before each user line is written), so recovery after a crash
+    // reads the few conversations with one instead of every active transcript.
+    // Existing sessions active in the last two days are counted as waiting once:
+    // the first recovery reads them and sets the true count.
+    id: 'session-003-unanswered',
+    up(db) {
+      db.exec(`
+        ALTER TABLE sessions ADD COLUMN unanswered INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX sessions_unanswered ON sessions (updated_at) WHERE unanswered > 0;
+      `);
+      db.prepare('UPDATE sessions SET unanswered = 1 WHERE updated_at >= ?').run(Date.now() - 2 * 86_400_000);
+    },
+  },
 ];

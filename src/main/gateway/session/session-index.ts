@@ -58,6 +58,10 @@ export class SessionIndex {
   private readonly assistantMessage;
   private readonly addressUpdate;
   private readonly activeRows;
+  private readonly waitingRows;
+  private readonly currentRows;
+  private readonly unansweredUp;
+  private readonly unansweredSet;
 
   constructor(private readonly db: Db) {
     this.byId = db.prepare<[string], Row>(`${SELECT} WHERE s.session_id = ?`);
@@ -67,6 +71,13 @@ export class SessionIndex {
     // keys (one row per conversation), not by paging through every session.
     this.activeRows = db.prepare<[number], Row>(`SELECT s.*, 1 AS current FROM session_keys k
       JOIN sessions s ON s.session_id = k.session_id WHERE s.updated_at >= ? ORDER BY s.updated_at DESC`);
+    // Sessions with a message waiting for its reply (recovery after a crash): a
+    // partial index holds just those, so the cost follows them, not the sessions.
+    this.waitingRows = db.prepare<[number], Row>(`SELECT s.*, 1 AS current FROM sessions s INDEXED BY sessions_unanswered
+      JOIN session_keys k ON k.session_id = s.session_id WHERE s.unanswered > 0 AND s.updated_at >= ? ORDER BY s.updated_at DESC`);
+    this.currentRows = db.prepare<[], Row>(`SELECT s.*, 1 AS current FROM session_keys k JOIN sessions s ON s.session_id = k.session_id`);
+    this.unansweredUp = db.prepare(`UPDATE sessions SET unanswered = unanswered + 1, updated_at = max(updated_at, @at) WHERE session_id = @sessionId`);
+    this.unansweredSet = db.prepare(`UPDATE sessions SET unanswered = @count WHERE session_id = @sessionId`);
     this.countAll = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM sessions');
     this.allForKey = db.prepare<[string], Row>(`${SELECT} WHERE s.session_key = ? ORDER BY s.created_at DESC, s.session_id DESC`);
     this.insertRow = db.prepare(`INSERT INTO sessions
@@ -78,6 +89,7 @@ export class SessionIndex {
     this.userMessage = db.prepare(`UPDATE sessions SET user_message_count = user_message_count + 1,
       last_message_at = @at, updated_at = @at, last_message_preview = @preview WHERE session_id = @sessionId`);
     this.assistantMessage = db.prepare(`UPDATE sessions SET assistant_message_count = assistant_message_count + 1,
+      unanswered = max(0, unanswered - 1),
       last_message_at = @at, updated_at = @at, last_message_preview = @preview WHERE session_id = @sessionId`);
     // Deliberately leaves updated_at and last_message_at alone: a metadata change
     // must not make a conversation look active to the idle reset.
@@ -108,6 +120,26 @@ export class SessionIndex {
   /** Each conversation's current session, if it was active since `since`. */
   activeSince(since: number): SessionSummary[] {
     return this.activeRows.all(since).map(toSummary);
+  }
+
+  /** Current sessions active since `since` with a message waiting for its reply, as far as the index knows. */
+  waitingSince(since: number): SessionSummary[] {
+    return this.waitingRows.all(since).map(toSummary);
+  }
+
+  /** Every conversation's current session (recovery after a power cut reads them all). */
+  currentSessions(): SessionSummary[] {
+    return this.currentRows.all().map(toSummary);
+  }
+
+  /** A user message is about to be written: committed before it, so a crash never hides it from recovery. */
+  markUnanswered(sessionId: string, at: number): void {
+    this.unansweredUp.run({ sessionId, at });
+  }
+
+  /** Recovery read the transcript: this many messages wait for a reply. */
+  setUnanswered(sessionId: string, count: number): void {
+    this.unansweredSet.run({ sessionId, count });
   }
 
   list(page: number, pageSize: number): { sessions: SessionSummary[]; total: number } {
