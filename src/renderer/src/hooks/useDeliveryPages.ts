@@ -26,69 +26,91 @@ interface LoadedPage {
 const pageOf = (index: number) => Math.floor(index / PAGE_SIZE) + 1;
 
 /**
- * The Deliveries list's data, one 50-row page at a time, read by keyset
- * cursors: page N is the page after page N-1's `nextCursor`, so the loaded
- * pages are always pages 1..n, fetched in order up to the last one on screen
- * (a jump deep into the list walks there, each step an index seek). Any
- * delivery change re-reads the visible pages, coalesced; when a re-read page
- * no longer ends where it did, the pages after it are dropped and read again
- * from its new cursor, so the loaded list never has a gap or a repeat.
+ * The Deliveries list's data, one 50-row page at a time: only pages that are
+ * on screen are fetched, so ten thousand rows cost what fifty do. A page whose
+ * predecessor is loaded is read after that page's cursor (an index seek, as
+ * cheap at row 950 000 as at row 50); only a jump of the scrollbar to a page
+ * with no loaded predecessor reads it by its number, once, and the pages
+ * around it follow by cursor again. Any delivery change re-reads the visible
+ * pages in order, coalesced; loaded pages after them are dropped when the last
+ * one no longer ends where it did, since they no longer follow on.
  */
 export function useDeliveryPages(api: HomingApi, filter: DeliveryFilter): DeliveryPages {
-  const pages = useRef<readonly LoadedPage[]>([]);
-  const [, setVersion] = useState(0);
+  const [pages, setPages] = useState<ReadonlyMap<number, LoadedPage>>(new Map());
+  // The same map, read when a request goes out (a closure would hold an old one).
+  const loaded = useRef<ReadonlyMap<number, LoadedPage>>(pages);
   const [total, setTotal] = useState<number | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const visible = useRef<[number, number]>([0, 0]);
   // The tab the list shows now. Read when a request goes out, never from a closure:
   // a reload scheduled before a tab switch must fetch the new tab, not the old one.
   const shown = useRef(filter);
-  // Each walk's number. A reload or a tab switch starts a new walk, and an older
-  // walk stops at its next answer (dropped: it may be overtaken or of the old tab).
-  const walks = useRef(0);
-  const walking = useRef(0);
+  // Each request's number; only the newest request for a page may fill it, so an
+  // answer that was overtaken (an older read arriving last) never shows stale rows.
+  const requests = useRef(0);
+  const newest = useRef(new Map<number, number>());
 
-  /** Reads pages `from`.. the last visible one, in order; `force` re-reads pages already loaded. */
-  const walk = useCallback(
-    async (from: number, force: boolean) => {
-      const self = ++walks.current;
-      walking.current = self;
-      try {
-        for (let page = from; page <= pageOf(visible.current[1]); page++) {
-          const loaded = pages.current;
-          if (!force && page <= loaded.length) continue;
-          const previous = loaded[page - 2];
-          if (page > loaded.length + 1 || (previous && previous.next === null)) return; // the list ends before this page
-          const result = await api.listDeliveries({ filter: shown.current, ...(previous ? { cursor: previous.next! } : {}) });
-          if (walks.current !== self) return;
-          if (!result.ok) return setError(result.error);
-          setError(null);
-          setTotal(result.value.total);
-          const next = result.value.nextCursor;
-          const before = pages.current;
-          // The pages after this one still follow on only if it ends where it ended.
-          const after = before[page - 1]?.next === next ? before.slice(page) : [];
-          pages.current = [...before.slice(0, page - 1), { rows: result.value.deliveries, next }, ...after];
-          setVersion((version) => version + 1);
-        }
-      } finally {
-        if (walking.current === self) walking.current = 0;
+  const store = (next: ReadonlyMap<number, LoadedPage>) => {
+    loaded.current = next;
+    setPages(next);
+  };
+
+  /** Reads `page`; resolves true once it is stored (false: overtaken, failed or not needed). */
+  const fetchPage = useCallback(
+    async (page: number, force: boolean): Promise<boolean> => {
+      if (!force && newest.current.has(page)) return false;
+      const previous = loaded.current.get(page - 1);
+      if (previous && previous.next === null) return false; // the list ends before this page
+      const request = ++requests.current;
+      newest.current.set(page, request);
+      const where = previous ? { cursor: previous.next! } : page > 1 ? { page } : {};
+      const result = await api.listDeliveries({ filter: shown.current, ...where });
+      if (newest.current.get(page) !== request) return false;
+      if (!result.ok) {
+        newest.current.delete(page);
+        setError(result.error);
+        return false;
       }
+      setError(null);
+      setTotal(result.value.total);
+      store(new Map(loaded.current).set(page, { rows: result.value.deliveries, next: result.value.nextCursor }));
+      return true;
     },
     [api],
   );
 
-  const reload = useCallback(() => void walk(pageOf(visible.current[0]), true), [walk]);
+  const pagesFor = (first: number, last: number) => {
+    const from = pageOf(first);
+    const to = pageOf(Math.max(first, last));
+    return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  };
+
+  const reload = useCallback(() => {
+    const wanted = pagesFor(...visible.current);
+    void (async () => {
+      // In order, so each page is read after the cursor its predecessor has now.
+      for (const page of wanted) {
+        const before = loaded.current.get(page)?.next;
+        if (!(await fetchPage(page, true))) return;
+        if (page === wanted.at(-1) && loaded.current.get(page)?.next !== before) {
+          const kept = new Map([...loaded.current].filter(([number]) => number <= page));
+          for (const number of newest.current.keys()) if (number > page) newest.current.delete(number);
+          store(kept);
+        }
+      }
+    })();
+  }, [fetchPage]);
 
   useEffect(() => {
     shown.current = filter;
-    pages.current = [];
-    setVersion((version) => version + 1);
+    // Forget every request of the previous tab: their answers are dropped on arrival.
+    newest.current = new Map();
+    store(new Map());
     setTotal(null);
     setError(null);
     visible.current = [0, 0];
-    void walk(1, true);
-  }, [filter, walk]);
+    void fetchPage(1, true);
+  }, [filter, fetchPage]);
 
   const reloadSoon = useCoalesced(reload, 250);
   useGatewayEvents(api, (event) => {
@@ -98,11 +120,14 @@ export function useDeliveryPages(api: HomingApi, filter: DeliveryFilter): Delive
   return {
     total,
     error,
-    rowAt: (index) => pages.current[pageOf(index) - 1]?.rows[index % PAGE_SIZE],
+    rowAt: (index) => pages.get(pageOf(index))?.rows[index % PAGE_SIZE],
     show: (first, last) => {
       visible.current = [first, last];
-      // A running walk reads the visible window at every step: it goes on to the new last page.
-      if (walking.current === 0 && pages.current.length < pageOf(last)) void walk(1, false);
+      const wanted = pagesFor(first, last).filter((page) => !newest.current.has(page));
+      // In order: once the first arrives, the next is read after its cursor.
+      void (async () => {
+        for (const page of wanted) await fetchPage(page, false);
+      })();
     },
     reload,
   };
