@@ -238,7 +238,7 @@ describe('the delivery state machine', () => {
     expect(first.deliveries).toHaveLength(50);
     expect(first.hasMore).toBe(true);
     expect(first.deliveries[0]!.id).toBe(reply(159).obligationId);
-    expect(ledger.listDeliveries({ page: 2 }).deliveries).toHaveLength(10);
+    expect(ledger.listDeliveries({ cursor: first.nextCursor! })).toMatchObject({ page: 2, hasMore: false, nextCursor: null, deliveries: { length: 10 } });
     expect(ledger.listDeliveries({ state: 'delivered' }).deliveries.map((row) => row.id)).toEqual([reply(100).obligationId]);
     expect(Object.keys(first.deliveries[0]!)).toEqual(
       expect.arrayContaining(['id', 'state', 'platform', 'chatId', 'threadId', 'sessionKey', 'attempts', 'chunksDelivered', 'chunksTotal', 'lastError', 'createdAt', 'updatedAt']),

@@ -135,4 +135,18 @@ export const ledgerMigrations: readonly Migration[] = [
       db.exec(`CREATE INDEX ledger_obligations_message ON ledger_obligations (session_key, message_ref)`);
     },
   },
+  {
+    // Keyset pagination of the Deliveries list (operator-actions.ts): a page is
+    // read by seeking past the last row's (created_at, id), newest first, one
+    // seek per state of the tab. The listing indexes of ledger-002 end at
+    // created_at; the seek and the id tie-break need the id in the index. These
+    // carry it and replace them, so a write keeps as many indexes as before.
+    id: 'ledger-006-list-keyset',
+    up(db) {
+      db.exec('DROP INDEX ledger_obligations_created');
+      db.exec('DROP INDEX ledger_obligations_state_created');
+      db.exec('CREATE INDEX ledger_obligations_list ON ledger_obligations (state, created_at, id)');
+      db.exec('CREATE INDEX ledger_obligations_platform_list ON ledger_obligations (platform, state, created_at, id)');
+    },
+  },
 ];

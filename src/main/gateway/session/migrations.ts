@@ -42,6 +42,15 @@ export const sessionMigrations: readonly Migration[] = [
     },
   },
   {
+    // Every session read joins session_keys on session_id (is this session its
+    // key's current one?); without this index each joined row was a scan of
+    // session_keys, which at start-up with 10 000 sessions dominated boot.
+    id: 'session-002-key-by-session',
+    up(db) {
+      db.exec('CREATE INDEX session_keys_by_session ON session_keys (session_id)');
+    },
+  },
+  {
     // How many of a session's messages wait for a reply, kept by the store
     // (committed before each user line is written), so recovery after a crash
     // reads the few conversations with one instead of every active transcript.

@@ -44,11 +44,19 @@ interface Row {
 const SELECT = `SELECT s.*, (k.session_id IS NOT NULL) AS current
   FROM sessions s LEFT JOIN session_keys k ON k.session_id = s.session_id`;
 
+/** Where a session sits in the list: newest activity first, ties by id. */
+export interface SessionSortKey {
+  readonly updatedAt: number;
+  readonly sessionId: string;
+}
+
 /** The SQL of the session index; synchronous, like all of better-sqlite3. */
 export class SessionIndex {
   private readonly byId;
   private readonly byKey;
-  private readonly page;
+  private readonly firstPage;
+  private readonly pageAfter;
+  private readonly pageAt;
   private readonly countAll;
   private readonly allForKey;
   private readonly insertRow;
@@ -66,7 +74,13 @@ export class SessionIndex {
   constructor(private readonly db: Db) {
     this.byId = db.prepare<[string], Row>(`${SELECT} WHERE s.session_id = ?`);
     this.byKey = db.prepare<[string], Row>(`${SELECT} WHERE k.session_key = ?`);
-    this.page = db.prepare<[number, number], Row>(`${SELECT} ORDER BY s.updated_at DESC, s.session_id DESC LIMIT ? OFFSET ?`);
+    // Newest activity first on sessions_by_update; a later page seeks past the
+    // previous page's last (updated_at, session_id). OFFSET only for old callers.
+    this.firstPage = db.prepare<[number], Row>(`${SELECT} ORDER BY s.updated_at DESC, s.session_id DESC LIMIT ?`);
+    this.pageAfter = db.prepare<[number, string, number], Row>(
+      `${SELECT} WHERE (s.updated_at, s.session_id) < (?, ?) ORDER BY s.updated_at DESC, s.session_id DESC LIMIT ?`,
+    );
+    this.pageAt = db.prepare<[number, number], Row>(`${SELECT} ORDER BY s.updated_at DESC, s.session_id DESC LIMIT ? OFFSET ?`);
     // Current sessions updated since a time, newest first: read from the current
     // keys (one row per conversation), not by paging through every session.
     this.activeRows = db.prepare<[number], Row>(`SELECT s.*, 1 AS current FROM session_keys k
@@ -142,9 +156,18 @@ export class SessionIndex {
     this.unansweredSet.run({ sessionId, count });
   }
 
-  list(page: number, pageSize: number): { sessions: SessionSummary[]; total: number } {
-    const sessions = this.page.all(pageSize, (page - 1) * pageSize).map(toSummary);
-    return { sessions, total: this.countAll.get()!.n };
+  /**
+   * `limit` sessions after `from`: the last listed one's sort key (a seek), or a
+   * number of sessions to skip (an OFFSET, for old callers).
+   */
+  list(from: SessionSortKey | number, limit: number): { sessions: SessionSummary[]; total: number } {
+    const rows =
+      typeof from !== 'number'
+        ? this.pageAfter.all(from.updatedAt, from.sessionId, limit)
+        : from === 0
+          ? this.firstPage.all(limit)
+          : this.pageAt.all(limit, from);
+    return { sessions: rows.map(toSummary), total: this.countAll.get()!.n };
   }
 
   /** Inserts a session and makes it its key's current one, ending the previous one. */
