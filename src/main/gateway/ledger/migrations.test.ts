@@ -37,14 +37,20 @@ describe('ledger migrations', () => {
   it('commit at synchronous = FULL what must survive a power cut before Homing acts on it, the rest at NORMAL', () => {
     const db = openTestDb();
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    // Every transaction's level, as the ledger's verbs open them.
+    // Every transaction's level as the ledger's verbs open them (db/database.ts transact).
     const levels: number[] = [];
-    const transaction = db.transaction.bind(db);
-    db.transaction = ((fn: (...args: unknown[]) => unknown) =>
-      transaction((...args: unknown[]) => {
-        levels.push(db.pragma('synchronous', { simple: true }) as number);
-        return fn(...args);
-      })) as typeof db.transaction;
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      const statement = prepare(sql);
+      if (sql === 'BEGIN IMMEDIATE') {
+        const run = statement.run.bind(statement);
+        statement.run = ((...args: unknown[]) => {
+          levels.push(db.pragma('synchronous', { simple: true }) as number);
+          return run(...args);
+        }) as typeof statement.run;
+      }
+      return statement;
+    }) as typeof db.prepare;
     const clock = new ManualClock();
     const ledger = testLedger(db, clock);
     const levelOf = (call: () => unknown): number => {

@@ -85,7 +85,7 @@ type Candidate = Pick<
 
 /**
  * The sweep names its partial indexes (INDEXED BY): the planner would otherwise
- * be free to pick the listing index (state, created_at), which for the prune
+ * be free to pick a listing index (state, created_at, id), which for the prune
  * walks every delivered row. With INDEXED BY a query that cannot use its index
  * fails loudly instead of silently scanning a million rows.
  */
@@ -153,15 +153,18 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
 
   // Everything read is free (dead or absent owner, ours, or failed and not in flight) but what this process holds.
   const free = (row: Candidate): boolean => !ctx.holds(row.id);
-  // The head of each conversation's outbox: its owed row with the lowest seq, whoever holds it.
-  const headSeq = new Map<string, number | null>();
-  const isHead = (row: Candidate): boolean => {
-    if (!headSeq.has(row.session_key)) {
-      const found = cachedStatement(db, `SELECT min(seq) AS seq FROM ${LANES} WHERE session_key = ? AND ${OWED}`).get(row.session_key) as { seq: number | null };
-      headSeq.set(row.session_key, found.seq);
-    }
-    return headSeq.get(row.session_key) === row.seq;
-  };
+  // The head of each conversation's outbox is its owed row with the lowest seq,
+  // whoever holds it. Among the rows read, only each conversation's lowest can
+  // be; whether a live instance's row (not read) comes before it is asked of the
+  // outbox index, only for the rows this sweep would claim or count.
+  const lowestRead = new Map<string, Candidate>();
+  for (const row of [...unsettled, ...retrying]) {
+    const lowest = lowestRead.get(row.session_key);
+    if (!lowest || row.seq < lowest.seq) lowestRead.set(row.session_key, row);
+  }
+  const isHead = (row: Candidate): boolean =>
+    lowestRead.get(row.session_key) === row &&
+    (cachedStatement(db, `SELECT min(seq) AS seq FROM ${LANES} WHERE session_key = ? AND ${OWED}`).get(row.session_key) as { seq: number | null }).seq === row.seq;
 
   const platforms = new Map(params.deliverablePlatforms.map((platform) => [platform.name, platform]));
   const limit = params.limit ?? policy.sweepLimit;
@@ -176,10 +179,11 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
       toSettle.push(row);
     } else if (end?.kind === 'abandon') {
       toAbandon.push({ row, reason: end.reason });
-    } else if (isHead(row)) {
+    } else if (lowestRead.get(row.session_key) === row) {
       const platform = platforms.get(row.platform);
-      if (!platform || !(platform.canSend?.({ chatId: row.chat_id, threadId: row.thread_id }) ?? true)) waitingForPlatform += 1;
-      else toClaim.push(row);
+      if (!platform || !(platform.canSend?.({ chatId: row.chat_id, threadId: row.thread_id }) ?? true)) {
+        if (isHead(row)) waitingForPlatform += 1;
+      } else toClaim.push(row);
     }
   }
   toClaim.sort((a, b) => (a.session_key < b.session_key ? -1 : a.session_key > b.session_key ? 1 : a.seq - b.seq));
@@ -226,8 +230,13 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
   // A head abandoned or settled just now frees its conversation; the next sweep
   // (or the conversation's own drain) takes the row behind it.
   const freed = new Set([...toAbandon.map(({ row }) => row.session_key), ...toSettle.map((row) => row.session_key)]);
+  const heads: Candidate[] = [];
+  for (const row of toClaim) {
+    if (heads.length >= limit) break;
+    if (!freed.has(row.session_key) && isHead(row)) heads.push(row);
+  }
   inBatches(
-    toClaim.filter((row) => !freed.has(row.session_key)).slice(0, limit),
+    heads,
     (row) => {
       const ok = write('claim', row);
       if (ok) claimedIds.push(row.id);
@@ -283,9 +292,14 @@ export function awakeNow(ctx: LedgerContext): number {
   return (cachedStatement(ctx.db, `SELECT value FROM ledger_meta WHERE key = 'awake_ms'`).get() as { value: number } | undefined)?.value ?? 0;
 }
 
-/** Rows still owed (states.ts OWED): pending, attempting, or failed with a retry scheduled. */
+/**
+ * Rows still owed (states.ts OWED): pending, attempting, or failed with a retry
+ * scheduled. Kept by triggers in ledger_meta (ledger-007); counted only when
+ * that row is missing.
+ */
 export function countOwed(ctx: LedgerContext): number {
-  return (cachedStatement(ctx.db, `SELECT count(*) AS n FROM ${LANES} WHERE ${OWED}`).get() as { n: number }).n;
+  const kept = cachedStatement(ctx.db, `SELECT value FROM ledger_meta WHERE key = 'owed_count'`).get() as { value: number } | undefined;
+  return kept?.value ?? (cachedStatement(ctx.db, `SELECT count(*) AS n FROM ${LANES} WHERE ${OWED}`).get() as { n: number }).n;
 }
 
 /**
