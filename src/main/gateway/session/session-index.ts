@@ -1,5 +1,5 @@
 import type { SessionSummary } from '../../../shared/api';
-import type { Db } from '../db/database';
+import { durably, type Db } from '../db/database';
 import type { ResetReason } from './continuation';
 import type { ChatType } from './source';
 
@@ -172,11 +172,12 @@ export class SessionIndex {
 
   /** Inserts a session and makes it its key's current one, ending the previous one. */
   start(row: NewSessionRow, previous: { sessionId: string; reason: ResetReason } | undefined): void {
-    this.db.transaction(() => {
+    // Fsynced: after a power cut a transcript must never exist without its session (recovery finds it here).
+    durably(this.db, () => {
       if (previous) this.endRow.run(row.createdAt, previous.reason, row.createdAt, previous.sessionId);
       this.insertRow.run({ ...row, address: JSON.stringify(row.address) });
       this.setCurrentRow.run(row.sessionKey, row.sessionId);
-    })();
+    });
   }
 
   recordMessage(sessionId: string, role: 'user' | 'assistant', at: number, preview: string): void {
