@@ -186,7 +186,8 @@ export class FakeTelegram {
   }
 
   addChat(chat: FakeChat): FakeChat {
-    this.chats.set(chat.id, { chat, nextMessageId: 1, messages: new Set(), topics: new Map() });
+    // In a forum, message 1 stands for the General topic (thread id 1), so topics start at 2.
+    this.chats.set(chat.id, { chat, nextMessageId: chat.is_forum ? 2 : 1, messages: new Set(), topics: new Map() });
     return chat;
   }
 

@@ -6,6 +6,7 @@ import { createAgent } from './agents/create-agent';
 import { detectOllama } from './agents/openai';
 import { trackAgentProcesses } from './agents/process-records';
 import { reapOrphanedAgents } from './agents/reap-orphans';
+import { PairingStore } from './access/pairing-store';
 import { ApiServer, type ApiHandlers } from './api/server';
 import { systemClock, type Clock } from './clock';
 import { ConfigService } from './config/config-service';
@@ -32,6 +33,8 @@ import { SleepDetector } from './power/sleep-detector';
 import { FileSecretStore, type SecretStore } from './secrets/secret-store';
 import { sessionApiHandlers } from './session/api-handlers';
 import { openSessionStore } from './session/open-store';
+import { loadOrCreateInstallSecret } from './session/install-secret';
+import { createPseudonymiser } from './session/pseudonyms';
 import type { SessionStore } from './session/store';
 
 export interface GatewayOptions {
@@ -80,6 +83,8 @@ export class Gateway {
   readonly config: ConfigService;
   readonly local: LocalAdapter;
   readonly secrets: SecretStore;
+  /** Who may talk to the agent: pairing requests and approved senders. */
+  readonly pairing: PairingStore;
   /** Resolves once platforms are started and interrupted turns are recovered. */
   readonly ready: Promise<void>;
   private sessionStore: SessionStore;
@@ -112,6 +117,8 @@ export class Gateway {
       this.onConfig(config, error),
     );
     const config = this.config.current;
+    const pseudonyms = createPseudonymiser(options.installSecret ?? loadOrCreateInstallSecret(dataDir));
+    this.pairing = new PairingStore(dataDir, { clock: this.clock, logger, pseudonym: (platform, senderId) => pseudonyms.person(platform, senderId) });
     this.queue = new ConversationQueue(config.maxConcurrentTurns);
     this.sessionStore = this.openSessions(config);
     this.sessionSettings = JSON.stringify(config.sessions);
@@ -143,7 +150,7 @@ export class Gateway {
       bus: this.bus,
       logger,
       clock: this.clock,
-      onMessage: (message) => void this.pipeline.handle(message),
+      onMessage: (message, ack) => void this.pipeline.handle(message, ack),
       onConnected: (sender) => this.deliveries.registerPlatform(sender),
       onReachable: () => void this.deliveries.sweepNow(),
     });
@@ -392,6 +399,8 @@ export class Gateway {
       logger: this.options.logger,
       clock: this.clock,
       tuning: this.options.tuning ?? {},
+      dataDir: this.options.dataDir,
+      pairing: this.pairing,
     });
   }
 

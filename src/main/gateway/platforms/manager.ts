@@ -3,7 +3,7 @@ import type { Clock } from '../clock';
 import type { PlatformSender } from '../delivery/sender';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
-import type { AdapterEvent, InboundMessage, PlatformAdapter } from './adapter';
+import type { AdapterEvent, InboundMessage, IntakeOutcome, PlatformAdapter } from './adapter';
 import { LOCAL_PLATFORM } from './local/local-adapter';
 
 /** Builds an adapter for a platform's current config, or says why it cannot. */
@@ -13,8 +13,8 @@ export interface PlatformManagerOptions {
   readonly bus: EventBus;
   readonly logger: Logger;
   readonly clock: Clock;
-  /** Every inbound message from every platform. */
-  readonly onMessage: (message: InboundMessage) => void;
+  /** Every inbound message from every platform; `ack` (when the adapter asks) learns whether it was saved. */
+  readonly onMessage: (message: InboundMessage, ack?: (outcome: IntakeOutcome) => void) => void;
   /** The platform can take sends now: register it with the delivery side (which sweeps for it). */
   readonly onConnected: (sender: PlatformSender) => () => void;
   /** A connected platform can reach more destinations now (a channel joined): sweep for what waited. */
@@ -147,7 +147,7 @@ export class PlatformManager {
     const entry = this.entries.get(name);
     if (!entry) return;
     if (event.type === 'message') {
-      this.options.onMessage(event.message);
+      this.options.onMessage(event.message, event.ack);
       return;
     }
     if (event.type === 'reachable') {
