@@ -195,27 +195,59 @@ describe('the gateway on Telegram (grammY against the fake Bot API)', () => {
     const oldGroup = -123456789;
     const newGroup = -1001111111111;
     fake.addChat({ id: oldGroup, type: 'group', title: 'Book club' });
-    await startGateway([], { groups: { [String(oldGroup)]: { requireMention: false } } });
+    const go = join(scratch, 'go');
+    writeFileSync(go, '');
+    await startGateway(['--wait-for', go], { groups: { [String(oldGroup)]: { requireMention: false } } });
     fake.userSays({ from: alice, chatId: oldGroup, text: 'before' });
     await waitUntil('the first reply', () => fake.sentTo(oldGroup).length === 1);
     const first = harness!.events.find((event) => event.type === 'reply.recorded')!;
 
-    // The upgrade happens while a reply is owed: its send is refused with the new id, and it follows.
-    const go = join(scratch, 'go');
+    // The upgrade happens while the agent works on a reply for the old group.
+    rmSync(go);
+    fake.userSays({ from: alice, chatId: oldGroup, text: 'during' });
+    await harness!.waitFor('turn.started', (event) => event.sessionId === first.sessionId && harness!.events.filter((e) => e.type === 'turn.started').length === 2);
     fake.migrate(oldGroup, newGroup, alice);
     await waitUntil('the migration seen', () => fake.pendingUpdates().length === 0);
+    writeFileSync(go, '');
+    await waitUntil('the owed reply in the new chat', () => fake.sentTo(newGroup).length === 1);
     fake.userSays({ from: alice, chatId: newGroup, text: 'after' });
-    await waitUntil('the second reply', () => fake.sentTo(newGroup).length === 1);
-    expect(fake.sentTo(newGroup)[0]!.text).toBe('You said: after');
+    await waitUntil('the third reply', () => fake.sentTo(newGroup).length === 2);
+    expect(fake.sentTo(newGroup).map((message) => message.text)).toEqual(['You said: during', 'You said: after']);
+    expect(fake.sentTo(oldGroup)).toHaveLength(1);
     const sessions = harness!.events.flatMap((event) => (event.type === 'reply.recorded' ? [event.sessionId] : []));
-    expect(sessions).toEqual([first.sessionId, first.sessionId]);
+    expect(sessions).toEqual([first.sessionId, first.sessionId, first.sessionId]);
     expect((await call('getTranscript', { sessionId: first.sessionId })).messages.map((message) => message.text)).toEqual([
       'before',
       'You said: before',
+      'during',
+      'You said: during',
       'after',
       'You said: after',
     ]);
-    void go;
+  });
+
+  it('follows a migration it learns only from a refused send (400 with migrate_to_chat_id)', async () => {
+    const oldGroup = -123456780;
+    const newGroup = -1001111111112;
+    fake.addChat({ id: oldGroup, type: 'group', title: 'Chess' });
+    const go = join(scratch, 'go');
+    await startGateway(['--wait-for', go], { groups: { [String(oldGroup)]: { requireMention: false } } });
+    fake.userSays({ from: alice, chatId: oldGroup, text: 'hi' });
+    await harness!.waitFor('turn.started');
+    // No service messages reach the bot: only the send finds out.
+    fake.migrate(oldGroup, newGroup, alice, { announce: false });
+    writeFileSync(go, '');
+    await waitUntil('the reply in the new chat', () => fake.sentTo(newGroup).length === 1);
+    expect(fake.sentTo(newGroup)[0]!.text).toBe('You said: hi');
+    const refused = fake.requests.filter((request) => request.method === 'sendMessage' && String(request.params.chat_id) === String(oldGroup));
+    expect(refused).toHaveLength(1);
+    const recorded = harness!.events.find((event) => event.type === 'reply.recorded')!;
+    expect(harness!.gateway.deliveries.ledger.getDelivery(recorded.obligationId)).toMatchObject({ state: 'delivered', attempts: 0 });
+    // Later messages from the new chat continue the same conversation.
+    fake.userSays({ from: alice, chatId: newGroup, text: 'again' });
+    await waitUntil('the second reply', () => fake.sentTo(newGroup).length === 2);
+    const sessions = harness!.events.flatMap((event) => (event.type === 'reply.recorded' ? [event.sessionId] : []));
+    expect(new Set(sessions).size).toBe(1);
   });
 
   it('shows typing while a slow agent works, and stops when the reply is sent', async () => {

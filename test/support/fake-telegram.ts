@@ -262,11 +262,12 @@ export class FakeTelegram {
   }
 
   /** A group becomes a supergroup: the service messages arrive, and sends to the old id are refused with the new one. */
-  migrate(groupId: number, supergroupId: number, by: FakeUser): void {
+  migrate(groupId: number, supergroupId: number, by: FakeUser, options: { announce?: boolean } = {}): void {
     const old = this.chatState(groupId);
     old.migratedTo = supergroupId;
     const chat: FakeChat = { id: supergroupId, type: 'supergroup', ...(old.chat.title ? { title: old.chat.title } : {}) };
     this.addChat(chat);
+    if (options.announce === false) return;
     this.enqueue({ message_id: old.nextMessageId++, from: by, chat: old.chat, date: this.unixNow(), migrate_to_chat_id: supergroupId });
     const fresh = this.chatState(supergroupId);
     this.enqueue({ message_id: fresh.nextMessageId++, from: by, chat, date: this.unixNow(), migrate_from_chat_id: groupId });
