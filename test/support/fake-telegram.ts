@@ -95,6 +95,10 @@ export type FaultAnswer =
   | { readonly kind: 'hang' }
   /** Runs the call, then drops the connection before the answer: the message was sent, the bot does not know. */
   | { readonly kind: 'drop-after' }
+  /** Runs the call and never answers: the message was sent, the bot is left waiting. */
+  | { readonly kind: 'hang-after' }
+  /** Answers all but the last byte, then the rest after `ms`: the answer sits half-read in the bot's socket. */
+  | { readonly kind: 'trickle'; readonly ms: number }
   /** Anything at all as the body (hostile server tests). */
   | { readonly kind: 'raw'; readonly status: number; readonly body: string };
 
@@ -112,6 +116,8 @@ interface Poll {
   readonly offset: number;
   readonly limit: number;
   readonly res: ServerResponse;
+  /** How this poll's answer is written (a fault may shape it). */
+  readonly answer: (status: number, body: unknown) => void;
   readonly timer: ReturnType<typeof setTimeout>;
 }
 
@@ -353,6 +359,14 @@ export class FakeTelegram {
           this.dispatch(method!, params, () => res.destroy(), req);
           return;
         }
+        if (answer.kind === 'hang-after') {
+          this.dispatch(method!, params, () => {}, req);
+          return;
+        }
+        if (answer.kind === 'trickle') {
+          this.dispatch(method!, params, (status, body) => this.trickle(res, status, body, answer.ms), req, res);
+          return;
+        }
         return void this.error(res, answer.code, answer.description, answer.parameters);
       }
       this.dispatch(method!, params, (status, body) => this.reply(res, status, body), req, res);
@@ -416,6 +430,7 @@ export class FakeTelegram {
       offset,
       limit,
       res,
+      answer,
       timer: setTimeout(() => {
         if (this.poll !== poll) return;
         this.poll = undefined;
@@ -454,7 +469,7 @@ export class FakeTelegram {
     if (ready.length === 0) return;
     this.poll = undefined;
     clearTimeout(poll.timer);
-    this.reply(poll.res, 200, { ok: true, result: this.hand(ready) });
+    poll.answer(200, { ok: true, result: this.hand(ready) });
   }
 
   private sendMessage(
@@ -552,6 +567,16 @@ export class FakeTelegram {
 
   private error(res: ServerResponse, code: number, description: string, parameters?: Record<string, unknown>): void {
     this.reply(res, code, { ok: false, error_code: code, description, ...(parameters ? { parameters } : {}) });
+  }
+
+  private trickle(res: ServerResponse, status: number, body: unknown, ms: number): void {
+    if (res.writableEnded || res.destroyed) return;
+    const text = Buffer.from(JSON.stringify(body));
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(text.length) });
+    res.write(text.subarray(0, text.length - 1));
+    setTimeout(() => {
+      if (!res.destroyed) res.end(text.subarray(text.length - 1));
+    }, ms).unref();
   }
 
   private reply(res: ServerResponse, status: number, body: unknown): void {
