@@ -439,11 +439,14 @@ export class FakeTelegram {
     };
     this.poll = poll;
     // The poller went away (killed): its poll ends, nothing was handed.
-    req.socket.once('close', () => {
+    const onClose = () => {
       if (this.poll !== poll) return;
       clearTimeout(poll.timer);
       this.poll = undefined;
-    });
+    };
+    req.socket.once('close', onClose);
+    // A kept-alive socket carries many polls: each takes its listener with it when answered.
+    res.once('finish', () => req.socket.off('close', onClose));
   }
 
   private confirm(offset: number): void {
