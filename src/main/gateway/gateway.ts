@@ -6,6 +6,7 @@ import { createAgent } from './agents/create-agent';
 import { detectOllama } from './agents/openai';
 import { trackAgentProcesses } from './agents/process-records';
 import { reapOrphanedAgents } from './agents/reap-orphans';
+import { pairingApiHandlers } from './access/api-handlers';
 import { PairingStore } from './access/pairing-store';
 import { ApiServer, type ApiHandlers } from './api/server';
 import { systemClock, type Clock } from './clock';
@@ -119,6 +120,7 @@ export class Gateway {
     const config = this.config.current;
     const pseudonyms = createPseudonymiser(options.installSecret ?? loadOrCreateInstallSecret(dataDir));
     this.pairing = new PairingStore(dataDir, { clock: this.clock, logger, pseudonym: (platform, senderId) => pseudonyms.person(platform, senderId) });
+    this.pairing.onChange(() => this.bus.emit({ type: 'pairing.changed', at: this.clock.now() }));
     this.queue = new ConversationQueue(config.maxConcurrentTurns);
     this.sessionStore = this.openSessions(config);
     this.sessionSettings = JSON.stringify(config.sessions);
@@ -420,9 +422,16 @@ export class Gateway {
       ...sessionApiHandlers(() => this.sessionStore),
       ...deliveryApiHandlers(() => this.deliveries),
       ...pipelineApiHandlers(this),
+      ...pairingApiHandlers(
+        () => this.pairing,
+        ({ platform, chatId }) => void this.platforms.get(platform)?.sendNotice?.(chatId, APPROVED_NOTICE),
+      ),
     };
   }
 }
+
+/** What an approved sender is told (outside the ledger: a courtesy, not a reply). */
+const APPROVED_NOTICE = '✓ You can talk to the assistant now.';
 
 /** Stands in for an agent whose settings cannot work (a named variable is unset): every turn says why. */
 function unavailableAgent(error: string): Agent {

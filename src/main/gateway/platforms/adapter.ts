@@ -82,6 +82,11 @@ export interface PlatformAdapter {
    * returned function is called. The pipeline calls it around an agent turn.
    */
   typing?(target: TypingTarget): () => void;
+  /**
+   * Optional: a short best-effort message outside the ledger (a pairing
+   * approval's greeting). Never throws; a failure is only logged.
+   */
+  sendNotice?(chatId: string, text: string): Promise<void>;
   onEvent(listener: (event: AdapterEvent) => void): () => void;
   /**
    * After a resume from sleep: checks that the connection still works (a socket can

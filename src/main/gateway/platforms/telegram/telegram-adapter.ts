@@ -286,7 +286,7 @@ export class TelegramAdapter implements PlatformAdapter {
     }
     if (decision === 'pair') {
       const request = this.options.access.requestPairing({ id: message.senderId!, chatId: message.chatId, name: message.senderName });
-      if (request) void this.sendPlain(message.chatId, PAIRING_REPLY(request.code));
+      if (request) void this.sendNotice(message.chatId, PAIRING_REPLY(request.code));
       updates.done(updateId);
       return 'done';
     }
@@ -446,12 +446,13 @@ export class TelegramAdapter implements PlatformAdapter {
     return 'ok';
   }
 
-  /** A short plain reply outside the ledger (the pairing code): best effort, never retried. */
-  private async sendPlain(chatId: string, text: string): Promise<void> {
+  /** A short plain message outside the ledger (a pairing code, an approval): best effort, never retried. */
+  async sendNotice(chatId: string, text: string): Promise<void> {
+    if (!/^-?\d{1,20}$/.test(chatId)) return;
     try {
-      await this.api?.sendMessage(chatId, text);
+      await this.api?.sendMessage(this.updates?.current(chatId) ?? chatId, text);
     } catch (error) {
-      this.logger.warn('telegram: a pairing reply could not be sent', { error: classifyFailure(error, this.redactor).description });
+      this.logger.warn('telegram: a notice could not be sent', { error: classifyFailure(error, this.redactor).description });
     }
   }
 
