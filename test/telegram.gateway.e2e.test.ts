@@ -57,7 +57,7 @@ describe('the gateway on Telegram (grammY against the fake Bot API)', () => {
         },
         delivery: { leaseSeconds: 2 },
       },
-      { env: { TELEGRAM_TOKEN: fake.token }, tuning: { telegram: { reconnectDelayMs: () => 200, typingIntervalMs: 300 } } },
+      { env: { TELEGRAM_TOKEN: fake.token }, tuning: { telegram: { reconnectDelayMs: () => 200, typingIntervalMs: 300, conflictDelayMs: 300 } } },
     );
     await harness.waitFor('platform.state', (event) => event.platform.name === 'telegram' && event.platform.state === 'connected');
     return harness;
@@ -261,5 +261,78 @@ describe('the gateway on Telegram (grammY against the fake Bot API)', () => {
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(fake.actions.length, 'no typing after the reply').toBe(count);
     expect(typing.at(-1)!.at).toBeLessThanOrEqual(fake.sentTo(alice.id)[0]!.at);
+  });
+
+  it('pairs a new sender: one short reply with a code, nothing reaches the agent until approved; deny keeps them out', async () => {
+    await startGateway();
+    const carol = fake.addUser({ id: 5550001, first_name: 'Carol', username: 'carol' });
+    const dave = fake.addUser({ id: 5550002, first_name: 'Dave' });
+    fake.userSays({ from: carol, text: 'hi, who are you?' });
+    fake.userSays({ from: carol, text: 'hello??' });
+    fake.userSays({ from: dave, text: 'let me in' });
+    await waitUntil('two codes sent', () => fake.sentTo(carol.id).length === 1 && fake.sentTo(dave.id).length === 1);
+    await waitUntil('all confirmed', () => fake.pendingUpdates().length === 0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Asking twice brings one code, not two; nothing reached the agent.
+    expect(fake.sentTo(carol.id)).toHaveLength(1);
+    expect(harness!.events.filter((event) => event.type === 'turn.started')).toHaveLength(0);
+    expect((await call('listSessions')).sessions).toHaveLength(0);
+
+    const overview = await call('listPairing');
+    expect(overview.requests.map((request) => request.name).sort()).toEqual(['Carol', 'Dave']);
+    const carolCode = overview.requests.find((request) => request.name === 'Carol')!;
+    expect(fake.sentTo(carol.id)[0]!.text).toContain(carolCode.code);
+    // The window and the CLI see a pseudonym, never the raw id.
+    expect(JSON.stringify(overview)).not.toContain(String(carol.id));
+    expect(carolCode.sender).toMatch(/^user_[0-9a-f]{12}$/);
+
+    await call('decidePairing', { code: carolCode.code, decision: 'approve' });
+    await waitUntil('the approval notice', () => fake.sentTo(carol.id).length === 2);
+    fake.userSays({ from: carol, text: 'now?' });
+    await waitUntil('the answer', () => fake.sentTo(carol.id).length === 3);
+    expect(fake.sentTo(carol.id)[2]!.text).toBe('You said: now?');
+
+    const daveCode = (await call('listPairing')).requests.find((request) => request.name === 'Dave')!;
+    await call('decidePairing', { code: daveCode.code, decision: 'deny' });
+    fake.userSays({ from: dave, text: 'please?' });
+    await waitUntil('confirmed', () => fake.pendingUpdates().length === 0);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(fake.sentTo(dave.id)).toHaveLength(1);
+    expect(harness!.events.filter((event) => event.type === 'turn.started')).toHaveLength(1);
+    const after = await call('listPairing');
+    expect(after.requests).toEqual([]);
+    expect(after.approved.map((entry) => entry.name)).toEqual(['Carol']);
+    expect(after.denied.map((entry) => entry.name)).toEqual(['Dave']);
+  });
+
+  it('turns photos, voice notes, documents and stickers into a short text for the agent', async () => {
+    await startGateway();
+    fake.userSays({ from: alice, extra: { photo: [{ file_id: 'a', width: 1, height: 1 }], caption: 'my cat' } });
+    fake.userSays({ from: alice, extra: { voice: { file_id: 'v', duration: 12 } } });
+    fake.userSays({ from: alice, extra: { document: { file_id: 'd', file_name: 'report.pdf' } } });
+    fake.userSays({ from: alice, extra: { sticker: { file_id: 's', emoji: '👍' } } });
+    await waitUntil('four replies', () => fake.sentTo(alice.id).length === 4);
+    expect(fake.sentTo(alice.id).map((message) => message.text)).toEqual([
+      'You said: [photo: my cat]',
+      'You said: [voice note, 12 s]',
+      'You said: [document: report.pdf]',
+      'You said: [sticker 👍]',
+    ]);
+  });
+
+  it('names another poller of the same token in words (409) and keeps polling once it is gone', async () => {
+    await startGateway([], {});
+    // A second program polls with the same token.
+    const intruder = async () => {
+      await fetch(`${fake.apiRoot}/bot${fake.token}/getUpdates`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ timeout: 1 }) }).catch(() => undefined);
+    };
+    await waitUntil('the bot polling', () => fake.polling);
+    await intruder();
+    const degraded = await harness!.waitFor('platform.state', (event) => event.platform.name === 'telegram' && event.platform.state === 'degraded');
+    expect(degraded.platform.error).toMatch(/another program is reading this bot's messages/);
+    expect(degraded.platform.error).toMatch(/Conflict: terminated by other getUpdates request/);
+    await harness!.waitForNext('platform.state', (event) => event.platform.name === 'telegram' && event.platform.state === 'connected');
+    fake.userSays({ from: alice, text: 'still there?' });
+    await waitUntil('the answer', () => fake.sentTo(alice.id).length === 1);
   });
 });
