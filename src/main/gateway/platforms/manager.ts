@@ -38,6 +38,8 @@ interface Entry {
  */
 export class PlatformManager {
   private readonly entries = new Map<string, Entry>();
+  /** Platforms the config asks for that could not be set up (a token not set): listed, with why, until the config changes. */
+  private readonly unavailable = new Map<string, { fingerprint: string; error: string }>();
   /** While paused (the user's Pause, or the machine suspending), no network adapter connects. */
   private paused = false;
 
@@ -49,13 +51,17 @@ export class PlatformManager {
       const next = wanted.get(name);
       if (!next || next.fingerprint !== entry.fingerprint) await this.remove(name);
     }
+    for (const [name, failed] of [...this.unavailable]) {
+      if (wanted.get(name)?.fingerprint !== failed.fingerprint) this.unavailable.delete(name);
+    }
     for (const [name, next] of wanted) {
-      if (this.entries.has(name)) continue;
+      if (this.entries.has(name) || this.unavailable.has(name)) continue;
       let adapter: PlatformAdapter;
       try {
         adapter = next.create();
       } catch (error) {
         this.options.logger.error('a platform could not be set up', { platform: name, error });
+        this.unavailable.set(name, { fingerprint: next.fingerprint, error: describe(error) });
         this.publish({ name, state: 'disconnected', error: describe(error) });
         continue;
       }
@@ -78,12 +84,17 @@ export class PlatformManager {
   }
 
   list(): PlatformStatus[] {
-    return [...this.entries].map(([name, entry]) => ({ name, state: entry.state, error: entry.error }));
+    return [
+      ...[...this.entries].map(([name, entry]) => ({ name, state: entry.state, error: entry.error })),
+      ...[...this.unavailable].map(([name, failed]) => ({ name, state: 'disconnected' as const, error: failed.error })),
+    ];
   }
 
   status(name: string): PlatformStatus | undefined {
     const entry = this.entries.get(name);
-    return entry ? { name, state: entry.state, error: entry.error } : undefined;
+    if (entry) return { name, state: entry.state, error: entry.error };
+    const failed = this.unavailable.get(name);
+    return failed ? { name, state: 'disconnected', error: failed.error } : undefined;
   }
 
   async reconnect(name: string): Promise<boolean> {
