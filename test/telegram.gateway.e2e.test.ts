@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiResults, MethodName } from '../src/shared/api';
+import { notificationFor } from '../src/main/notifications';
 import { startGatewayHarness, type GatewayHarness } from './support/gateway-harness';
 import { FakeTelegram, type FakeUser } from './support/fake-telegram';
 import { waitUntil } from './support/wait';
@@ -189,6 +190,9 @@ describe('the gateway on Telegram (grammY against the fake Bot API)', () => {
     expect(failed.delivery.nextAttemptAt).toBeNull();
     expect(failed.delivery.lastError).toMatch(/the person blocked the bot/);
     expect(failed.delivery.lastError).not.toContain(fake.token);
+    // The tray turns that very event into a notification naming the reason.
+    expect(notificationFor(failed)?.model).toMatchObject({ title: 'A reply on telegram cannot be delivered', body: expect.stringMatching(/the person blocked the bot/) });
+    expect(fake.requests.filter((request) => request.method === 'sendMessage')).toHaveLength(1);
   });
 
   it('follows a group upgraded to a supergroup: the conversation keeps its history and the owed reply goes to the new chat', async () => {
@@ -241,7 +245,8 @@ describe('the gateway on Telegram (grammY against the fake Bot API)', () => {
     expect(fake.sentTo(newGroup)[0]!.text).toBe('You said: hi');
     const refused = fake.requests.filter((request) => request.method === 'sendMessage' && String(request.params.chat_id) === String(oldGroup));
     expect(refused).toHaveLength(1);
-    const recorded = harness!.events.find((event) => event.type === 'reply.recorded')!;
+    const recorded = await harness!.waitFor('reply.recorded');
+    await delivered(recorded.obligationId);
     expect(harness!.gateway.deliveries.ledger.getDelivery(recorded.obligationId)).toMatchObject({ state: 'delivered', attempts: 0 });
     // Later messages from the new chat continue the same conversation.
     fake.userSays({ from: alice, chatId: newGroup, text: 'again' });

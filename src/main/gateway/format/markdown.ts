@@ -88,7 +88,18 @@ function parseLine(line: string): Block {
   return { type: 'line', indent: '', marker: '', children: parseInline(line) };
 }
 
-export function parseInline(text: string, depth = 0): Inline[] {
+/**
+ * Where the formatted spans of one line are (`**bold**`, `` `code` ``, links),
+ * as UTF-16 [start, end) ranges of the line: a splitter that cuts a long line
+ * avoids cutting inside them, so no chunk carries half an entity.
+ */
+export function inlineSpans(line: string): [number, number][] {
+  const spans: [number, number][] = [];
+  parseInline(line, 0, spans);
+  return spans;
+}
+
+export function parseInline(text: string, depth = 0, spans?: [number, number][]): Inline[] {
   const out: Inline[] = [];
   let buffer = '';
   const flush = () => {
@@ -111,6 +122,7 @@ export function parseInline(text: string, depth = 0): Inline[] {
         let code = text.slice(i + run, close);
         if (code.length > 2 && code.startsWith(' ') && code.endsWith(' ') && code.trim() !== '') code = code.slice(1, -1);
         out.push({ type: 'code', text: code });
+        spans?.push([i, close + run]);
         i = close + run;
         continue;
       }
@@ -123,6 +135,7 @@ export function parseInline(text: string, depth = 0): Inline[] {
       if (link) {
         flush();
         out.push({ type: 'link', url: link.url, children: parseInline(link.label, depth + 1) });
+        spans?.push([i, link.end]);
         i = link.end;
         continue;
       }
@@ -132,6 +145,7 @@ export function parseInline(text: string, depth = 0): Inline[] {
       if (span) {
         flush();
         out.push({ type: span.type, children: parseInline(text.slice(span.contentStart, span.contentEnd), depth + 1) });
+        spans?.push([i, span.end]);
         i = span.end;
         continue;
       }

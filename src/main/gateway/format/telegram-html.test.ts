@@ -116,3 +116,17 @@ describe('Markdown → Telegram HTML', () => {
 function countInUrls(markdown: string, char: string): number {
   return [...markdown.matchAll(/\]\(([^)]*)\)/g)].reduce((sum, match) => sum + match[1]!.split(char).length - 1, 0);
 }
+
+describe('chunking Markdown for Telegram', () => {
+  it('does not cut a long line inside a formatted span when a cut outside one fits', () => {
+    const line = Array.from({ length: 300 }, (_, i) => `word${i} **bold phrase ${i} here** and \`code ${i}\` [link ${i}](https://x.org/${i})`).join(' ');
+    const chunks = splitReply(line, { maxLength: 4096, unit: 'code-points' });
+    expect(chunks.length).toBeGreaterThan(3);
+    for (const chunk of chunks) {
+      const { text, entities } = seen(markdownToTelegramHtml(chunk));
+      // No half entity: no delimiter left over as text, and every entity is whole.
+      expect(text).not.toMatch(/\*\*|`|\]\(/);
+      for (const entity of entities.filter((e) => e.type === 'bold')) expect(text.slice(entity.offset, entity.offset + entity.length)).toMatch(/^bold phrase \d+ here$/);
+    }
+  });
+});

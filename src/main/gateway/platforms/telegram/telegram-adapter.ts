@@ -389,7 +389,7 @@ export class TelegramAdapter implements PlatformAdapter {
         return { ok: true, platformMessageId: `${chatId}:${sent.message_id}` };
       } catch (error) {
         const failure = classifyFailure(error, this.redactor);
-        const next = this.afterFailure(failure, chatId, target.chatId);
+        const next = this.afterFailure(failure, chatId);
         if (next === 'retry') continue;
         if (next === 'plain') {
           this.logger.warn('telegram: the formatted message was refused; sending this part as plain text', { error: failure.description });
@@ -407,7 +407,7 @@ export class TelegramAdapter implements PlatformAdapter {
     return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'Telegram kept refusing the message; trying again later' };
   }
 
-  private afterFailure(failure: CallFailure, chatId: string, originalId: string): 'retry' | 'plain' | 'no-thread' | 'fail' {
+  private afterFailure(failure: CallFailure, chatId: string): 'retry' | 'plain' | 'no-thread' | 'fail' {
     switch (failure.kind) {
       case 'rate-limited': {
         const until = this.clock.now() + failure.retryAfterMs;
@@ -418,8 +418,8 @@ export class TelegramAdapter implements PlatformAdapter {
         return failure.retryAfterMs <= (this.options.maxInlineWaitMs ?? 120_000) ? 'retry' : 'fail';
       }
       case 'migrated':
-        this.updates?.migrate(originalId === chatId ? chatId : chatId, failure.to);
-        return 'retry';
+        // The chat the send went to became `failure.to`: this and later sends (and its messages) follow.
+        return this.updates?.migrate(chatId, failure.to) ? 'retry' : 'fail';
       case 'markup':
         return 'plain';
       case 'thread-gone':
