@@ -112,6 +112,11 @@ describe('the gateway on Telegram (grammY against the fake Bot API)', () => {
     expect(fake.sentTo(bob.id)).toEqual([]);
     // The reply chain's message_thread_id (a supergroup without topics) is never echoed back.
     expect(fake.sentTo(GROUP).every((message) => message.threadId === undefined)).toBe(true);
+    // The conversation is named after the group, its messages after their senders.
+    const sessions = (await call('listSessions')).sessions;
+    expect(sessions.map((session) => session.title)).toEqual(['Family']);
+    const messages = (await call('getTranscript', { sessionId: sessions[0]!.sessionId })).messages;
+    expect(messages.flatMap((message) => (message.role === 'user' ? [message.sender.name] : []))).toEqual(['Alice', 'Alice', 'Alice']);
   });
 
   it('gives a forum topic its own conversation and answers in the same topic; the General topic is the chat itself', async () => {

@@ -49,6 +49,8 @@ export interface TelegramAdapterOptions {
 const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** Sends are spaced at least this much (Telegram allows about 30 a second overall). */
 const GLOBAL_SPACING_MS = 40;
+/** Pairing replies to strangers, at most this many per window: a crowd cannot make the bot flood. */
+const PAIRING_REPLIES = { max: 20, windowMs: 10 * 60 * 1000 } as const;
 /** Send attempts inside one `send` (429 waits, plain-text fallback, migration, topic gone). */
 const MAX_TRIES = 6;
 
@@ -98,6 +100,8 @@ export class TelegramAdapter implements PlatformAdapter {
   private lastSendAt = 0;
   private readonly redactor: (text: string) => string;
   private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
+  /** When the recent pairing replies went out (monotonic ms). */
+  private pairingReplies: number[] = [];
 
   constructor(private readonly options: TelegramAdapterOptions) {
     this.config = options.config;
@@ -286,7 +290,7 @@ export class TelegramAdapter implements PlatformAdapter {
     }
     if (decision === 'pair') {
       const request = this.options.access.requestPairing({ id: message.senderId!, chatId: message.chatId, name: message.senderName });
-      if (request) void this.sendNotice(message.chatId, PAIRING_REPLY(request.code));
+      if (request && this.takePairingReply()) void this.sendNotice(message.chatId, PAIRING_REPLY(request.code));
       updates.done(updateId);
       return 'done';
     }
@@ -338,6 +342,17 @@ export class TelegramAdapter implements PlatformAdapter {
   private emitMessage(message: Extract<AdapterEvent, { type: 'message' }>['message'], ack: (outcome: IntakeOutcome) => void): boolean {
     if (this.listeners.size === 0) return false;
     this.emit({ type: 'message', message, ack });
+    return true;
+  }
+
+  private takePairingReply(): boolean {
+    const now = this.clock.monotonic();
+    this.pairingReplies = this.pairingReplies.filter((at) => now - at < PAIRING_REPLIES.windowMs);
+    if (this.pairingReplies.length >= PAIRING_REPLIES.max) {
+      this.logger.warn('telegram: many strangers are asking to pair; not answering more of them for now');
+      return false;
+    }
+    this.pairingReplies.push(now);
     return true;
   }
 
