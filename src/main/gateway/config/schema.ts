@@ -31,7 +31,11 @@ export const ircPlatformSchema = ircConfigSchema
       .never({ error: 'passwords do not belong in config.json: name an environment variable in "passwordEnv"' })
       .optional(),
   })
-  .strict();
+  .strict()
+  .refine((irc) => !(irc.pairing && irc.requireAccount), {
+    path: ['pairing'],
+    message: 'pairing approves nicks, so it cannot be combined with requireAccount: list accounts in "allow" instead',
+  });
 
 export const telegramPlatformSchema = telegramConfigSchema
   .extend({

@@ -48,6 +48,10 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
           config: { ...settings, ...(password !== undefined ? { password } : {}) },
           logger: deps.logger,
           clock: deps.clock,
+          access: {
+            isApproved: (senderId) => deps.pairing.isApproved('irc', senderId),
+            requestPairing: (sender) => deps.pairing.request('irc', sender),
+          },
           ...deps.tuning.irc,
         }),
     });
