@@ -42,7 +42,15 @@ export const telegramConfigSchema = z.object({
   /** User ids that may always talk to the agent, without pairing. */
   allowFrom: z.array(telegramIdSchema).default([]),
   /** Group chats the agent answers in (chat id → settings); any other group is ignored. */
-  groups: z.record(z.string().regex(/^-\d{1,20}$/, 'group ids are negative numbers like -1001234567890'), telegramGroupSchema).default({}),
+  groups: z
+    .record(z.string(), telegramGroupSchema)
+    // Checked here: zod words a bad record key only as "Invalid key in record".
+    .superRefine((groups, context) => {
+      for (const id of Object.keys(groups)) {
+        if (!/^-\d{1,20}$/.test(id)) context.addIssue({ code: 'custom', path: [id], message: `"${id.slice(0, 40)}" is not a group id: group ids are negative numbers like -1001234567890` });
+      }
+    })
+    .default({}),
   /** How long one getUpdates call waits for news (long poll), in seconds. */
   pollTimeoutSeconds: z.number().int().min(1).max(50).default(30),
 });
