@@ -345,4 +345,29 @@ describe('the gateway on Telegram (grammY against the fake Bot API)', () => {
     fake.userSays({ from: alice, text: 'still there?' });
     await waitUntil('the answer', () => fake.sentTo(alice.id).length === 1);
   });
+
+  it('survives a hostile Bot API (garbage, nulls, updates it cannot confirm, a huge body) without crashing or spinning', async () => {
+    await startGateway();
+    await waitUntil('the bot polling', () => fake.polling);
+    const bodies = [
+      'not json at all',
+      '{"ok":true,"result":null}',
+      '{"ok":true,"result":[{"update_id":"x"},{"nope":1},null,7]}',
+      JSON.stringify({ ok: true, result: [{ update_id: 1, message: { message_id: 'x', chat: { id: 'y' } } }] }),
+      `{"ok":true,"result":["${'x'.repeat(9 * 1024 * 1024)}"]}`,
+      '{"ok":false}',
+    ];
+    for (const body of bodies) {
+      const polls = () => fake.requests.filter((request) => request.method === 'getUpdates').length;
+      const before = polls();
+      const stop = fake.fault((method) => (method === 'getUpdates' ? { kind: 'raw', status: 200, body } : undefined));
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      stop();
+      expect(polls() - before, `polls while the server answered ${body.slice(0, 40)}`).toBeLessThanOrEqual(8);
+    }
+    fake.userSays({ from: alice, text: 'still alive?' });
+    await waitUntil('the answer', () => fake.sentTo(alice.id).length === 1, 15_000);
+    expect(harness!.gateway.getStatus().state).toBe('running');
+  });
 });
+

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { PairedSender, PairingOverview } from '../../../shared/api';
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
 import { readJsonOrMoveAside, writePrivateFile } from '../private-file';
@@ -47,27 +48,8 @@ const fileSchema = z.object({
 type PairingFile = z.output<typeof fileSchema>;
 type StoredRequest = z.output<typeof requestSchema>;
 
-export interface PairingRequestView {
-  readonly platform: string;
-  readonly code: string;
-  readonly name: string | null;
-  /** The sender's pseudonym (the raw id is never shown). */
-  readonly sender: string;
-  readonly requestedAt: number;
-}
-
-export interface PairedSenderView {
-  readonly platform: string;
-  readonly name: string | null;
-  readonly sender: string;
-  readonly at: number;
-}
-
-export interface PairingView {
-  readonly requests: readonly PairingRequestView[];
-  readonly approved: readonly PairedSenderView[];
-  readonly denied: readonly PairedSenderView[];
-}
+/** What the window and the CLI see: names and pseudonyms, never raw ids (src/shared/api.ts). */
+export type PairingView = PairingOverview;
 
 export type PairingDecision = 'approve' | 'deny';
 export type DecisionResult = { readonly ok: true; readonly name: string | null; readonly platform: string; readonly chatId: string; readonly senderId: string } | { readonly ok: false; readonly error: string };
@@ -126,7 +108,7 @@ export class PairingStore {
   }
 
   view(): PairingView {
-    const show = (entry: { platform: string; senderId: string; name: string | null; at: number }): PairedSenderView => ({
+    const show = (entry: { platform: string; senderId: string; name: string | null; at: number }): PairedSender => ({
       platform: entry.platform,
       name: entry.name,
       sender: this.deps.pseudonym(entry.platform, entry.senderId),

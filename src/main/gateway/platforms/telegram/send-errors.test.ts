@@ -39,4 +39,10 @@ describe('Telegram failures in the delivery side’s terms', () => {
     expect(JSON.stringify(result)).not.toContain(TOKEN);
     expect(toSendResult(classifyFailure(api(502, 'Bad Gateway'), redact))).not.toHaveProperty('notDelivered');
   });
+
+  it('reads a broken envelope (no code, no description) as a refusal in words, never a throw', () => {
+    const broken = new GrammyError('call failed', { ok: false } as never, 'getUpdates', {});
+    expect(classifyFailure(broken, redact)).toMatchObject({ kind: 'refused', description: '0 (no description)' });
+  });
 });
+

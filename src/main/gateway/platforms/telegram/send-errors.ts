@@ -23,29 +23,32 @@ export type CallFailure =
 
 export function classifyFailure(error: unknown, redact: (text: string) => string): CallFailure {
   if (error instanceof GrammyError) {
-    const description = redact(`${error.error_code} ${error.description}`);
-    const text = error.description.toLowerCase();
-    const parameters = error.parameters ?? {};
-    if (error.error_code === 429) {
+    // The envelope is the server's: a broken one may lack any field.
+    const code = typeof error.error_code === 'number' ? error.error_code : 0;
+    const said = typeof error.description === 'string' ? error.description.slice(0, 500) : '(no description)';
+    const description = redact(`${code} ${said}`);
+    const text = said.toLowerCase();
+    const parameters = typeof error.parameters === 'object' && error.parameters !== null ? error.parameters : {};
+    if (code === 429) {
       const seconds = typeof parameters.retry_after === 'number' && parameters.retry_after >= 0 ? parameters.retry_after : 5;
       return { kind: 'rate-limited', retryAfterMs: Math.min(seconds, 24 * 3600) * 1000, description };
     }
     if (parameters.migrate_to_chat_id !== undefined) return { kind: 'migrated', to: String(parameters.migrate_to_chat_id), description };
-    if (error.error_code === 401 || error.error_code === 404) return { kind: 'unauthorized', description };
-    if (error.error_code === 409) return { kind: 'conflict', description };
-    if (error.error_code === 403) {
+    if (code === 401 || code === 404) return { kind: 'unauthorized', description };
+    if (code === 409) return { kind: 'conflict', description };
+    if (code === 403) {
       if (text.includes('blocked')) return { kind: 'permanent', reason: 'the person blocked the bot', description };
       if (text.includes('kicked') || text.includes('not a member')) return { kind: 'permanent', reason: 'the bot was removed from this chat', description };
       if (text.includes('deactivated')) return { kind: 'permanent', reason: "the person's Telegram account was deleted", description };
       return { kind: 'permanent', reason: 'Telegram does not let the bot write in this chat', description };
     }
-    if (error.error_code === 400) {
+    if (code === 400) {
       if (text.includes("can't parse entities")) return { kind: 'markup', description };
       if (text.includes('message thread not found') || text.includes('topic_closed') || text.includes('topic closed')) return { kind: 'thread-gone', description };
       if (text.includes('chat not found')) return { kind: 'permanent', reason: 'Telegram does not know this chat (the bot was never in it, or it was deleted)', description };
       return { kind: 'permanent', reason: 'Telegram refused the message', description };
     }
-    if (error.error_code >= 500) return { kind: 'unknown', description };
+    if (code >= 500) return { kind: 'unknown', description };
     return { kind: 'refused', description };
   }
   if (error instanceof HttpError) return { kind: 'unknown', description: redact(`network error: ${describe(error.error)}`) };

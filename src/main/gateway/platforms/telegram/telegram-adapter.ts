@@ -134,7 +134,22 @@ export class TelegramAdapter implements PlatformAdapter {
     this.running = true;
     this.failedAttempts = 0;
     const generation = ++this.generation;
-    void this.run(generation);
+    void this.runGuarded(generation);
+  }
+
+  /** The receive loop, restarted after anything unexpected: a bug or a hostile answer is logged, never a crash. */
+  private async runGuarded(generation: number): Promise<void> {
+    while (this.running && generation === this.generation) {
+      try {
+        await this.run(generation);
+        return;
+      } catch (error) {
+        this.api = undefined;
+        this.logger.error('telegram: the receive loop failed; starting it again', { error: this.redactor(describe(error)) });
+        this.setState('disconnected', `an unexpected error: ${this.redactor(describe(error))}`);
+        await this.pause(5_000, generation);
+      }
+    }
   }
 
   async disconnect(): Promise<void> {
@@ -246,7 +261,13 @@ export class TelegramAdapter implements PlatformAdapter {
       if (!alive()) return 'stopped';
       this.failedAttempts = 0;
       if (this.current !== 'connected') this.setState('connected');
-      if (!Array.isArray(raw)) continue;
+      if (!Array.isArray(raw)) {
+        // `ok: true` without a list: a broken server. Asking again at once would spin.
+        this.logger.warn('telegram: getUpdates answered without a list of updates; trying again shortly');
+        await this.pause(5_000, generation);
+        continue;
+      }
+      const before = this.updates!.handled;
       for (const update of raw) {
         if (!alive()) return 'stopped';
         const taken = await this.take(update);
@@ -255,6 +276,12 @@ export class TelegramAdapter implements PlatformAdapter {
           await this.pause(1_000, generation);
           break;
         }
+      }
+      // A batch that moved nothing on (updates without a usable id, or below the offset asked for: a
+      // broken or hostile server) would come straight back: do not spin on it.
+      if (raw.length > 0 && this.updates!.handled === before) {
+        this.logger.warn('telegram: the server keeps handing updates Homing cannot confirm; slowing down', { count: raw.length });
+        await this.pause(5_000, generation);
       }
     }
     return 'stopped';
