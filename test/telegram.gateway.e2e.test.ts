@@ -369,5 +369,21 @@ describe('the gateway on Telegram (grammY against the fake Bot API)', () => {
     await waitUntil('the answer', () => fake.sentTo(alice.id).length === 1, 15_000);
     expect(harness!.gateway.getStatus().state).toBe('running');
   });
+
+  it("falls back to plain text for a chunk whose formatting Telegram refuses (can't parse entities)", async () => {
+    await startGateway();
+    let refused = 0;
+    fake.fault((method, params) =>
+      method === 'sendMessage' && params.parse_mode === 'HTML' && refused++ === 0
+        ? { kind: 'error', code: 400, description: "Bad Request: can't parse entities: Unsupported start tag \"x\" at byte offset 3" }
+        : undefined,
+    );
+    fake.userSays({ from: alice, text: '**bold** and `code`' });
+    const recorded = await harness!.waitFor('reply.recorded');
+    await delivered(recorded.obligationId);
+    const [reply] = fake.sentTo(alice.id);
+    expect(reply).toMatchObject({ text: 'You said: bold and code', parseMode: undefined, entities: [] });
+    expect(harness!.gateway.deliveries.ledger.getDelivery(recorded.obligationId)).toMatchObject({ state: 'delivered', attempts: 0 });
+  });
 });
 

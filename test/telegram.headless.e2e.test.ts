@@ -141,4 +141,18 @@ describe('the headless gateway on Telegram (the fake Bot API)', () => {
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.userMessageCount).toBe(2);
   });
+
+  it('shows typing while a slow agent works (renewed every 4 s), and stops with the reply', async () => {
+    fake.userSays({ from: people[7]!, text: 'req-0011 slow' });
+    await waitUntil('the reply', () => fake.sentTo(people[7]!.id).length === 1, 20_000);
+    const typing = fake.actions.filter((action) => action.chatId === people[7]!.id && action.action === 'typing');
+    const repliedAt = fake.sentTo(people[7]!.id)[0]!.at;
+    expect(typing.length).toBeGreaterThanOrEqual(1);
+    expect(typing.every((action) => action.at <= repliedAt)).toBe(true);
+    // A 3.5–5 s turn: the first at once, the next after 4 s when the turn lasted that long.
+    if (repliedAt - typing[0]!.at > 4_500) expect(typing.length).toBeGreaterThanOrEqual(2);
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    expect(fake.actions.filter((action) => action.chatId === people[7]!.id)).toHaveLength(typing.length);
+  });
 });
+

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
+import type { SessionPage } from '../src/shared/api';
 import { connectApi, type ApiSocket } from './support/api-socket';
 import { launchChromium } from './support/browser';
 import { FakeTelegram } from './support/fake-telegram';
@@ -93,6 +94,9 @@ describe('the window with Telegram (the fake Bot API)', () => {
     await waitUntil('all confirmed', () => fake.pendingUpdates().length === 0);
     expect(fake.sentTo(mallory.id)).toHaveLength(1);
     expect(fake.sentTo(mallory.id)[0]!.text).toMatch(/pairing code/);
+    // Nothing of Mallory's reached the agent: the only conversation is Carol's.
+    const sessions = await api.call<SessionPage>('listSessions', {});
+    expect(sessions.sessions.map((session) => session.title)).toEqual(['Carol']);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
