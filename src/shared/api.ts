@@ -240,7 +240,33 @@ export type GatewayEvent =
   | { readonly type: 'reply.recorded'; readonly sessionId: string; readonly obligationId: string; readonly chunks: number; readonly at: number }
   | { readonly type: 'platform.state'; readonly platform: PlatformStatus; readonly at: number }
   | { readonly type: 'config.changed'; readonly error: string | null; readonly at: number }
-  | { readonly type: 'gateway.resumed'; readonly sleptMs: number; readonly at: number };
+  | { readonly type: 'gateway.resumed'; readonly sleptMs: number; readonly at: number }
+  /** A pairing request arrived, or one was approved or denied (the window refreshes its list). */
+  | { readonly type: 'pairing.changed'; readonly at: number };
+
+/** Someone who asked to talk to the agent (pairing), as the window and the CLI show them: a name and a pseudonym, never the raw id. */
+export interface PairingRequest {
+  readonly platform: string;
+  /** What the sender was told, and what the owner approves or denies. */
+  readonly code: string;
+  readonly name: string | null;
+  /** `user_<12 hex>`. */
+  readonly sender: string;
+  readonly requestedAt: number;
+}
+
+export interface PairedSender {
+  readonly platform: string;
+  readonly name: string | null;
+  readonly sender: string;
+  readonly at: number;
+}
+
+export interface PairingOverview {
+  readonly requests: readonly PairingRequest[];
+  readonly approved: readonly PairedSender[];
+  readonly denied: readonly PairedSender[];
+}
 
 const deliveryId = z.string().regex(/^[0-9a-f]{24}$/, 'a delivery id is 24 hex characters');
 const platformName = z.string().min(1).max(32);
@@ -265,7 +291,7 @@ const configObject = z.custom<Record<string, unknown>>(
 );
 
 /** What `testConnection` tries: a platform's or the agent's settings, before they are saved. */
-export const CONNECTION_TARGETS = ['irc', 'agent'] as const;
+export const CONNECTION_TARGETS = ['irc', 'telegram', 'agent'] as const;
 export type ConnectionTarget = (typeof CONNECTION_TARGETS)[number];
 
 export interface ConnectionTestResult {
@@ -326,8 +352,14 @@ export const apiParams = {
   getConfig: z.undefined(),
   setConfig: z.object({ config: configObject }).strict(),
   setSecret: z
-    .object({ name: z.enum(['agent.apiKey', 'irc.password']), value: z.string().max(10_000).nullable() })
+    .object({ name: z.enum(['agent.apiKey', 'irc.password', 'telegram.token']), value: z.string().max(10_000).nullable() })
     .strict(),
+  listPairing: z.undefined(),
+  decidePairing: z
+    .object({ code: z.string().trim().min(1, 'which code?').max(32), decision: z.enum(['approve', 'deny']) })
+    .strict(),
+  /** Takes back an approval or a denial (the sender must ask again). */
+  revokePairing: z.object({ platform: platformName, sender: z.string().regex(/^user_[0-9a-f]{12}$/) }).strict(),
 } as const;
 
 /** The value each method returns. */
@@ -356,6 +388,9 @@ export interface ApiResults {
   getConfig: ConfigView;
   setConfig: ConfigView;
   setSecret: { readonly secretsSet: readonly string[] };
+  listPairing: PairingOverview;
+  decidePairing: { readonly decision: 'approve' | 'deny'; readonly platform: string; readonly name: string | null };
+  revokePairing: { readonly revoked: boolean };
 }
 
 export type MethodName = keyof typeof apiParams & keyof ApiResults;

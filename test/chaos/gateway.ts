@@ -22,13 +22,14 @@ export interface GatewayPaths {
 /** Every gateway this harness started and that may still run, for the last-resort cleanup. */
 export const liveGateways = new Set<ChildProcess>();
 
-export async function startGateway(paths: GatewayPaths, timeoutMs = 20_000): Promise<ChaosGateway> {
+export async function startGateway(paths: GatewayPaths, env: NodeJS.ProcessEnv = {}, timeoutMs = 20_000): Promise<ChaosGateway> {
   const log: WriteStream = createWriteStream(paths.logFile, { flags: 'a' });
   log.on('error', () => {});
   const spawnedAt = Date.now();
   log.write(`\n===== chaos: gateway spawned at ${new Date(spawnedAt).toISOString()}\n`);
   const child = spawn(process.execPath, [HOMING_BIN, 'gateway', '--data-dir', paths.dataDir, '--config', paths.configFile, '--port', '0'], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   liveGateways.add(child);
   const exited = new Promise<void>((resolve) =>

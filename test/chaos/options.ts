@@ -1,6 +1,11 @@
 import { parseArgs } from 'node:util';
 
+export const CHAOS_PLATFORMS = ['irc', 'telegram'] as const;
+export type ChaosPlatformName = (typeof CHAOS_PLATFORMS)[number];
+
 export interface ChaosOptions {
+  /** `irc`: a real ngircd; `telegram`: the fake Bot API (test/support/fake-telegram.ts). */
+  readonly platform: ChaosPlatformName;
   readonly messages: number;
   readonly kills: number;
   readonly serverRestarts: number;
@@ -24,13 +29,13 @@ export interface ChaosOptions {
   readonly keep: boolean;
 }
 
-export const USAGE = `Usage: npm run chaos -- [--messages N] [--kills N] [--server-restarts N] [--users N]
+export const USAGE = `Usage: npm run chaos -- [--platform irc|telegram] [--messages N] [--kills N] [--server-restarts N] [--users N]
                         [--seed S] [--rate R] [--long-every N] [--slow-every N]
                         [--drain-timeout-ms MS] [--max-takeover-ms MS] [--lease-seconds S]
                         [--fast] [--json FILE] [--keep]
 
   Defaults: 600 messages, 25 kills, 3 server restarts, 3 users, 0.6 requests/s,
-  the gateway's default settings (lease 30 s). --fast: 40 messages, 3 kills,
+  the gateway's default settings (lease 30 s), on IRC. --fast: 40 messages, 3 kills,
   1 server restart, 1.5 requests/s, lease 2 s (about a minute). Explicit flags win.`;
 
 export class ChaosUsageError extends Error {}
@@ -56,6 +61,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptions {
       args: [...argv],
       strict: true,
       options: {
+        platform: { type: 'string' },
         messages: { type: 'string' },
         kills: { type: 'string' },
         'server-restarts': { type: 'string' },
@@ -79,7 +85,10 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptions {
   const v = parsed.values;
   if (v.help) throw new ChaosUsageError('');
   const fast = v.fast ?? false;
+  const platform = v.platform ?? 'irc';
+  if (!(CHAOS_PLATFORMS as readonly string[]).includes(platform)) throw new ChaosUsageError(`--platform must be one of ${CHAOS_PLATFORMS.join(', ')}, not "${platform}"`);
   return {
+    platform: platform as ChaosPlatformName,
     messages: int('messages', v.messages, 1, fast ? 40 : 600),
     kills: int('kills', v.kills, 0, fast ? 3 : 25),
     serverRestarts: int('server-restarts', v['server-restarts'], 0, fast ? 1 : 3),

@@ -35,7 +35,7 @@ export function formatReport(figures: ChaosFigures, result: Verdict, header: str
   const bad = new Set(result.failed);
   const rows: [string, string, string?][] = [
     ['sent', `${figures.sent}`],
-    ['handed to Homing by IRC', `${figures.handedToHoming}`],
+    ['handed to Homing by the platform', `${figures.handedToHoming}`],
     ['reached Homing (user turn saved)', `${figures.reachedHoming}`],
     ['lost before saved', `${figures.lostBeforeSaved}`, 'lost before saved'],
     ['answered exactly once', `${figures.answeredExactlyOnce}`],

@@ -3,32 +3,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DeliveryRow } from '../../src/shared/api';
-import { startNgircd, type RunningNgircd } from '../support/ngircd';
-import { freePort } from '../support/ports';
 import { agentProcesses, killAll, stillAlive } from './agent-processes';
-import { analyze, parseBotLine, type BotLine, type ChaosFigures, type KillRecord, type RunRecords, type SentRequest } from './analyze';
-import { BotProxy } from './bot-proxy';
+import { analyze, type ChaosFigures, type KillRecord, type RunRecords, type SentRequest } from './analyze';
 import { countDeliveries, killGateway, listDeliveries, liveGateways, startGateway, stopGateway, type ChaosGateway } from './gateway';
-import { ChaosIrcClient } from './irc-client';
-import type { IrcLine } from './irc-line';
+import { startIrcPlatform } from './irc-platform';
 import { seededRandom, type ChaosOptions } from './options';
+import type { ChaosPlatform } from './platform';
+import { startTelegramPlatform } from './telegram-platform';
 import { formatReport, verdict, type Verdict } from './report';
 
 /**
- * One chaos run: a real ngircd on loopback, the built headless gateway (a
- * command agent of our own, IRC through a byte relay that sees what the server
- * hands the bot), plain IRC users sending numbered requests in the channel and
- * by DM, SIGKILLs of the gateway and restarts of ngircd at seeded moments, then
- * a drain, a clean stop and the figures (analyze.ts).
+ * One chaos run: the built headless gateway (a command agent of our own) on a
+ * chat platform (a real ngircd, or the fake Bot API: platform.ts), people
+ * sending numbered requests in the group and by direct message, SIGKILLs of the
+ * gateway and restarts of the server at seeded moments, then a drain, a clean
+ * stop and the figures (analyze.ts).
  */
 
 const AGENT = fileURLToPath(new URL('./chaos-agent.mjs', import.meta.url));
-const BOT = 'homing';
-const CHANNEL = '#chaos';
-const OBSERVER = 'watcher';
 const NAMES = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi'];
-/** A request counts as handed to Homing when its line reached the bot's socket this long before the connection ended. */
-const HANDED_MARGIN_MS = 1_000;
 /** Orphan agents are counted this long after a kill. */
 const ORPHAN_DELAY_MS = 3_000;
 /** The drain ends early once nothing is owed and the bot has said nothing for this long. */
@@ -60,10 +53,9 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
   const elapsed = () => `${((Date.now() - startedAt) / 1000).toFixed(1)} s`;
   const say = (line: string) => progress(`[chaos ${elapsed()}] ${line}`);
 
-  let ngircd: RunningNgircd | undefined;
-  let proxy: BotProxy | undefined;
+  let platform: ChaosPlatform | undefined;
+  const disposers: (() => Promise<void>)[] = [];
   let gateway: ChaosGateway | undefined;
-  const clients: ChaosIrcClient[] = [];
   // Set when the run ends (or fails): the send and chaos loops stop at their next step.
   let finished = false;
   const emergency = async () => {
@@ -71,22 +63,22 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
     for (const child of liveGateways) child.kill('SIGKILL');
     killAll(agentProcesses(runId));
     if (!options.keep) rmSync(runDir, { recursive: true, force: true });
-    await Promise.all([ngircd?.dispose(), proxy?.dispose()]);
+    await Promise.all(disposers.map((dispose) => dispose().catch(() => undefined)));
   };
   emergencyCleanups.add(emergency);
 
   try {
-    ngircd = await startNgircd();
-    proxy = new BotProxy(await freePort(), ngircd.port);
-    await proxy.open();
     const userNicks = NAMES.slice(0, options.users);
     while (userNicks.length < options.users) userNicks.push(`user${userNicks.length + 1}`);
+    const register = (dispose: () => Promise<void>) => void disposers.push(dispose);
+    platform = options.platform === 'telegram' ? await startTelegramPlatform(userNicks, register) : await startIrcPlatform(userNicks, register);
+    const chat = platform;
     writeFileSync(
       configFile,
       JSON.stringify(
         {
           agent: { type: 'command', command: process.execPath, args: [AGENT, '--run', runId, '--max-delay-ms', '1500'] },
-          platforms: { irc: { host: '127.0.0.1', port: proxy.port, tls: false, nick: BOT, channels: [CHANNEL], allow: userNicks } },
+          platforms: chat.platformsConfig,
           ...(options.leaseSeconds === undefined ? {} : { delivery: { leaseSeconds: options.leaseSeconds } }),
         },
         null,
@@ -94,42 +86,13 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
       ),
     );
 
-    // Who is in the channel, seen by the observer; and the last moment a reply was mid-way.
-    let botNick: string | undefined;
-    let lastMidReplyAt = 0;
-    const watchBot = (line: IrcLine) => {
-      if (line.command === 'JOIN' && line.nick.startsWith(BOT) && (line.params[0] ?? '') === CHANNEL) botNick = line.nick;
-      else if ((line.command === 'QUIT' || line.command === 'PART') && line.nick === botNick) botNick = undefined;
-      else if (line.command === 'NICK' && line.nick === botNick) botNick = line.params[0];
-    };
-    const watchReplies = (line: IrcLine, at: number) => {
-      if (line.command !== 'PRIVMSG' || !line.nick.startsWith(BOT)) return;
-      const parsed = parseBotLine(line.params[1] ?? '');
-      if (parsed.kind === 'reply' && parsed.index > 1 && parsed.index < parsed.total) lastMidReplyAt = at;
-    };
-    const observer = new ChaosIrcClient({
-      host: '127.0.0.1',
-      port: ngircd.port,
-      nick: OBSERVER,
-      channel: CHANNEL,
-      onLine: (line, at) => {
-        watchBot(line);
-        watchReplies(line, at);
-      },
-    });
-    const users = userNicks.map(
-      (nick) => new ChaosIrcClient({ host: '127.0.0.1', port: ngircd!.port, nick, channel: CHANNEL, onLine: watchReplies }),
-    );
-    clients.push(observer, ...users);
-    for (const client of clients) client.start();
-    await Promise.all(clients.map((client) => client.whenReady(15_000)));
-
-    gateway = await startGateway(paths);
-    for (let waited = 0; !botNick; waited += 20) {
-      if (waited > 30_000) throw new Error(`the bot did not join ${CHANNEL} in 30 s (see ${logFile})`);
-      await sleep(20);
+    gateway = await startGateway(paths, chat.env);
+    try {
+      await chat.whenBotReady(30_000);
+    } catch (error) {
+      throw new Error(`${(error as Error).message} (see ${logFile})`);
     }
-    say(`gateway up, bot in ${CHANNEL}; seed ${options.seed}, run dir ${runDir}`);
+    say(`gateway up on ${options.platform}; seed ${options.seed}, run dir ${runDir}`);
 
     const requests: SentRequest[] = [];
     const kills: KillRecord[] = [];
@@ -145,7 +108,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
       const begin = Date.now();
       for (let seq = 1; seq <= options.messages && !finished; seq++) {
         await sleep(begin + (seq * 1000) / options.rate - Date.now());
-        const user = users[Math.floor(sendRandom() * users.length)]!;
+        const user = userNicks[Math.floor(sendRandom() * userNicks.length)]!;
         const inChannel = sendRandom() < 0.5;
         const long = sendRandom() < 1 / options.longEvery;
         const lines = long ? 11 + Math.floor(sendRandom() * 8) : 1;
@@ -154,12 +117,12 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
         const text = `${id}${long ? ` long ${lines}` : ''}${slow ? ' slow' : ''}`;
         // A user who is offline (the server is restarting) sends once back; bounded.
         for (let waited = 0; ; waited += 50) {
-          const sent = inChannel ? user.say(CHANNEL, `${BOT}: ${text}`) : user.say(botNick ?? BOT, text);
+          const sent = chat.send(user, inChannel, text);
           if (sent || finished) break;
-          if (waited > 60_000) throw new Error(`${user.nick} could not send for 60 s`);
+          if (waited > 60_000) throw new Error(`${user} could not send for 60 s`);
           await sleep(50);
         }
-        requests.push({ id, from: user.nick, conversation: inChannel ? CHANNEL : user.nick, lines, sentAt: Date.now() });
+        requests.push({ id, from: user, conversation: inChannel ? chat.group : user, lines, sentAt: Date.now() });
         if (seq % 50 === 0) say(`sent ${seq}/${options.messages}`);
       }
     };
@@ -181,7 +144,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
       say(`kill ${index}/${options.kills} (${kind}), ${alive.length} agent(s) running`);
       await sleep(chaosRandom() * 2_000); // messages sent now never reach Homing: outside the promise
       record.restartedAt = Date.now();
-      gateway = await startGateway(paths);
+      gateway = await startGateway(paths, chat.env);
       bootTimes.push(gateway.readyAt - gateway.spawnedAt);
     };
 
@@ -203,13 +166,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
           await sleep(gap * (0.5 + chaosRandom()));
           serverRestarts++;
           say(`server restart ${serverRestarts}/${options.serverRestarts}`);
-          // The bot's port refuses first, so our people are back in the channel before the bot.
-          await proxy!.close();
-          await ngircd!.stop();
-          await sleep(1_000 + chaosRandom() * 2_000);
-          await ngircd!.start();
-          await Promise.all(clients.map((client) => client.whenReady(15_000)));
-          await proxy!.open();
+          await chat.restartServer(chaosRandom);
         } else {
           killIndex++;
           const kinds = previous === 'kill' ? ['random', 'during-turn', 'mid-reply', 'mid-sweep'] : ['random', 'during-turn', 'mid-reply'];
@@ -224,7 +181,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
               await untilOr(() => agentProcesses(runId).length > 0, 20_000);
               await sleep(chaosRandom() * 300);
             } else if (kind === 'mid-reply') {
-              await untilOr(() => lastMidReplyAt > armedAt, 20_000);
+              await untilOr(() => chat.lastMidReplyAt() > armedAt, 20_000);
             } else {
               await sleep(chaosRandom() * 2_000);
             }
@@ -238,29 +195,9 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
     await Promise.all([sendLoop(), chaosLoop()]);
     say(`sent ${requests.length}, ${kills.length} kills, ${serverRestarts} server restarts; draining`);
 
-    const streams = () => {
-      const map = new Map<string, BotLine[]>();
-      const botLines = (client: ChaosIrcClient, target: string) =>
-        client.received.filter((line) => line.from.startsWith(BOT) && line.target === target).map(({ at, text }) => ({ at, text }));
-      map.set(CHANNEL, botLines(observer, CHANNEL));
-      for (const user of users) map.set(user.nick, botLines(user, user.nick));
-      return map;
-    };
+    const streams = () => chat.streams();
     const records = (rows: { abandoned: DeliveryRow[]; failed: DeliveryRow[]; owed: number; recorded?: DeliveryRow[] }): RunRecords => {
-      const handed = new Map<string, number>();
-      const handedOrder = new Map<string, number>();
-      const nicks = new Set(userNicks);
-      for (const { at, connection, line } of proxy!.handed) {
-        if (!nicks.has(line.nick)) continue;
-        const id = /\breq-\d+\b/.exec(line.params[1] ?? '')?.[0];
-        if (!id) continue;
-        if (!handedOrder.has(id)) handedOrder.set(id, handedOrder.size);
-        // A connection that ended with a kill: the last lines may still have sat unread in
-        // the dead process's socket. Any other end (a server restart) left the gateway running.
-        const closed = proxy!.closedAt.get(connection) ?? Number.POSITIVE_INFINITY;
-        const killed = kills.some((kill) => kill.at <= closed && closed <= kill.at + HANDED_MARGIN_MS);
-        if ((!killed || closed - at >= HANDED_MARGIN_MS) && !handed.has(id)) handed.set(id, at);
-      }
+      const { handed, handedOrder } = chat.handed(kills);
       return {
         requests,
         streams: streams(),
@@ -273,7 +210,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
         abandonedRows: rows.abandoned,
         failedRows: rows.failed,
         owedAtEnd: rows.owed,
-        observerGaps: observerGaps(proxy!, observer, users),
+        observerGaps: chat.observerGaps(),
         bootTimes,
       };
     };
@@ -313,7 +250,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
     }
     const result = verdict(figures, options.maxTakeoverMs);
     const header = [
-      `Homing chaos run — seed ${options.seed}, ${options.messages} messages, ${options.kills} kills, ${options.serverRestarts} server restarts, ${options.users} users, ${options.rate} req/s`,
+      `Homing chaos run on ${options.platform} — seed ${options.seed}, ${options.messages} messages, ${options.kills} kills, ${options.serverRestarts} server restarts, ${options.users} users, ${options.rate} req/s`,
       `settings: ${options.leaseSeconds === undefined ? 'defaults (lease 30 s)' : `lease ${options.leaseSeconds} s`}${options.fast ? ' (--fast)' : ''}; took ${elapsed()}`,
     ].join('\n');
     return {
@@ -328,9 +265,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
     finished = true;
     if (gateway) await killGateway(gateway);
     killAll(agentProcesses(runId));
-    await Promise.all(clients.map((client) => client.stop()));
-    await proxy?.dispose();
-    await ngircd?.dispose();
+    await platform?.dispose();
     if (!options.keep) rmSync(runDir, { recursive: true, force: true });
     emergencyCleanups.delete(emergency);
   }
@@ -363,17 +298,6 @@ export function readUserTurns(dataDir: string): Map<string, number> {
     }
   }
   return counts;
-}
-
-/** Bot lines written while the person meant to see them was out of the channel: those could not be observed. */
-function observerGaps(proxy: BotProxy, observer: ChaosIrcClient, users: readonly ChaosIrcClient[]): number {
-  const byTarget = new Map<string, ChaosIrcClient>([[CHANNEL, observer], ...users.map((user) => [user.nick, user] as const)]);
-  let missed = 0;
-  for (const { at, line } of proxy.botSent) {
-    const client = byTarget.get(line.params[0] ?? '');
-    if (client?.gaps.some((gap) => gap.from <= at && at <= (gap.to ?? Number.POSITIVE_INFINITY))) missed++;
-  }
-  return missed;
 }
 
 /** Request id → when its reply was recorded in the ledger (the reply names its request). */

@@ -2,9 +2,10 @@ import type { Command } from './command';
 import { deliveriesCommand } from './deliveries-command';
 import { demoCommand } from './demo-command';
 import { gatewayCommand } from './gateway-command';
+import { pairingCommand } from './pairing-command';
 import { sessionsCommand } from './sessions-command';
 import { sweepCommand } from './sweep-command';
 import { urlCommand } from './url-command';
 
 /** Every `homing` command, in the order `homing --help` lists them. */
-export const commands: readonly Command[] = [gatewayCommand, urlCommand, sessionsCommand, deliveriesCommand, sweepCommand, demoCommand];
+export const commands: readonly Command[] = [gatewayCommand, urlCommand, sessionsCommand, deliveriesCommand, pairingCommand, sweepCommand, demoCommand];

@@ -61,6 +61,19 @@ export async function changeLedger<T>(
   here: (ledger: Ledger) => T,
   policy: Partial<LedgerPolicy> = {},
 ): Promise<ThroughGateway<T | undefined>> {
+  return throughGatewayOrHere(dataDir, gateway, () => withLedger(dataDir, here, policy));
+}
+
+/**
+ * A change to what a gateway owns (its ledger, its pairing list): through the
+ * running gateway's control socket, or — with none running — here, holding the
+ * data directory's lock so that no gateway starts in the middle of it.
+ */
+export async function throughGatewayOrHere<T, H>(
+  dataDir: string,
+  gateway: { readonly method: ControlMethod; readonly params: unknown; readonly read: (value: unknown) => T },
+  here: () => H,
+): Promise<{ readonly via: 'gateway'; readonly value: T } | { readonly via: 'here'; readonly value: H }> {
   let lock: DataDirLock | undefined;
   if (existsSync(dataDir)) {
     try {
@@ -77,7 +90,7 @@ export async function changeLedger<T>(
     }
   }
   try {
-    return { via: 'here', value: withLedger(dataDir, here, policy) };
+    return { via: 'here', value: here() };
   } finally {
     lock?.release();
   }

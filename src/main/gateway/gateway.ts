@@ -6,6 +6,8 @@ import { createAgent } from './agents/create-agent';
 import { detectOllama } from './agents/openai';
 import { trackAgentProcesses } from './agents/process-records';
 import { reapOrphanedAgents } from './agents/reap-orphans';
+import { pairingApiHandlers } from './access/api-handlers';
+import { PairingStore } from './access/pairing-store';
 import { ApiServer, type ApiHandlers } from './api/server';
 import { systemClock, type Clock } from './clock';
 import { ConfigService } from './config/config-service';
@@ -33,6 +35,8 @@ import { SleepDetector } from './power/sleep-detector';
 import { FileSecretStore, type SecretStore } from './secrets/secret-store';
 import { sessionApiHandlers } from './session/api-handlers';
 import { openSessionStore } from './session/open-store';
+import { loadOrCreateInstallSecret } from './session/install-secret';
+import { createPseudonymiser } from './session/pseudonyms';
 import type { SessionStore } from './session/store';
 
 export interface GatewayOptions {
@@ -81,6 +85,8 @@ export class Gateway {
   readonly config: ConfigService;
   readonly local: LocalAdapter;
   readonly secrets: SecretStore;
+  /** Who may talk to the agent: pairing requests and approved senders. */
+  readonly pairing: PairingStore;
   /** Resolves once platforms are started and interrupted turns are recovered. */
   readonly ready: Promise<void>;
   private sessionStore: SessionStore;
@@ -114,6 +120,9 @@ export class Gateway {
       this.onConfig(config, error),
     );
     const config = this.config.current;
+    const pseudonyms = createPseudonymiser(options.installSecret ?? loadOrCreateInstallSecret(dataDir));
+    this.pairing = new PairingStore(dataDir, { clock: this.clock, logger, pseudonym: (platform, senderId) => pseudonyms.person(platform, senderId) });
+    this.pairing.onChange(() => this.bus.emit({ type: 'pairing.changed', at: this.clock.now() }));
     this.queue = new ConversationQueue(config.maxConcurrentTurns);
     // One group commit for the ledger and the session index: every
     // conversation's writes of one event-loop turn share a commit (and an fsync).
@@ -149,7 +158,7 @@ export class Gateway {
       bus: this.bus,
       logger,
       clock: this.clock,
-      onMessage: (message) => void this.pipeline.handle(message),
+      onMessage: (message, ack) => void this.pipeline.handle(message, ack),
       onConnected: (sender) => this.deliveries.registerPlatform(sender),
       onReachable: () => void this.deliveries.sweepNow(),
     });
@@ -403,6 +412,8 @@ export class Gateway {
       logger: this.options.logger,
       clock: this.clock,
       tuning: this.options.tuning ?? {},
+      dataDir: this.options.dataDir,
+      pairing: this.pairing,
     });
   }
 
@@ -422,9 +433,16 @@ export class Gateway {
       ...sessionApiHandlers(() => this.sessionStore),
       ...deliveryApiHandlers(() => this.deliveries),
       ...pipelineApiHandlers(this),
+      ...pairingApiHandlers(
+        () => this.pairing,
+        ({ platform, chatId }) => void this.platforms.get(platform)?.sendNotice?.(chatId, APPROVED_NOTICE),
+      ),
     };
   }
 }
+
+/** What an approved sender is told (outside the ledger: a courtesy, not a reply). */
+const APPROVED_NOTICE = '✓ You can talk to the assistant now.';
 
 /** Stands in for an agent whose settings cannot work (a named variable is unset): every turn says why. */
 function unavailableAgent(error: string): Agent {

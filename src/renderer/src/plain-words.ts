@@ -78,6 +78,7 @@ export function explainPlatform(platform: PlatformStatus): string {
     case 'degraded':
       return `connected, but not working well${platform.error ? ` (${errorWords(platform.error)})` : '.'}`;
     case 'auth-failed':
+      if (platform.name === 'telegram') return `Telegram refused the bot token: paste it again (from @BotFather) in Platforms → Telegram.${platform.error ? ` (${platform.error})` : ''}`;
       return `the server refused the login: check the nick and password in Platforms.${platform.error ? ` (${platform.error})` : ''}`;
     case 'disconnected':
       return platform.error ? `not connected — ${errorWords(platform.error)}` : 'not connected.';
@@ -145,6 +146,8 @@ export function platformLabel(platform: string): string {
       return 'the local chat';
     case 'irc':
       return 'IRC';
+    case 'telegram':
+      return 'Telegram';
     default:
       return platform;
   }

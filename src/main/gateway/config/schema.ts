@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentConfigSchema, DEFAULT_AGENT_CONFIG } from '../agents/config-schema';
 import { ircConfigSchema } from '../platforms/irc/config-schema';
+import { telegramConfigSchema } from '../platforms/telegram/config-schema';
 import { continuationPolicySchema } from '../session/continuation';
 import { DM_SCOPES } from '../session/session-key';
 
@@ -30,11 +31,25 @@ export const ircPlatformSchema = ircConfigSchema
       .never({ error: 'passwords do not belong in config.json: name an environment variable in "passwordEnv"' })
       .optional(),
   })
+  .strict()
+  .refine((irc) => !(irc.pairing && irc.requireAccount), {
+    path: ['pairing'],
+    message: 'pairing approves nicks, so it cannot be combined with requireAccount: list accounts in "allow" instead',
+  });
+
+export const telegramPlatformSchema = telegramConfigSchema
+  .extend({
+    enabled: z.boolean().default(true),
+    /** The environment variable holding the bot token; else the secret store's `telegram.token`. */
+    tokenEnv: passwordEnvName.optional(),
+    token: z.never({ error: 'the bot token does not belong in config.json: save it in the window, or name an environment variable in "tokenEnv"' }).optional(),
+  })
   .strict();
 
 export const platformsSchema = z
   .strictObject({
     irc: ircPlatformSchema.optional(),
+    telegram: telegramPlatformSchema.optional(),
   })
   .default({});
 

@@ -6,7 +6,7 @@ import type { NewReply } from '../delivery/deliverer';
 import type { DeliveryService } from '../delivery/delivery-service';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
-import type { InboundMessage, PlatformAdapter } from '../platforms/adapter';
+import type { InboundMessage, IntakeOutcome, PlatformAdapter } from '../platforms/adapter';
 import { parseSessionCommand } from '../session/continuation';
 import type { SessionStore } from '../session/store';
 import type { Turn } from '../session/transcript-record';
@@ -75,6 +75,9 @@ const FALLBACK_LIMITS = { maxLength: 4000, unit: 'code-points' } as const;
 /** Earlier turns read beyond the context window, to find the message being answered among later arrivals. */
 const LOOKAHEAD_TURNS = 50;
 
+/** How far back a possibly redelivered message is looked for. */
+const DUPLICATE_LOOKBACK_TURNS = 200;
+
 /** What the user sees when the agent's answer is empty. */
 export const BLANK_REPLY = '⚠ The agent answered with an empty message, so this message went unanswered.';
 
@@ -101,10 +104,23 @@ export class Pipeline {
   /**
    * Takes an inbound message: saves it at once, then answers it in its
    * conversation's order. Resolves when the reply has been sent (or waits in the
-   * ledger), or at once when the message is ignored.
+   * ledger), or at once when the message is ignored. `ack`, when given, is told
+   * whether the message is saved (see IntakeOutcome) — "saved" once its line is
+   * on disk — so an adapter can confirm receipt to its platform only once it is
+   * durable.
    */
-  handle(message: InboundMessage): Promise<TurnOutcome> {
-    if (!this.accepting) return Promise.resolve({ kind: 'ignored' });
+  handle(message: InboundMessage, ack?: (outcome: IntakeOutcome) => void): Promise<TurnOutcome> {
+    const tell = (outcome: IntakeOutcome) => {
+      try {
+        ack?.(outcome);
+      } catch (error) {
+        this.options.logger.error('an adapter failed to take an intake acknowledgement', { error });
+      }
+    };
+    if (!this.accepting) {
+      tell('not-now');
+      return Promise.resolve({ kind: 'ignored' });
+    }
     const sessions = this.options.sessions();
     const { source } = message;
     let key: string;
@@ -113,11 +129,16 @@ export class Pipeline {
     } catch (error) {
       // A source no key can be built from (hostile or broken ids): skipped visibly, never a crash.
       this.options.logger.warn('skipped a message whose source is unusable', { platform: source.platform, error });
+      tell('refused');
       return Promise.resolve({ kind: 'ignored' });
     }
     const command = parseSessionCommand(message.text);
     let context: TurnContext;
     try {
+      if (message.maybeSeen && this.alreadySaved(source, message.messageRef)) {
+        tell('saved');
+        return Promise.resolve({ kind: 'ignored' });
+      }
       const resolved = command ? sessions.startNewSession(source) : sessions.resolve(source);
       // Durable intake: on disk before it waits for anything, so a crash from here on
       // leaves a saved, unanswered message that the next start answers.
@@ -125,12 +146,14 @@ export class Pipeline {
       context = turnContext(resolved, source, message);
     } catch (error) {
       this.options.logger.error('a message could not be saved; it is skipped', { platform: source.platform, error });
+      tell('not-now');
       return Promise.resolve({ kind: 'ignored' });
     }
     const held = `${context.sessionId} ${context.messageRef}`;
     this.inHand.add(held);
-    // The line is written; its fdatasync runs off the event loop, and the turn starts once it is on disk.
-    const saved = this.onDisk(sessions, context.sessionId);
+    // The line is written; its fdatasync runs off the event loop. The adapter hears
+    // "saved" (and may confirm receipt to its platform), and the turn starts, once it is on disk.
+    const saved = this.onDisk(sessions, context.sessionId).then(() => tell('saved'));
     const turn = command
       ? () => saved.then(() => this.reply(context, 'Started a new conversation. Earlier messages stay in Homing, but the agent no longer sees them.', 'command'))
       : () => saved.then(() => this.answer(context));
@@ -146,6 +169,18 @@ export class Pipeline {
     return sessions.whenDurable(sessionId).catch((error: unknown) => {
       this.options.logger.error('a saved message could not be flushed to disk; answering it anyway', { sessionId, error });
     });
+  }
+
+  /**
+   * Whether a message the platform hands again is already in its conversation
+   * (the previous process saved it, then died before confirming receipt).
+   * Recovery answers it if its turn was interrupted.
+   */
+  private alreadySaved(source: InboundMessage['source'], messageRef: string): boolean {
+    const sessions = this.options.sessions();
+    const { sessionId } = sessions.resolve(source);
+    const { turns } = sessions.loadContext(sessionId, { maxTurns: DUPLICATE_LOOKBACK_TURNS });
+    return turns.some((turn) => turn.type === 'user' && turn.messageRef === messageRef);
   }
 
   /** Whether this process has taken the message and is answering it (recovery skips those). */
@@ -208,6 +243,7 @@ export class Pipeline {
     bus.emit({ type: 'turn.started', sessionId, platform: context.platform, at: clock.now() });
     const controller = new AbortController();
     this.running.set(sessionId, controller);
+    const stopTyping = this.showTyping(context);
     let result: AgentResult;
     try {
       const { agent, timeoutMs } = this.options.agent();
@@ -220,12 +256,23 @@ export class Pipeline {
       result = { ok: false, kind: 'failed', error: error instanceof Error ? error.message : String(error) };
     } finally {
       this.running.delete(sessionId);
+      stopTyping();
     }
     if (result.ok && result.text.trim() === '') result = { ok: false, kind: 'bad-response', error: 'the reply was empty' };
     const kind: TurnOutcomeKind = result.ok ? 'answered' : result.kind === 'cancelled' ? 'cancelled' : 'agent-error';
     bus.emit({ type: 'turn.finished', sessionId, outcome: kind, error: result.ok ? null : result.error, at: clock.now() });
     if (!result.ok) this.options.logger.warn('the agent failed a turn', { sessionId, kind: result.kind, error: result.error });
     return this.reply(context, result.ok ? result.text : agentErrorReply(result), kind);
+  }
+
+  /** "typing…" on platforms that show it, while the agent works; never lets a failure stop the turn. */
+  private showTyping(context: TurnContext): () => void {
+    try {
+      return this.options.adapter(context.platform)?.typing?.({ chatId: context.chatId, threadId: context.threadId }) ?? (() => {});
+    } catch (error) {
+      this.options.logger.warn('the typing indicator could not be shown', { platform: context.platform, error });
+      return () => {};
+    }
   }
 
   /**

@@ -20,7 +20,25 @@ export interface InboundMessage {
   readonly messageRef: string;
   /** What a reply should point at (the message, a thread root), where the platform has replies. */
   readonly replyTo?: string | undefined;
+  /**
+   * The platform hands this message again and the adapter cannot tell whether
+   * the previous process saved it (it died in between): the pipeline looks for
+   * its messageRef in the conversation before saving it a second time.
+   */
+  readonly maybeSeen?: boolean | undefined;
 }
+
+/**
+ * What became of an inbound message at intake, for adapters that confirm
+ * receipt to their platform (Telegram's offset) only once it is durable:
+ * `saved` (on disk, or already there), `refused` (it will never be taken: an
+ * unusable source; confirm it anyway), `not-now` (not saved: the gateway is
+ * stopping or the disk failed; have the platform hand it again).
+ */
+export type IntakeOutcome = 'saved' | 'refused' | 'not-now';
+
+/** Where a "typing…" indicator goes. */
+export type TypingTarget = Pick<SendTarget, 'chatId' | 'threadId'>;
 
 /** One chunk's destination and its idempotency key; one shape for adapters and the delivery loop. */
 export type { SendResult, SendTarget } from '../delivery/sender';
@@ -35,7 +53,8 @@ export interface MessageLimits {
 
 export type AdapterEvent =
   | { readonly type: 'state'; readonly state: AdapterState; readonly error?: string | undefined }
-  | { readonly type: 'message'; readonly message: InboundMessage }
+  /** `ack`, when present, is called once with what became of the message at intake. */
+  | { readonly type: 'message'; readonly message: InboundMessage; readonly ack?: ((outcome: IntakeOutcome) => void) | undefined }
   /** More destinations can take sends now (IRC joined a channel): what waited for them may go. */
   | { readonly type: 'reachable' };
 
@@ -58,6 +77,16 @@ export interface PlatformAdapter {
    */
   canSend?(target: Pick<SendTarget, 'chatId' | 'threadId'>): boolean;
   send(text: string, target: SendTarget): Promise<SendResult>;
+  /**
+   * Optional: shows that the agent is working on a reply ("typing…") until the
+   * returned function is called. The pipeline calls it around an agent turn.
+   */
+  typing?(target: TypingTarget): () => void;
+  /**
+   * Optional: a short best-effort message outside the ledger (a pairing
+   * approval's greeting). Never throws; a failure is only logged.
+   */
+  sendNotice?(chatId: string, text: string): Promise<void>;
   onEvent(listener: (event: AdapterEvent) => void): () => void;
   /**
    * After a resume from sleep: checks that the connection still works (a socket can

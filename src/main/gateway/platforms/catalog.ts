@@ -1,16 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock';
 import type { z } from 'zod';
-import type { HomingConfig, ircPlatformSchema } from '../config/schema';
+import type { HomingConfig, ircPlatformSchema, telegramPlatformSchema } from '../config/schema';
+import type { PairingStore } from '../access/pairing-store';
 import type { Logger } from '../logger';
 import type { SecretStore } from '../secrets/secret-store';
 import { IrcAdapter, type IrcAdapterOptions } from './irc/irc-adapter';
 import { LOCAL_PLATFORM, type LocalAdapter } from './local/local-adapter';
 import type { AdapterFactory } from './manager';
+import { TelegramAdapter, type TelegramAdapterOptions } from './telegram/telegram-adapter';
 
 /** Adapter timing that tests shorten (pacing, backoff); real use takes the defaults. */
 export interface PlatformTuning {
   readonly irc?: Partial<Omit<IrcAdapterOptions, 'config' | 'logger' | 'clock'>>;
+  readonly telegram?: Partial<Omit<TelegramAdapterOptions, 'config' | 'token' | 'dataDir' | 'access' | 'logger' | 'clock'>>;
 }
 
 export interface CatalogDeps {
@@ -20,6 +23,10 @@ export interface CatalogDeps {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly tuning: PlatformTuning;
+  /** Where adapters keep what they must remember (Telegram's update position). */
+  readonly dataDir: string;
+  /** Who may talk to the agent (pairing of new senders). */
+  readonly pairing: PairingStore;
 }
 
 /**
@@ -41,11 +48,49 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
           config: { ...settings, ...(password !== undefined ? { password } : {}) },
           logger: deps.logger,
           clock: deps.clock,
+          access: {
+            isApproved: (senderId) => deps.pairing.isApproved('irc', senderId),
+            requestPairing: (sender) => deps.pairing.request('irc', sender),
+          },
           ...deps.tuning.irc,
         }),
     });
   }
+
+  const telegram = config.platforms.telegram;
+  if (telegram && telegram.enabled) {
+    const { settings, token } = telegramSettings(telegram, deps);
+    wanted.set('telegram', {
+      fingerprint: JSON.stringify([settings, token === undefined ? null : digest(token)]),
+      create: () => {
+        if (token === undefined) {
+          throw new Error(
+            telegram.tokenEnv ? `the bot token is not set: the variable ${telegram.tokenEnv} is empty` : 'the bot token is not set: paste it in Platforms → Telegram (from @BotFather)',
+          );
+        }
+        return new TelegramAdapter({
+          config: settings,
+          token,
+          dataDir: deps.dataDir,
+          access: {
+            isApproved: (senderId) => deps.pairing.isApproved('telegram', senderId),
+            requestPairing: (sender) => deps.pairing.request('telegram', sender),
+          },
+          logger: deps.logger,
+          clock: deps.clock,
+          ...deps.tuning.telegram,
+        });
+      },
+    });
+  }
   return wanted;
+}
+
+/** The Telegram adapter's settings and the bot token: from the variable `tokenEnv` names, else the secret store. */
+export function telegramSettings(telegram: z.output<typeof telegramPlatformSchema>, deps: Pick<CatalogDeps, 'env' | 'secrets'>) {
+  const { enabled: _enabled, tokenEnv, token: _never, ...settings } = telegram;
+  const token = (tokenEnv ? deps.env[tokenEnv] : undefined) ?? deps.secrets.get('telegram.token');
+  return { settings, token: token === '' ? undefined : token };
 }
 
 /**

@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 import type { ConnectionTarget, ConnectionTestResult } from '../../../shared/api';
 import type { AgentConfig } from '../agents/config-schema';
-import { ircPlatformSchema, type HomingConfig } from '../config/schema';
+import { ircPlatformSchema, telegramPlatformSchema, type HomingConfig } from '../config/schema';
 import type { SecretStore } from '../secrets/secret-store';
 import { testAgentConnection } from './agent-connection-test';
-import { ircSettings } from './catalog';
+import { ircSettings, telegramSettings } from './catalog';
+import { testTelegramConnection } from './telegram/connection-test';
 import { IrcAdapter } from './irc/irc-adapter';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -34,6 +35,18 @@ export async function testConnection(target: ConnectionTarget, config: unknown, 
   switch (target) {
     case 'irc':
       return testIrc(config, deps);
+    case 'telegram': {
+      const parsed = telegramPlatformSchema.safeParse(config);
+      if (!parsed.success) return schemaError('platforms.telegram', parsed.error.issues);
+      const saved = deps.savedConfig?.platforms.telegram;
+      const savedRoot = saved?.apiRoot ?? 'https://api.telegram.org';
+      // The token (and the variable holding it) come from the saved section, and go only to the API they were saved for.
+      const { token } = saved ? telegramSettings(saved, deps) : { token: deps.secrets.get('telegram.token') };
+      if (parsed.data.apiRoot !== savedRoot && token !== undefined) {
+        return { ok: false, message: `the saved bot token was not sent: it was saved for ${savedRoot}; save the settings first` };
+      }
+      return testTelegramConnection(parsed.data.apiRoot, token, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    }
     case 'agent':
       return testAgentConnection(config, {
         secrets: deps.secrets,

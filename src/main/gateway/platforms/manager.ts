@@ -3,7 +3,7 @@ import type { Clock } from '../clock';
 import type { PlatformSender } from '../delivery/sender';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
-import type { AdapterEvent, InboundMessage, PlatformAdapter } from './adapter';
+import type { AdapterEvent, InboundMessage, IntakeOutcome, PlatformAdapter } from './adapter';
 import { LOCAL_PLATFORM } from './local/local-adapter';
 
 /** Builds an adapter for a platform's current config, or says why it cannot. */
@@ -13,8 +13,8 @@ export interface PlatformManagerOptions {
   readonly bus: EventBus;
   readonly logger: Logger;
   readonly clock: Clock;
-  /** Every inbound message from every platform. */
-  readonly onMessage: (message: InboundMessage) => void;
+  /** Every inbound message from every platform; `ack` (when the adapter asks) learns whether it was saved. */
+  readonly onMessage: (message: InboundMessage, ack?: (outcome: IntakeOutcome) => void) => void;
   /** The platform can take sends now: register it with the delivery side (which sweeps for it). */
   readonly onConnected: (sender: PlatformSender) => () => void;
   /** A connected platform can reach more destinations now (a channel joined): sweep for what waited. */
@@ -38,6 +38,8 @@ interface Entry {
  */
 export class PlatformManager {
   private readonly entries = new Map<string, Entry>();
+  /** Platforms the config asks for that could not be set up (a token not set): listed, with why, until the config changes. */
+  private readonly unavailable = new Map<string, { fingerprint: string; error: string }>();
   /** While paused (the user's Pause, or the machine suspending), no network adapter connects. */
   private paused = false;
 
@@ -49,13 +51,17 @@ export class PlatformManager {
       const next = wanted.get(name);
       if (!next || next.fingerprint !== entry.fingerprint) await this.remove(name);
     }
+    for (const [name, failed] of [...this.unavailable]) {
+      if (wanted.get(name)?.fingerprint !== failed.fingerprint) this.unavailable.delete(name);
+    }
     for (const [name, next] of wanted) {
-      if (this.entries.has(name)) continue;
+      if (this.entries.has(name) || this.unavailable.has(name)) continue;
       let adapter: PlatformAdapter;
       try {
         adapter = next.create();
       } catch (error) {
         this.options.logger.error('a platform could not be set up', { platform: name, error });
+        this.unavailable.set(name, { fingerprint: next.fingerprint, error: describe(error) });
         this.publish({ name, state: 'disconnected', error: describe(error) });
         continue;
       }
@@ -78,12 +84,17 @@ export class PlatformManager {
   }
 
   list(): PlatformStatus[] {
-    return [...this.entries].map(([name, entry]) => ({ name, state: entry.state, error: entry.error }));
+    return [
+      ...[...this.entries].map(([name, entry]) => ({ name, state: entry.state, error: entry.error })),
+      ...[...this.unavailable].map(([name, failed]) => ({ name, state: 'disconnected' as const, error: failed.error })),
+    ];
   }
 
   status(name: string): PlatformStatus | undefined {
     const entry = this.entries.get(name);
-    return entry ? { name, state: entry.state, error: entry.error } : undefined;
+    if (entry) return { name, state: entry.state, error: entry.error };
+    const failed = this.unavailable.get(name);
+    return failed ? { name, state: 'disconnected', error: failed.error } : undefined;
   }
 
   async reconnect(name: string): Promise<boolean> {
@@ -147,7 +158,7 @@ export class PlatformManager {
     const entry = this.entries.get(name);
     if (!entry) return;
     if (event.type === 'message') {
-      this.options.onMessage(event.message);
+      this.options.onMessage(event.message, event.ack);
       return;
     }
     if (event.type === 'reachable') {

@@ -1,5 +1,6 @@
 import type { LengthUnit } from './adapter';
 import { classifyLine, type OpenFence } from './fences';
+import { inlineSpans } from '../format/markdown';
 import { graphemes, measure } from './text-measure';
 
 /**
@@ -74,16 +75,29 @@ export function layoutText(text: string, unit: LengthUnit, atomCap: number, with
   const fence: (OpenFence | undefined)[] = [];
   let lineIndex = 0;
   let lastContentAtom = -1;
+  // Inline Markdown spans of the current line (Markdown mode, outside code blocks): a cut inside one is a last resort.
+  let spansOf = -1;
+  let inside: Uint8Array | undefined;
   for (let i = 0; i <= count; i++) {
     const offset = offsets[i]!;
     while (lineIndex < lines.length - 1 && lines[lineIndex + 1]!.start <= offset) lineIndex++;
     const line = lines[lineIndex]!;
+    const insideSpan = (at: number) => {
+      if (spansOf !== lineIndex) {
+        spansOf = lineIndex;
+        // Only a line longer than half a chunk is ever cut inside (a line break is preferred); shorter ones are not parsed.
+        inside = line.contentEnd - line.start > atomCap / 2 ? spanMask(text.slice(line.start, line.contentEnd)) : undefined;
+      }
+      return inside !== undefined && inside[at] === 1;
+    };
     const atLineStart = offset === line.start;
     lineStart.push(atLineStart);
     fence.push(atLineStart || offset < line.contentEnd ? line.fenceBefore : line.fenceAfter);
     if (atLineStart) {
       priority.push(lineStartPriority(lines, lineIndex));
     } else if (offset < line.contentEnd && (line.opens || line.closes)) {
+      priority.push(Cut.insideDelimiter);
+    } else if (withFences && !line.fenceBefore && insideSpan(offset - line.start)) {
       priority.push(Cut.insideDelimiter);
     } else if (withFences && startsLikeFence(text, offset)) {
       // The next chunk would begin with ``` and the platform would see a fence that
@@ -98,6 +112,13 @@ export function layoutText(text: string, unit: LengthUnit, atomCap: number, with
 }
 
 const FENCE_AHEAD = /[ \t]*(?:`{3}|~{3})/y;
+
+/** Per UTF-16 offset of a line, 1 where a cut would fall inside a formatted span. */
+function spanMask(line: string): Uint8Array {
+  const mask = new Uint8Array(line.length + 1);
+  for (const [start, end] of inlineSpans(line)) mask.fill(1, start + 1, end);
+  return mask;
+}
 
 function startsLikeFence(text: string, offset: number): boolean {
   FENCE_AHEAD.lastIndex = offset;

@@ -8,7 +8,7 @@ const paths = (input: unknown) => {
 };
 
 describe('ircConfigSchema', () => {
-  it('fills in TLS on 6697, no channels, nobody allowed and no account required', () => {
+  it('fills in TLS on 6697, no channels, nobody allowed, no account required and no pairing', () => {
     expect(ircConfigSchema.parse({ host: 'irc.libera.chat', nick: 'homing' })).toEqual({
       host: 'irc.libera.chat',
       port: 6697,
@@ -17,6 +17,7 @@ describe('ircConfigSchema', () => {
       channels: [],
       allow: [],
       requireAccount: false,
+      pairing: false,
     });
   });
 

@@ -64,6 +64,13 @@ export const ircConfigSchema = z.object({
    * enforce nick registration, anyone who takes it while its owner is away.
    */
   requireAccount: z.boolean().default(false),
+  /**
+   * When true, a sender who is not on the allowlist gets a pairing code (by
+   * NOTICE) instead of a refusal, and is let in once the owner approves it
+   * (`homing pairing approve`, or the window). Approval is by nick, so it has
+   * the weakness of a plain nick entry; not offered with requireAccount.
+   */
+  pairing: z.boolean().default(false),
 });
 
 export type IrcConfig = z.output<typeof ircConfigSchema>;

@@ -35,6 +35,11 @@ export interface IrcAdapterOptions {
   readonly courtesy?: CourtesyLimits;
   /** How long a WHOIS for a sender's account may take before the sender is refused (default 10 s). */
   readonly whoisTimeoutMs?: number;
+  /** Pairing of new senders (config `pairing: true`); keys are case-folded nicks. */
+  readonly access?: {
+    isApproved(senderId: string): boolean;
+    requestPairing(sender: { readonly id: string; readonly chatId: string; readonly name: string | undefined }): { readonly code: string } | undefined;
+  };
 }
 
 /** WHOIS questions open at once; a crowd of strangers beyond it is refused without asking. */
@@ -269,7 +274,8 @@ export class IrcAdapter implements PlatformAdapter {
       isChannel: (target) => connection.isChannel(target),
       isSelf: (nick) => connection.caseLower(nick) === connection.caseLower(own),
       // Asked only for lines addressed to us, so channel chatter costs nothing.
-      isAllowed: (nick, message) => this.allowlist.decide(nick, connection.knownAccount(nick, message.account), (text) => connection.caseLower(text)),
+      isAllowed: (nick, message) =>
+        this.paired(connection, nick) ? 'allowed' : this.allowlist.decide(nick, connection.knownAccount(nick, message.account), (text) => connection.caseLower(text)),
       messageRef: (message, chatId) => this.refs.next(message, chatId),
     });
     if (decision.kind === 'ignore') return;
@@ -328,12 +334,26 @@ export class IrcAdapter implements PlatformAdapter {
     });
   }
 
+  /** Whether pairing is on and the owner approved this nick. */
+  private paired(connection: IrcConnection, nick: string): boolean {
+    return this.config.pairing && this.options.access?.isApproved(connection.caseLower(nick)) === true;
+  }
+
   /**
    * At most one refusal per sender per connection, and within the courtesy
    * budget, so neither one stranger nor a crowd of them can make us flood.
+   * With pairing on, the refusal is a pairing code (at most once an hour per sender).
    */
   private async refuse(connection: IrcConnection, nick: string): Promise<void> {
     const key = connection.caseLower(nick);
+    if (this.config.pairing && this.options.access) {
+      const request = this.options.access.requestPairing({ id: key, chatId: nick, name: nick });
+      if (!request || !this.courtesy.take(key)) return;
+      await this.pacer.take();
+      if (this.live !== connection) return;
+      connection.write(`NOTICE ${nick} :This assistant answers people its owner approved. Your pairing code: ${request.code} (the owner approves it with: homing pairing approve ${request.code})`);
+      return;
+    }
     if (this.refusedThisConnection.has(key)) return;
     this.refusedThisConnection.add(key);
     this.logger.info('irc: refused a sender not on the allowlist', { nick });
@@ -342,6 +362,14 @@ export class IrcAdapter implements PlatformAdapter {
     if (this.live !== connection) return;
     connection.write(`NOTICE ${nick} :${this.options.refusalText ?? DEFAULT_REFUSAL}`);
     this.options.onRefused?.(nick);
+  }
+
+  /** A short NOTICE outside the ledger (a pairing approval), paced; best effort. */
+  async sendNotice(chatId: string, text: string): Promise<void> {
+    const connection = this.live;
+    if (!connection?.nick || !/^[^\s,:\0#&+!][^\s,\0]*$/.test(chatId) || /[\r\n\0]/.test(text)) return;
+    await this.pacer.take();
+    if (this.live === connection) connection.write(`NOTICE ${chatId} :${text}`);
   }
 
   private onClosed(connection: IrcConnection, reason: CloseReason): void {

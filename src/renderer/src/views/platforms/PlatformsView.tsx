@@ -4,9 +4,11 @@ import { useConfig } from '../../hooks/useConfig';
 import { explainApiError } from '../../plain-words';
 import { AgentForm } from './AgentForm';
 import { IrcForm } from './IrcForm';
+import { PairingRequests } from './PairingRequests';
 import { PlatformCard } from './PlatformCard';
+import { TelegramForm } from './TelegramForm';
 
-/** A card per platform (state, last error, reconnect), and the forms for IRC and the agent. */
+/** A card per platform (state, last error, reconnect), the forms for Telegram, IRC and the agent, and Telegram's pairing requests. */
 export function PlatformsView({ api, overview }: { api: HomingApi; overview: GatewayOverview | null }) {
   const config = useConfig(api);
   return (
@@ -24,6 +26,8 @@ export function PlatformsView({ api, overview }: { api: HomingApi; overview: Gat
       <ErrorNote message={config.error && explainApiError('read the settings', config.error)} />
       {config.view && (
         <div className="forms">
+          <TelegramForm api={api} view={config.view} onSaved={config.reload} />
+          <PairingRequests api={api} />
           <IrcForm api={api} view={config.view} onSaved={config.reload} />
           <AgentForm api={api} view={config.view} onSaved={config.reload} />
         </div>

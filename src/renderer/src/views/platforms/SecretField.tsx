@@ -4,7 +4,7 @@ import { explainApiError } from '../../plain-words';
 
 interface SecretFieldProps {
   readonly api: HomingApi;
-  readonly name: 'agent.apiKey' | 'irc.password';
+  readonly name: 'agent.apiKey' | 'irc.password' | 'telegram.token';
   readonly label: string;
   readonly isSet: boolean;
   readonly onChanged: () => void;

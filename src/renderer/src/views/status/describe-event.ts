@@ -27,5 +27,7 @@ export function describeEvent(event: GatewayEvent): string {
       return event.error ? `configuration not applied: ${event.error}` : 'configuration applied';
     case 'gateway.resumed':
       return `resumed after ${Math.round(event.sleptMs / 1000)} s asleep`;
+    case 'pairing.changed':
+      return 'pairing requests changed';
   }
 }

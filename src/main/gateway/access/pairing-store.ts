@@ -1,0 +1,177 @@
+import { randomInt } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { PairedSender, PairingOverview } from '../../../shared/api';
+import type { Clock } from '../clock';
+import type { Logger } from '../logger';
+import { readJsonOrMoveAside, writePrivateFile } from '../private-file';
+
+/**
+ * Pairing: nobody talks to the agent until its owner allows them. An unknown
+ * sender gets a short code (at most once an hour, so a stranger cannot make the
+ * bot flood) and nothing of theirs reaches the agent; the owner approves or
+ * denies the code in the window or with `homing pairing approve|deny`.
+ *
+ * Kept in `<dataDir>/pairing.json` (0600, atomic writes). Raw ids are there
+ * because the adapter must match them; the window and the CLI show the
+ * sender's display name and a pseudonym, never the raw id.
+ */
+
+export const PAIRING_FILE = 'pairing.json';
+/** Pending requests kept per platform; the oldest goes when a new one would pass it. */
+const MAX_PENDING = 50;
+/** A pending code is repeated to its sender at most this often. */
+const RETELL_MS = 60 * 60 * 1000;
+/** A request nobody decided on is forgotten after this. */
+const REQUEST_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** No 0/O, 1/I/L: read out over a phone. */
+const ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+const CODE_LENGTH = 8;
+
+const name = z.string().max(1024);
+const requestSchema = z.object({
+  platform: z.string(),
+  senderId: z.string(),
+  chatId: z.string(),
+  name: name.nullable(),
+  code: z.string(),
+  requestedAt: z.number(),
+  toldAt: z.number(),
+});
+const fileSchema = z.object({
+  v: z.literal(1),
+  approved: z.array(z.object({ platform: z.string(), senderId: z.string(), name: name.nullable(), at: z.number() })),
+  denied: z.array(z.object({ platform: z.string(), senderId: z.string(), name: name.nullable(), at: z.number() })),
+  requests: z.array(requestSchema),
+});
+type PairingFile = z.output<typeof fileSchema>;
+type StoredRequest = z.output<typeof requestSchema>;
+
+/** What the window and the CLI see: names and pseudonyms, never raw ids (src/shared/api.ts). */
+export type PairingView = PairingOverview;
+
+export type PairingDecision = 'approve' | 'deny';
+export type DecisionResult = { readonly ok: true; readonly name: string | null; readonly platform: string; readonly chatId: string; readonly senderId: string } | { readonly ok: false; readonly error: string };
+
+export class PairingStore {
+  private readonly file: string;
+  private data: PairingFile;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    dataDir: string,
+    private readonly deps: { readonly clock: Clock; readonly logger: Logger; readonly pseudonym: (platform: string, senderId: string) => string; readonly random?: (max: number) => number },
+  ) {
+    this.file = join(dataDir, PAIRING_FILE);
+    const loaded = existsSync(this.file)
+      ? readJsonOrMoveAside(this.file, fileSchema, (movedTo) => deps.logger.error('the pairing file could not be read; moved it aside (approvals must be given again)', { movedTo }))
+      : undefined;
+    this.data = loaded ?? { v: 1, approved: [], denied: [], requests: [] };
+  }
+
+  /** Told after every change (the window refreshes its list). */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  isApproved(platform: string, senderId: string): boolean {
+    return this.data.approved.some((entry) => entry.platform === platform && entry.senderId === senderId);
+  }
+
+  /**
+   * An unknown sender wrote: their code, when they should be told it now; undefined when
+   * they were told within the hour, or were denied (then they are not answered at all).
+   */
+  request(platform: string, sender: { readonly id: string; readonly chatId: string; readonly name: string | undefined }): { code: string } | undefined {
+    if (this.isApproved(platform, sender.id)) return undefined;
+    if (this.data.denied.some((entry) => entry.platform === platform && entry.senderId === sender.id)) return undefined;
+    const now = this.deps.clock.now();
+    const requests = this.data.requests.filter((request) => now - request.requestedAt < REQUEST_TTL_MS);
+    const existing = requests.find((request) => request.platform === platform && request.senderId === sender.id);
+    if (existing) {
+      if (now - existing.toldAt < RETELL_MS) {
+        if (requests.length !== this.data.requests.length) this.write({ ...this.data, requests });
+        return undefined;
+      }
+      this.write({ ...this.data, requests: requests.map((request) => (request === existing ? { ...request, toldAt: now } : request)) });
+      return { code: existing.code };
+    }
+    const code = this.newCode(requests);
+    const fresh: StoredRequest = { platform, senderId: sender.id, chatId: sender.chatId, name: sender.name ?? null, code, requestedAt: now, toldAt: now };
+    const same = requests.filter((request) => request.platform === platform);
+    const dropped = same.length >= MAX_PENDING ? same.slice(0, same.length - MAX_PENDING + 1) : [];
+    this.write({ ...this.data, requests: [...requests.filter((request) => !dropped.includes(request)), fresh] });
+    this.deps.logger.info('pairing: a new sender asked to talk to the agent', { platform, sender: this.deps.pseudonym(platform, sender.id) });
+    return { code };
+  }
+
+  view(): PairingView {
+    const show = (entry: { platform: string; senderId: string; name: string | null; at: number }): PairedSender => ({
+      platform: entry.platform,
+      name: entry.name,
+      sender: this.deps.pseudonym(entry.platform, entry.senderId),
+      at: entry.at,
+    });
+    return {
+      requests: this.data.requests.map((request) => ({
+        platform: request.platform,
+        code: request.code,
+        name: request.name,
+        sender: this.deps.pseudonym(request.platform, request.senderId),
+        requestedAt: request.requestedAt,
+      })),
+      approved: this.data.approved.map(show),
+      denied: this.data.denied.map(show),
+    };
+  }
+
+  /** Approves or denies a pending request by its code; approving a denied sender later needs a new request. */
+  decide(code: string, decision: PairingDecision): DecisionResult {
+    const wanted = code.trim().toUpperCase();
+    const request = this.data.requests.find((entry) => entry.code === wanted);
+    if (!request) return { ok: false, error: `no pending pairing request has the code ${JSON.stringify(code.slice(0, 32))}` };
+    const entry = { platform: request.platform, senderId: request.senderId, name: request.name, at: this.deps.clock.now() };
+    const others = (list: PairingFile['approved']) => list.filter((item) => !(item.platform === entry.platform && item.senderId === entry.senderId));
+    this.write({
+      v: 1,
+      requests: this.data.requests.filter((item) => item !== request),
+      approved: decision === 'approve' ? [...others(this.data.approved), entry] : others(this.data.approved),
+      denied: decision === 'deny' ? [...others(this.data.denied), entry] : others(this.data.denied),
+    });
+    this.deps.logger.info(`pairing: ${decision === 'approve' ? 'approved' : 'denied'} a sender`, { platform: entry.platform, sender: this.deps.pseudonym(entry.platform, entry.senderId) });
+    return { ok: true, name: request.name, platform: request.platform, chatId: request.chatId, senderId: request.senderId };
+  }
+
+  /** Takes back an approval (or a denial) by the sender's pseudonym. */
+  revoke(platform: string, sender: string): boolean {
+    const keep = (list: PairingFile['approved']) => list.filter((item) => !(item.platform === platform && this.deps.pseudonym(item.platform, item.senderId) === sender));
+    const approved = keep(this.data.approved);
+    const denied = keep(this.data.denied);
+    if (approved.length === this.data.approved.length && denied.length === this.data.denied.length) return false;
+    this.write({ ...this.data, approved, denied });
+    return true;
+  }
+
+  private newCode(requests: readonly StoredRequest[]): string {
+    const random = this.deps.random ?? randomInt;
+    for (;;) {
+      let code = '';
+      for (let i = 0; i < CODE_LENGTH; i++) code += ALPHABET[random(ALPHABET.length)];
+      if (!requests.some((request) => request.code === code)) return code;
+    }
+  }
+
+  private write(next: PairingFile): void {
+    this.data = next;
+    writePrivateFile(this.file, JSON.stringify(next, null, 1) + '\n');
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.deps.logger.error('pairing: a listener threw', { error });
+      }
+    }
+  }
+}

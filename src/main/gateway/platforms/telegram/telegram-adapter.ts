@@ -1,0 +1,575 @@
+import { Api } from 'grammy';
+import { systemClock, type Clock } from '../../clock';
+import { markdownToPlainText } from '../../format/plain-text';
+import { markdownToTelegramHtml } from '../../format/telegram-html';
+import { silentLogger, type Logger } from '../../logger';
+import type {
+  AdapterEvent,
+  AdapterState,
+  IntakeOutcome,
+  MessageLimits,
+  PlatformAdapter,
+  SendResult,
+  SendTarget,
+  TypingTarget,
+} from '../adapter';
+import type { TelegramConfig } from './config-schema';
+import { parseUpdate, type BotIdentity, type IncomingTelegramMessage } from './inbound';
+import { classifyFailure, toSendResult, type CallFailure } from './send-errors';
+import { TelegramUpdateState } from './update-state';
+
+/** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
+export interface TelegramAccess {
+  isApproved(senderId: string): boolean;
+  /** Records a pairing request; the code to tell the sender, or undefined when they must not be answered (told recently, denied). */
+  requestPairing(sender: { readonly id: string; readonly chatId: string; readonly name: string | undefined }): { readonly code: string } | undefined;
+}
+
+export interface TelegramAdapterOptions {
+  readonly config: TelegramConfig;
+  readonly token: string;
+  /** Where the handled update position and group migrations are kept. */
+  readonly dataDir: string;
+  readonly access: TelegramAccess;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  /** Wait before reconnect attempt `attempt` (1, 2, …); default exponential 1 s → 5 min with jitter. */
+  readonly reconnectDelayMs?: (attempt: number) => number;
+  /** How long to wait after a 409 (another poller) before polling again (default 10 s). */
+  readonly conflictDelayMs?: number;
+  /** Interval between typing actions (Telegram shows one for about 5 s; default 4 s). */
+  readonly typingIntervalMs?: number;
+  /** A retry_after longer than this is not waited out inside `send` but handed back to the ledger (default 120 s). */
+  readonly maxInlineWaitMs?: number;
+  /** How long an adapter waits for the pipeline to say a message is saved (default 30 s). */
+  readonly intakeTimeoutMs?: number;
+}
+
+/** The most a Bot API answer may weigh (node-fetch `size`): 100 updates are well below it. */
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** Sends are spaced at least this much (Telegram allows about 30 a second overall). */
+const GLOBAL_SPACING_MS = 40;
+/** Pairing replies to strangers, at most this many per window: a crowd cannot make the bot flood. */
+const PAIRING_REPLIES = { max: 20, windowMs: 10 * 60 * 1000 } as const;
+/** Send attempts inside one `send` (429 waits, plain-text fallback, migration, topic gone). */
+const MAX_TRIES = 6;
+
+export const PAIRING_REPLY = (code: string) =>
+  `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → Telegram → requests, or: homing pairing approve ${code}).`;
+
+export function defaultReconnectDelay(attempt: number): number {
+  const base = Math.min(300_000, 1_000 * 2 ** Math.min(attempt - 1, 16));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+/**
+ * Telegram through grammY's `Api` (Bot API over HTTPS, `apiRoot` configurable):
+ * long polling with durable intake, sends in Telegram's HTML parse mode.
+ *
+ * Durable intake: an update's offset is confirmed (by the next getUpdates) only
+ * after the pipeline says its message is saved. Updates at or below the saved
+ * `handled` position are never handled again, and one that was in flight at a
+ * crash is checked against the transcript when it comes again.
+ *
+ * Telegram has no server-side deduplication (`idempotentSends: false`): a chunk
+ * that may have arrived is resent with the marker.
+ */
+export class TelegramAdapter implements PlatformAdapter {
+  readonly platform = 'telegram';
+  readonly limits: MessageLimits = { maxLength: 4096, unit: 'code-points' };
+  readonly idempotentSends = false;
+
+  private readonly config: TelegramConfig;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly listeners = new Set<(event: AdapterEvent) => void>();
+  private current: AdapterState = 'disconnected';
+  private running = false;
+  /** Bumped by every connect/disconnect: a loop of an older generation stops. */
+  private generation = 0;
+  private api: Api | undefined;
+  private bot: BotIdentity | undefined;
+  private updates: TelegramUpdateState | undefined;
+  private pollAbort: AbortController | undefined;
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Pauses in progress: disconnect ends them all, probe() the ones waiting to reconnect or poll. */
+  private readonly sleepers = new Set<{ readonly wake: () => void; readonly probeEnds: boolean }>();
+  private failedAttempts = 0;
+  /** Per chat (and 'all'), when Telegram lets us send again after a 429. */
+  private readonly gates = new Map<string, number>();
+  private lastSendAt = 0;
+  private readonly redactor: (text: string) => string;
+  private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
+  /** When the recent pairing replies went out (monotonic ms). */
+  private pairingReplies: number[] = [];
+
+  constructor(private readonly options: TelegramAdapterOptions) {
+    this.config = options.config;
+    this.logger = options.logger ?? silentLogger;
+    this.clock = options.clock ?? systemClock;
+    const token = options.token;
+    this.redactor = (text) => text.split(token).join('[token]').replace(/bot\d+:[A-Za-z0-9_-]{20,}/g, 'bot[token]');
+  }
+
+  state(): AdapterState {
+    return this.current;
+  }
+
+  /** The bot's @username once connected (the Test connection names it). */
+  identity(): BotIdentity | undefined {
+    return this.bot;
+  }
+
+  onEvent(listener: (event: AdapterEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  canSend(): boolean {
+    return this.api !== undefined && this.bot !== undefined && (this.current === 'connected' || this.current === 'degraded');
+  }
+
+  async connect(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.failedAttempts = 0;
+    const generation = ++this.generation;
+    void this.runGuarded(generation);
+  }
+
+  /** The receive loop, restarted after anything unexpected: a bug or a hostile answer is logged, never a crash. */
+  private async runGuarded(generation: number): Promise<void> {
+    while (this.running && generation === this.generation) {
+      try {
+        await this.run(generation);
+        return;
+      } catch (error) {
+        this.api = undefined;
+        this.logger.error('telegram: the receive loop failed; starting it again', { error: this.redactor(describe(error)) });
+        this.setState('disconnected', `an unexpected error: ${this.redactor(describe(error))}`);
+        await this.pause(5_000, generation);
+      }
+    }
+  }
+
+  async disconnect(): Promise<void> {
+    this.running = false;
+    this.generation++;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    for (const sleeper of [...this.sleepers]) sleeper.wake();
+    this.pollAbort?.abort();
+    this.pollAbort = undefined;
+    for (const timer of this.typingTimers) clearInterval(timer);
+    this.typingTimers.clear();
+    this.api = undefined;
+    this.setState('disconnected');
+  }
+
+  /** After a sleep the long poll's socket may be dead: start a fresh poll now. */
+  async probe(): Promise<void> {
+    if (!this.running) return;
+    for (const sleeper of [...this.sleepers]) if (sleeper.probeEnds) sleeper.wake();
+    this.pollAbort?.abort();
+  }
+
+  // ---- receiving -------------------------------------------------------
+
+  private async run(generation: number): Promise<void> {
+    const alive = () => this.running && generation === this.generation;
+    while (alive()) {
+      this.setState('connecting');
+      const api = this.newApi();
+      let me: { id: number; username?: string };
+      try {
+        me = await api.getMe();
+      } catch (error) {
+        if (!alive()) return;
+        const failure = classifyFailure(error, this.redactor);
+        if (failure.kind === 'unauthorized') {
+          this.running = false;
+          this.setState('auth-failed', `Telegram refused the bot token (${failure.description}): check it with @BotFather`);
+          return;
+        }
+        this.setState('disconnected', `cannot reach Telegram: ${failure.description}`);
+        await this.pause((this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts), generation);
+        continue;
+      }
+      if (!alive()) return;
+      this.bot = { id: me.id, username: me.username ?? '' };
+      try {
+        this.updates ??= TelegramUpdateState.forBot(this.options.dataDir, me.id, this.logger);
+      } catch (error) {
+        this.running = false;
+        this.setState('disconnected', `cannot keep Telegram's update position in the data directory: ${describe(error)}`);
+        return;
+      }
+      this.api = api;
+      this.failedAttempts = 0;
+      this.logger.info('telegram: connected', { bot: `@${this.bot.username}` });
+      this.setState('connected');
+      const ended = await this.pollLoop(api, generation);
+      if (ended === 'stopped') return;
+    }
+  }
+
+  /** Polls until stopped, or until the connection must be set up again ('reconnect'). */
+  private async pollLoop(api: Api, generation: number): Promise<'stopped' | 'reconnect'> {
+    const alive = () => this.running && generation === this.generation;
+    while (alive()) {
+      const abort = new AbortController();
+      this.pollAbort = abort;
+      let raw: unknown[];
+      try {
+        const handled = this.updates!.handled;
+        raw = await api.getUpdates(
+          {
+            ...(handled > 0 ? { offset: handled + 1 } : {}),
+            limit: 100,
+            timeout: this.config.pollTimeoutSeconds,
+            allowed_updates: ['message'],
+          },
+          abort.signal as never, // grammY types its own AbortSignal shim; node-fetch takes the native one
+        );
+      } catch (error) {
+        if (!alive()) return 'stopped';
+        if (abort.signal.aborted) continue; // probe(): poll again at once
+        const failure = classifyFailure(error, this.redactor);
+        if (failure.kind === 'unauthorized') {
+          this.running = false;
+          this.api = undefined;
+          this.setState('auth-failed', `Telegram refused the bot token (${failure.description}): check it with @BotFather`);
+          return 'stopped';
+        }
+        if (failure.kind === 'conflict') {
+          // Sends still work; receiving waits until the other poller is gone.
+          this.setState('degraded', conflictWords(failure.description));
+          await this.pause(this.options.conflictDelayMs ?? 10_000, generation);
+          continue;
+        }
+        if (failure.kind === 'rate-limited') {
+          await this.pause(failure.retryAfterMs, generation, false);
+          continue;
+        }
+        this.api = undefined;
+        this.setState('disconnected', `lost Telegram: ${failure.description}`);
+        await this.pause((this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts), generation);
+        return 'reconnect';
+      } finally {
+        if (this.pollAbort === abort) this.pollAbort = undefined;
+      }
+      if (!alive()) return 'stopped';
+      this.failedAttempts = 0;
+      if (this.current !== 'connected') this.setState('connected');
+      if (!Array.isArray(raw)) {
+        // `ok: true` without a list: a broken server. Asking again at once would spin.
+        this.logger.warn('telegram: getUpdates answered without a list of updates; trying again shortly');
+        await this.pause(5_000, generation);
+        continue;
+      }
+      const before = this.updates!.handled;
+      for (const update of raw) {
+        if (!alive()) return 'stopped';
+        const taken = await this.take(update);
+        // Not saved now (the gateway is stopping, the disk failed): poll again from the same offset.
+        if (taken === 'again') {
+          await this.pause(1_000, generation);
+          break;
+        }
+      }
+      // A batch that moved nothing on (updates without a usable id, or below the offset asked for: a
+      // broken or hostile server) would come straight back: do not spin on it.
+      if (raw.length > 0 && this.updates!.handled === before) {
+        this.logger.warn('telegram: the server keeps handing updates Homing cannot confirm; slowing down', { count: raw.length });
+        await this.pause(5_000, generation);
+      }
+    }
+    return 'stopped';
+  }
+
+  /** One update: 'done' once its message is saved or it is known to need nothing; 'again' to have it redelivered. */
+  private async take(raw: unknown): Promise<'done' | 'again'> {
+    const bot = this.bot!;
+    const updates = this.updates!;
+    const parsed = parseUpdate(raw, bot);
+    if (parsed.updateId === undefined) return 'done'; // no id: it cannot be confirmed or skipped; nothing to do
+    const updateId = parsed.updateId;
+    if (updates.wasHandled(updateId)) return 'done';
+    switch (parsed.kind) {
+      case 'ignore':
+        updates.done(updateId);
+        return 'done';
+      case 'migrated':
+        if (updates.migrate(parsed.from, parsed.to)) this.logger.info('telegram: a group became a supergroup; its conversation moves along', {});
+        updates.done(updateId);
+        return 'done';
+      case 'message':
+        return this.takeMessage(updateId, parsed.message);
+    }
+  }
+
+  private async takeMessage(updateId: number, message: IncomingTelegramMessage): Promise<'done' | 'again'> {
+    const updates = this.updates!;
+    const decision = this.admit(message);
+    if (decision === 'ignore') {
+      updates.done(updateId);
+      return 'done';
+    }
+    if (decision === 'pair') {
+      const request = this.options.access.requestPairing({ id: message.senderId!, chatId: message.chatId, name: message.senderName });
+      if (request && this.takePairingReply()) void this.sendNotice(message.chatId, PAIRING_REPLY(request.code));
+      updates.done(updateId);
+      return 'done';
+    }
+    // A group that became a supergroup keeps the conversation of its first id.
+    const chatId = updates.original(message.chatId);
+    const maybeSeen = updates.interrupted === updateId;
+    updates.begin(updateId);
+    const outcome = await this.handOn(
+      {
+        source: {
+          platform: 'telegram',
+          chatId,
+          chatType: message.chatType,
+          ...(message.senderId !== undefined ? { senderId: message.senderId } : {}),
+          ...(message.threadId !== undefined ? { threadId: message.threadId } : {}),
+          ...(message.chatName !== undefined ? { chatName: message.chatName } : {}),
+          ...(message.senderName !== undefined ? { senderName: message.senderName } : {}),
+          messageId: message.messageId,
+        },
+        text: message.text,
+        messageRef: `tg:${chatId}:${message.messageId}`,
+        replyTo: message.messageId,
+        ...(maybeSeen ? { maybeSeen: true } : {}),
+      },
+    );
+    if (outcome === 'not-now') {
+      updates.giveBack();
+      return 'again';
+    }
+    updates.done(updateId);
+    return 'done';
+  }
+
+  /** Emits the message and waits for the pipeline to say it is saved. */
+  private handOn(message: Parameters<typeof this.emitMessage>[0]): Promise<IntakeOutcome> {
+    return new Promise<IntakeOutcome>((resolve) => {
+      let settled = false;
+      const timer = setTimeout(() => settle('not-now'), this.options.intakeTimeoutMs ?? 30_000);
+      const settle = (outcome: IntakeOutcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(outcome);
+      };
+      if (!this.emitMessage(message, settle)) settle('not-now');
+    });
+  }
+
+  private emitMessage(message: Extract<AdapterEvent, { type: 'message' }>['message'], ack: (outcome: IntakeOutcome) => void): boolean {
+    if (this.listeners.size === 0) return false;
+    this.emit({ type: 'message', message, ack });
+    return true;
+  }
+
+  private takePairingReply(): boolean {
+    const now = this.clock.monotonic();
+    this.pairingReplies = this.pairingReplies.filter((at) => now - at < PAIRING_REPLIES.windowMs);
+    if (this.pairingReplies.length >= PAIRING_REPLIES.max) {
+      this.logger.warn('telegram: many strangers are asking to pair; not answering more of them for now');
+      return false;
+    }
+    this.pairingReplies.push(now);
+    return true;
+  }
+
+  /** Whether a message goes to the agent, gets a pairing code, or is ignored. */
+  private admit(message: IncomingTelegramMessage): 'agent' | 'pair' | 'ignore' {
+    const sender = message.senderId;
+    if (sender === undefined || message.senderIsBot) return 'ignore';
+    const allowed = this.config.allowFrom.includes(sender) || this.options.access.isApproved(sender);
+    if (message.chatType === 'direct') {
+      switch (this.config.dmPolicy) {
+        case 'open':
+          return 'agent';
+        case 'allowlist':
+          return this.config.allowFrom.includes(sender) ? 'agent' : 'ignore';
+        case 'pairing':
+          return allowed ? 'agent' : 'pair';
+      }
+    }
+    const updates = this.updates!;
+    const group = this.config.groups[updates.original(message.chatId)] ?? this.config.groups[updates.current(message.chatId)] ?? this.config.groups[message.chatId];
+    if (!group) return 'ignore';
+    if (group.requireMention && !message.addressed) return 'ignore';
+    if (group.allowFrom.length === 0) return allowed ? 'agent' : 'ignore';
+    return group.allowFrom.includes('*') || group.allowFrom.includes(sender) ? 'agent' : 'ignore';
+  }
+
+  // ---- sending ---------------------------------------------------------
+
+  async send(text: string, target: SendTarget): Promise<SendResult> {
+    if (!/^-?\d{1,20}$/.test(target.chatId)) return { ok: false, retryable: false, permanent: true, notDelivered: true, error: `not a Telegram chat id: ${JSON.stringify(target.chatId)}` };
+    const thread = target.threadId !== null && /^\d{1,12}$/.test(target.threadId) && target.threadId !== '1' ? Number(target.threadId) : undefined;
+    const replyTo = target.replyTo !== null && /^\d{1,12}$/.test(target.replyTo) ? Number(target.replyTo) : undefined;
+    let html = true;
+    let withThread = thread !== undefined;
+    for (let tries = 0; tries < MAX_TRIES; tries++) {
+      const api = this.api;
+      const updates = this.updates;
+      if (!api || !updates) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'not connected to Telegram' };
+      const chatId = updates.current(target.chatId);
+      const waited = await this.waitForGate(chatId);
+      if (waited !== 'ok') return waited;
+      try {
+        const sent = await api.sendMessage(chatId, html ? markdownToTelegramHtml(text) : markdownToPlainText(text), {
+          ...(html ? { parse_mode: 'HTML' as const } : {}),
+          ...(withThread ? { message_thread_id: thread } : {}),
+          ...(replyTo !== undefined ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } } : {}),
+          link_preview_options: { is_disabled: true },
+        });
+        return { ok: true, platformMessageId: `${chatId}:${sent.message_id}` };
+      } catch (error) {
+        const failure = classifyFailure(error, this.redactor);
+        const next = this.afterFailure(failure, chatId);
+        if (next === 'retry') continue;
+        if (next === 'plain') {
+          this.logger.warn('telegram: the formatted message was refused; sending this part as plain text', { error: failure.description });
+          html = false;
+          continue;
+        }
+        if (next === 'no-thread') {
+          this.logger.warn('telegram: the forum topic is gone; sending to the chat itself', { error: failure.description });
+          withThread = false;
+          continue;
+        }
+        return toSendResult(failure);
+      }
+    }
+    return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'Telegram kept refusing the message; trying again later' };
+  }
+
+  private afterFailure(failure: CallFailure, chatId: string): 'retry' | 'plain' | 'no-thread' | 'fail' {
+    switch (failure.kind) {
+      case 'rate-limited': {
+        const until = this.clock.now() + failure.retryAfterMs;
+        // A second chat limited while the first still waits: Telegram limits the bot as a whole.
+        const othersWaiting = [...this.gates].some(([key, at]) => key !== chatId && key !== 'all' && at > this.clock.now());
+        this.gates.set(chatId, Math.max(this.gates.get(chatId) ?? 0, until));
+        if (othersWaiting) this.gates.set('all', Math.max(this.gates.get('all') ?? 0, until));
+        return failure.retryAfterMs <= (this.options.maxInlineWaitMs ?? 120_000) ? 'retry' : 'fail';
+      }
+      case 'migrated':
+        // The chat the send went to became `failure.to`: this and later sends (and its messages) follow.
+        return this.updates?.migrate(chatId, failure.to) ? 'retry' : 'fail';
+      case 'markup':
+        return 'plain';
+      case 'thread-gone':
+        return 'no-thread';
+      case 'unauthorized':
+        this.setState('auth-failed', `Telegram refused the bot token (${failure.description}): check it with @BotFather`);
+        return 'fail';
+      default:
+        return 'fail';
+    }
+  }
+
+  /** Waits out a 429 (per chat and global) and the global spacing; a wait beyond the inline limit goes back to the ledger. */
+  private async waitForGate(chatId: string): Promise<'ok' | SendResult> {
+    const generation = this.generation;
+    const until = Math.max(this.gates.get(chatId) ?? 0, this.gates.get('all') ?? 0, this.lastSendAt + GLOBAL_SPACING_MS);
+    const wait = until - this.clock.now();
+    if (wait > (this.options.maxInlineWaitMs ?? 120_000)) {
+      return { ok: false, retryable: true, permanent: false, notDelivered: true, retryAfterMs: wait, error: `Telegram asked to wait ${Math.ceil(wait / 1000)} s` };
+    }
+    if (wait > 0) await this.pause(wait, generation, false);
+    if (generation !== this.generation || !this.running) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'disconnected from Telegram' };
+    this.lastSendAt = this.clock.now();
+    return 'ok';
+  }
+
+  /** A short plain message outside the ledger (a pairing code, an approval): best effort, never retried. */
+  async sendNotice(chatId: string, text: string): Promise<void> {
+    if (!/^-?\d{1,20}$/.test(chatId)) return;
+    try {
+      await this.api?.sendMessage(this.updates?.current(chatId) ?? chatId, text);
+    } catch (error) {
+      this.logger.warn('telegram: a notice could not be sent', { error: classifyFailure(error, this.redactor).description });
+    }
+  }
+
+  /** Shows "typing…" in the chat until the returned function is called (Telegram shows it for about 5 s, so it is repeated). */
+  typing(target: TypingTarget): () => void {
+    if (!/^-?\d{1,20}$/.test(target.chatId) || !this.canSend()) return () => {};
+    const thread = target.threadId !== null && /^\d{1,12}$/.test(target.threadId) && target.threadId !== '1' ? Number(target.threadId) : undefined;
+    const tick = () => {
+      const api = this.api;
+      const chatId = this.updates?.current(target.chatId) ?? target.chatId;
+      if (!api || Math.max(this.gates.get(chatId) ?? 0, this.gates.get('all') ?? 0) > this.clock.now()) return;
+      api.sendChatAction(chatId, 'typing', thread !== undefined ? { message_thread_id: thread } : {}).catch((error: unknown) => {
+        this.logger.debug('telegram: typing not shown', { error: classifyFailure(error, this.redactor).description });
+      });
+    };
+    tick();
+    const timer = setInterval(tick, this.options.typingIntervalMs ?? 4_000);
+    timer.unref?.();
+    this.typingTimers.add(timer);
+    return () => {
+      clearInterval(timer);
+      this.typingTimers.delete(timer);
+    };
+  }
+
+  // ---- plumbing --------------------------------------------------------
+
+  private newApi(): Api {
+    return new Api(this.options.token, {
+      apiRoot: this.config.apiRoot,
+      // The long poll plus a margin; a call that takes longer than this is a dead connection.
+      timeoutSeconds: this.config.pollTimeoutSeconds + 15,
+      baseFetchConfig: { compress: true, size: MAX_RESPONSE_BYTES } as never,
+    });
+  }
+
+  /** Sleeps `ms`, or less when disconnected (or probed, unless it is a wait Telegram asked for). */
+  private pause(ms: number, generation: number, probeEnds = true): Promise<void> {
+    if (generation !== this.generation) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const sleeper = {
+        probeEnds,
+        wake: () => {
+          clearTimeout(timer);
+          this.sleepers.delete(sleeper);
+          resolve();
+        },
+      };
+      const timer = setTimeout(sleeper.wake, Math.max(0, ms));
+      this.sleepers.add(sleeper);
+    });
+  }
+
+  private setState(state: AdapterState, error?: string): void {
+    if (state === this.current && error === undefined) return;
+    this.current = state;
+    if (error) this.logger.warn(`telegram: ${error}`);
+    this.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
+  }
+
+  private emit(event: AdapterEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.logger.error('telegram: an event listener threw', { error });
+      }
+    }
+  }
+}
+
+function conflictWords(description: string): string {
+  return `another program is reading this bot's messages (Telegram: ${description}). Only one program may poll a bot token: stop the other one (another Homing, or a bot using the same token), or create a separate bot with @BotFather`;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,59 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../logger';
+import { TelegramUpdateState } from './update-state';
+
+describe("Telegram's remembered update position", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'homing-tg-state-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('survives a restart: handled updates stay handled, an update in flight is reported as interrupted', () => {
+    const first = TelegramUpdateState.forBot(dir, 42, silentLogger);
+    expect(first.interrupted).toBeNull();
+    first.begin(100);
+    first.done(100);
+    first.begin(101);
+    const second = TelegramUpdateState.forBot(dir, 42, silentLogger);
+    expect(second.handled).toBe(100);
+    expect(second.wasHandled(100)).toBe(true);
+    expect(second.wasHandled(101)).toBe(false);
+    expect(second.interrupted).toBe(101);
+    const file = join(dir, 'telegram', 'bot-42.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Another bot (a new token) starts from scratch.
+    expect(TelegramUpdateState.forBot(dir, 43, silentLogger).handled).toBe(0);
+  });
+
+  it('gives an update back (the gateway stopping) without marking it handled', () => {
+    const state = TelegramUpdateState.forBot(dir, 1, silentLogger);
+    state.begin(7);
+    state.giveBack();
+    const again = TelegramUpdateState.forBot(dir, 1, silentLogger);
+    expect(again.interrupted).toBeNull();
+    expect(again.wasHandled(7)).toBe(false);
+  });
+
+  it('follows migrations both ways, and refuses a loop', () => {
+    const state = TelegramUpdateState.forBot(dir, 1, silentLogger);
+    expect(state.migrate('-5', '-1005')).toBe(true);
+    expect(state.migrate('-1005', '-5')).toBe(false);
+    expect(state.current('-5')).toBe('-1005');
+    expect(state.original('-1005')).toBe('-5');
+    expect(TelegramUpdateState.forBot(dir, 1, silentLogger).current('-5')).toBe('-1005');
+  });
+
+  it('moves an unreadable file aside and starts over instead of crashing', () => {
+    TelegramUpdateState.forBot(dir, 9, silentLogger).done(5);
+    const file = join(dir, 'telegram', 'bot-9.json');
+    writeFileSync(file, '{ not json');
+    const state = TelegramUpdateState.forBot(dir, 9, silentLogger);
+    expect(state.handled).toBe(0);
+    state.done(6);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ handled: 6 });
+  });
+});

@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeTelegram, type FakeUser } from './fake-telegram';
+
+/**
+ * The fake Bot API checked against the recorded facts (test/fixtures/
+ * telegram-bot-api.md, copied from PLATFORMS.md) on the raw wire, before any
+ * test trusts it: a fake kinder than the real service hides bugs.
+ */
+
+const FACTS = readFileSync(new URL('../fixtures/telegram-bot-api.md', import.meta.url), 'utf8');
+const IDS = (JSON.parse(readFileSync(new URL('../fixtures/platform-ids.json', import.meta.url), 'utf8')) as { telegram: Record<string, string[]> }).telegram;
+
+interface Envelope {
+  ok: boolean;
+  result?: unknown;
+  error_code?: number;
+  description?: string;
+  parameters?: { retry_after?: number; migrate_to_chat_id?: number };
+}
+
+describe('the fake Bot API, against the recorded facts', () => {
+  let fake: FakeTelegram;
+  let alice: FakeUser;
+  const supergroup = Number(IDS.supergroup![0]);
+  const group = Number(IDS.group![0]);
+
+  beforeEach(async () => {
+    fake = new FakeTelegram();
+    await fake.start();
+    alice = fake.addUser({ id: Number(IDS.private_chat![1]), first_name: 'Alice', username: 'alice' });
+    fake.addChat({ id: supergroup, type: 'supergroup', title: 'Forum', is_forum: true });
+    fake.addChat({ id: group, type: 'group', title: 'Group' });
+  });
+
+  afterEach(() => fake.stop());
+
+  async function call(method: string, params: Record<string, unknown> = {}, token = fake.token): Promise<{ status: number; body: Envelope }> {
+    const response = await fetch(`${fake.apiRoot}/bot${token}/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) });
+    return { status: response.status, body: (await response.json()) as Envelope };
+  }
+
+  /** The fixture's `description` strings for an error code (the backticked ones). */
+  const described = (code: number) =>
+    [...FACTS.matchAll(new RegExp(`\`${code} ([^\`]+)\``, 'g'))].map((match) => match[1]!.replace(/\s*…\s*/g, ' ').trim());
+
+  it('speaks the envelope: {ok, result} or {ok:false, error_code, description}, with the HTTP status equal to the code', async () => {
+    expect(FACTS).toContain('`{ok:true,result}`');
+    const me = await call('getMe');
+    expect(me).toMatchObject({ status: 200, body: { ok: true, result: { id: fake.bot.id, is_bot: true, username: fake.bot.username } } });
+    const bad = await call('getMe', {}, '1:wrong');
+    expect(bad.status).toBe(bad.body.error_code);
+    expect(bad.body).toEqual({ ok: false, error_code: 401, description: 'Unauthorized' });
+    const missing = await call('sendMessage', { chat_id: 42, text: 'x' });
+    expect(missing).toEqual({ status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: chat not found' } });
+  });
+
+  it('confirms updates by offset, caps limit at 100, and long-polls for `timeout` seconds', async () => {
+    expect(FACTS.replace(/\s+/g, ' ')).toContain('`offset` (confirm = next call with a higher offset), `limit` 1–100, `timeout` seconds (long poll)');
+    for (let i = 0; i < 3; i++) fake.userSays({ from: alice, text: `m${i}` });
+    const first = (await call('getUpdates', { limit: 2 })).body.result as { update_id: number; message: { text: string } }[];
+    expect(first.map((update) => update.message.text)).toEqual(['m0', 'm1']);
+    // Not confirmed: the same updates again.
+    const again = (await call('getUpdates', {})).body.result as { update_id: number }[];
+    expect(again.map((update) => update.update_id)).toEqual([first[0]!.update_id, first[1]!.update_id, first[1]!.update_id + 1]);
+    // A higher offset confirms everything below it.
+    const rest = (await call('getUpdates', { offset: first[1]!.update_id + 1 })).body.result as { update_id: number }[];
+    expect(rest).toHaveLength(1);
+    expect(fake.pendingUpdates()).toHaveLength(1);
+    const started = Date.now();
+    const empty = await call('getUpdates', { offset: rest[0]!.update_id + 1, timeout: 1 });
+    expect(empty.body).toEqual({ ok: true, result: [] });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    // A message during the long poll ends it at once.
+    const polling = call('getUpdates', { offset: rest[0]!.update_id + 1, timeout: 5 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    fake.userSays({ from: alice, text: 'now' });
+    expect(((await polling).body.result as unknown[]).length).toBe(1);
+    // At most 100 at a time, whatever is asked.
+    for (let i = 0; i < 105; i++) fake.userSays({ from: alice, text: `bulk ${i}` });
+    expect(((await call('getUpdates', { limit: 500 })).body.result as unknown[]).length).toBe(100);
+  });
+
+  it('ends the first of two concurrent pollers with 409 "terminated by other getUpdates request"', async () => {
+    const phrase = /`409 Conflict: terminated by other getUpdates request`/.exec(FACTS.replace(/\s+/g, ' '));
+    expect(phrase).not.toBeNull();
+    const first = call('getUpdates', { timeout: 5 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = call('getUpdates', { timeout: 1 });
+    const refused = await first;
+    expect(refused.status).toBe(409);
+    expect(refused.body.description).toMatch(/^Conflict: terminated by other getUpdates request/);
+    expect((await second).body.ok).toBe(true);
+  });
+
+  it('counts 4096 code points after entity parsing (an astral character is one), and refuses 4097', async () => {
+    expect(FACTS).toContain('1–4096 **code points** after entity parsing');
+    const astral = '😀'.repeat(4096);
+    expect((await call('sendMessage', { chat_id: alice.id, text: astral })).body.ok).toBe(true);
+    expect((await call('sendMessage', { chat_id: alice.id, text: `<b>${'x'.repeat(4096)}</b>`, parse_mode: 'HTML' })).body.ok).toBe(true);
+    const long = await call('sendMessage', { chat_id: alice.id, text: astral + 'x' });
+    expect(long.body).toMatchObject({ ok: false, error_code: 400, description: 'Bad Request: message is too long' });
+  });
+
+  it('gives every permanent error of the facts in their words', async () => {
+    const forbidden = described(403);
+    expect(forbidden).toEqual(['Forbidden: bot was blocked by the user', 'bot was kicked', 'user is deactivated']);
+    fake.block(alice.id, 'blocked');
+    expect((await call('sendMessage', { chat_id: alice.id, text: 'x' })).body).toEqual({ ok: false, error_code: 403, description: forbidden[0] });
+    fake.block(group, 'kicked');
+    expect((await call('sendMessage', { chat_id: group, text: 'x' })).body.description).toContain(forbidden[1]);
+    const bob = fake.addUser({ id: Number(IDS.user![0]), first_name: 'Bob' });
+    fake.block(bob.id, 'deactivated');
+    expect((await call('sendMessage', { chat_id: bob.id, text: 'x' })).body.description).toContain(forbidden[2]);
+    expect(described(400)).toContain('Bad Request: chat not found');
+  });
+
+  it('answers 429 with retry_after and "Too Many Requests: retry after N" while throttled', async () => {
+    expect(FACTS).toContain('`429` with `parameters.retry_after` seconds and "Too Many Requests: retry after N"');
+    fake.throttle(alice.id, 3);
+    const limited = await call('sendMessage', { chat_id: alice.id, text: 'x' });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ ok: false, error_code: 429, description: 'Too Many Requests: retry after 3', parameters: { retry_after: 3 } });
+  });
+
+  it('refuses a migrated group with migrate_to_chat_id, and announces the migration in both chats', async () => {
+    expect(FACTS).toMatch(/`400 … group chat was upgraded to a supergroup chat` with `migrate_to_chat_id`/);
+    const target = -1009999999999;
+    fake.migrate(group, target, alice);
+    const refused = await call('sendMessage', { chat_id: group, text: 'x' });
+    expect(refused.body).toEqual({
+      ok: false,
+      error_code: 400,
+      description: 'Bad Request: group chat was upgraded to a supergroup chat',
+      parameters: { migrate_to_chat_id: target },
+    });
+    const updates = (await call('getUpdates')).body.result as { message: Record<string, unknown> }[];
+    expect(updates.map((update) => [update.message.migrate_to_chat_id, update.message.migrate_from_chat_id])).toEqual([
+      [target, undefined],
+      [undefined, group],
+    ]);
+    expect((await call('sendMessage', { chat_id: target, text: 'x' })).body.ok).toBe(true);
+  });
+
+  it('takes message_thread_id only for a forum topic: not in other chats, not the General topic (1)', async () => {
+    expect(FACTS).toMatch(/echoing a\s+reply-chain thread id in a non-forum group gives `400 message thread not found`; the\s+General topic id 1 also fails/);
+    const topic = fake.createTopic(supergroup, 'Garden', alice);
+    expect((await call('sendMessage', { chat_id: supergroup, text: 'x', message_thread_id: topic })).body).toMatchObject({ ok: true, result: { message_thread_id: topic } });
+    for (const [chat, thread] of [
+      [supergroup, 1],
+      [group, topic],
+      [supergroup, 9999],
+    ] as const) {
+      expect((await call('sendMessage', { chat_id: chat, text: 'x', message_thread_id: thread })).body.description).toBe('Bad Request: message thread not found');
+    }
+    expect((await call('sendChatAction', { chat_id: supergroup, action: 'typing', message_thread_id: topic })).body).toEqual({ ok: true, result: true });
+  });
+
+  it("refuses markup it cannot parse with \"can't parse entities\", and parses Telegram's tags", async () => {
+    expect(FACTS).toContain("`400 Bad Request: can't parse entities: …`");
+    for (const html of ['<b>open', '<script>x</script>', 'a < b', 'fish & chips', '<b><i>x</b></i>', '<span>x</span>']) {
+      const refused = await call('sendMessage', { chat_id: alice.id, text: html, parse_mode: 'HTML' });
+      expect(refused.body.description, html).toMatch(/^Bad Request: can't parse entities: /);
+    }
+    const ok = await call('sendMessage', { chat_id: alice.id, text: '<b>bold</b> &lt;tag&gt; <a href="https://x.org/?a=1&amp;b=2">link</a>', parse_mode: 'HTML' });
+    expect(ok.body.result).toMatchObject({
+      text: 'bold <tag> link',
+      entities: [
+        { type: 'bold', offset: 0, length: 4 },
+        { type: 'text_link', offset: 11, length: 4, url: 'https://x.org/?a=1&b=2' },
+      ],
+    });
+  });
+
+  it('hands messages with the fields the facts list, and only those', async () => {
+    const listed = /`Message`:([\s\S]*?)\n- `sendMessage`/.exec(FACTS)![1]!;
+    const fields = new Set([...listed.matchAll(/`([a-z_]+)\??`/g)].map((match) => match[1]!));
+    expect([...fields]).toEqual(expect.arrayContaining(['message_id', 'message_thread_id', 'from', 'chat', 'date', 'text', 'is_topic_message', 'reply_to_message', 'is_forum']));
+    const topic = fake.createTopic(supergroup, 'Garden', alice);
+    fake.userSays({ from: alice, chatId: supergroup, threadId: topic, text: 'in a topic' });
+    const sent = (await call('sendMessage', { chat_id: alice.id, text: 'hi' })).body.result as { message_id: number };
+    fake.userSays({ from: alice, text: 'a reply', replyTo: sent.message_id });
+    const updates = (await call('getUpdates')).body.result as { message: Record<string, unknown> }[];
+    const [created, inTopic, reply] = updates.map((update) => update.message);
+    expect(created).toHaveProperty('forum_topic_created');
+    for (const message of [inTopic!, reply!]) {
+      for (const key of Object.keys(message)) expect(fields, key).toContain(key);
+      for (const key of Object.keys(message.chat as object)) expect(['id', 'type', 'title', 'is_forum', 'first_name', 'username'], key).toContain(key);
+      for (const key of Object.keys(message.from as object)) expect(['id', 'is_bot', 'first_name', 'username'], key).toContain(key);
+    }
+    expect(inTopic).toMatchObject({ message_thread_id: topic, is_topic_message: true, chat: { id: supergroup, type: 'supergroup', is_forum: true } });
+    expect(reply).toMatchObject({ chat: { id: alice.id, type: 'private' }, reply_to_message: { message_id: sent.message_id } });
+    expect(typeof reply!.date).toBe('number');
+  });
+});

@@ -1,0 +1,726 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A Telegram Bot API server on 127.0.0.1, written from the facts in
+ * PLATFORMS.md (copied to test/fixtures/telegram-bot-api.md, which
+ * fake-telegram.test.ts checks this against). It speaks the real wire format —
+ * `POST /bot<token>/<method>`, JSON in, `{ok, result}` or `{ok:false,
+ * error_code, description, parameters?}` out, the HTTP status equal to the
+ * error code — and is no kinder than the real service:
+ * - `getUpdates`: `offset` confirms (drops) every update below it, `limit`
+ *   1–100, `timeout` long-polls, a second concurrent poll ends the first with
+ *   `409 Conflict: terminated by other getUpdates request`;
+ * - `sendMessage`: 1–4096 code points after entity parsing, HTML parse mode
+ *   with Telegram's tag set (anything else is `400 can't parse entities`),
+ *   `message_thread_id` only in forums (else `400 message thread not found`,
+ *   and the General topic id 1 too), `reply_parameters`, the permanent 403/400
+ *   errors, a migrated group's `400 … upgraded to a supergroup chat` with
+ *   `migrate_to_chat_id`, and `429` with `retry_after` while a throttle holds;
+ * - `sendChatAction`, `getMe`, `deleteWebhook`.
+ * Tests script the people (`userSays`), the chats and the faults, and read what
+ * the bot sent.
+ */
+
+export interface FakeUser {
+  readonly id: number;
+  readonly is_bot: boolean;
+  readonly first_name: string;
+  readonly last_name?: string;
+  readonly username?: string;
+}
+
+export type ChatType = 'private' | 'group' | 'supergroup' | 'channel';
+
+export interface FakeChat {
+  readonly id: number;
+  readonly type: ChatType;
+  readonly title?: string;
+  readonly username?: string;
+  readonly first_name?: string;
+  readonly is_forum?: boolean;
+}
+
+interface ChatState {
+  chat: FakeChat;
+  nextMessageId: number;
+  /** Message ids that exist (for reply_parameters). */
+  readonly messages: Set<number>;
+  /** Forum topics: thread id → name. */
+  readonly topics: Map<number, string>;
+  blocked?: 'blocked' | 'kicked' | 'deactivated';
+  migratedTo?: number;
+}
+
+export interface SentMessage {
+  readonly chatId: number;
+  readonly messageId: number;
+  readonly threadId: number | undefined;
+  /** The text as the user sees it (entities parsed out). */
+  readonly text: string;
+  /** What the bot posted, as it posted it. */
+  readonly raw: string;
+  readonly parseMode: string | undefined;
+  readonly entities: readonly Entity[];
+  readonly replyTo: number | undefined;
+  readonly at: number;
+}
+
+export interface Entity {
+  readonly type: string;
+  /** UTF-16 units, as Telegram counts entity offsets. */
+  readonly offset: number;
+  readonly length: number;
+  readonly url?: string;
+  readonly language?: string;
+}
+
+export interface ChatAction {
+  readonly chatId: number;
+  readonly action: string;
+  readonly threadId: number | undefined;
+  readonly at: number;
+}
+
+export interface Update {
+  readonly update_id: number;
+  readonly message?: Record<string, unknown>;
+}
+
+/** A scripted answer for one call: return it to answer instead of the fake's own logic, or undefined to pass. */
+export type Fault = (method: string, params: Record<string, unknown>) => FaultAnswer | undefined;
+export type FaultAnswer =
+  | { readonly kind: 'error'; readonly code: number; readonly description: string; readonly parameters?: Record<string, unknown> }
+  /** Takes the call and never answers (a dead network path). */
+  | { readonly kind: 'hang' }
+  /** Runs the call, then drops the connection before the answer: the message was sent, the bot does not know. */
+  | { readonly kind: 'drop-after' }
+  /** Runs the call and never answers: the message was sent, the bot is left waiting. */
+  | { readonly kind: 'hang-after' }
+  /** Answers all but the last byte, then the rest after `ms`: the answer sits half-read in the bot's socket. */
+  | { readonly kind: 'trickle'; readonly ms: number }
+  /** Anything at all as the body (hostile server tests). */
+  | { readonly kind: 'raw'; readonly status: number; readonly body: string };
+
+export interface RequestRecord {
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  readonly at: number;
+}
+
+const MAX_BODY = 1 << 20;
+export const MAX_TEXT_CODE_POINTS = 4096;
+const MAX_LONG_POLL_S = 50;
+
+interface Poll {
+  readonly offset: number;
+  readonly limit: number;
+  readonly res: ServerResponse;
+  /** How this poll's answer is written (a fault may shape it). */
+  readonly answer: (status: number, body: unknown) => void;
+  readonly timer: ReturnType<typeof setTimeout>;
+}
+
+export class FakeTelegram {
+  readonly token: string;
+  readonly bot: FakeUser;
+  private server: Server | undefined;
+  private port = 0;
+  private readonly chats = new Map<number, ChatState>();
+  private readonly users = new Map<number, FakeUser & { deactivated?: boolean }>();
+  private updates: Update[] = [];
+  private nextUpdateId = 100_000;
+  private poll: Poll | undefined;
+  /** Throttles: chat id (or 'all') → until when (ms) sendMessage answers 429. */
+  private readonly throttles = new Map<number | 'all', number>();
+  private readonly faults: Fault[] = [];
+  private webhookUrl = '';
+  /** Everything the bot sent, in order. */
+  readonly sent: SentMessage[] = [];
+  readonly actions: ChatAction[] = [];
+  readonly requests: RequestRecord[] = [];
+  /** update_id → every time it was handed to a poller (a redelivery adds another). */
+  readonly handed = new Map<number, number[]>();
+  /** Every 409 given, with when. */
+  readonly conflicts: number[] = [];
+  /** Updates confirmed so far (the highest offset seen minus one). */
+  confirmedBelow = 0;
+  private readonly sendListeners = new Set<(message: SentMessage) => void>();
+
+  constructor(options: { token?: string; bot?: Partial<FakeUser> } = {}) {
+    this.token = options.token ?? '123456789:AAFakeTokenForTestsOnly_abcdefghijk';
+    this.bot = { id: Number(this.token.split(':')[0]), is_bot: true, first_name: 'Homing', username: 'homing_test_bot', ...options.bot };
+  }
+
+  get apiRoot(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(port = 0): Promise<void> {
+    const server = createServer((req, res) => this.onRequest(req, res));
+    server.on('clientError', (_error, socket) => socket.destroy());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    this.port = (server.address() as AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    if (this.poll) {
+      clearTimeout(this.poll.timer);
+      this.poll.res.destroy();
+      this.poll = undefined;
+    }
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  // ---- scripting -------------------------------------------------------
+
+  addUser(user: Omit<FakeUser, 'is_bot'> & { is_bot?: boolean }): FakeUser {
+    const full: FakeUser = { is_bot: false, ...user };
+    this.users.set(full.id, full);
+    if (!this.chats.has(full.id)) {
+      this.addChat({ id: full.id, type: 'private', first_name: full.first_name, ...(full.username ? { username: full.username } : {}) });
+    }
+    return full;
+  }
+
+  addChat(chat: FakeChat): FakeChat {
+    // In a forum, message 1 stands for the General topic (thread id 1), so topics start at 2.
+    this.chats.set(chat.id, { chat, nextMessageId: chat.is_forum ? 2 : 1, messages: new Set(), topics: new Map() });
+    return chat;
+  }
+
+  /** Opens a forum topic in a forum supergroup; returns its thread id (the id of its service message). */
+  createTopic(chatId: number, name: string, by: FakeUser): number {
+    const state = this.chatState(chatId);
+    if (!state.chat.is_forum) throw new Error(`chat ${chatId} is not a forum`);
+    const messageId = state.nextMessageId++;
+    state.messages.add(messageId);
+    state.topics.set(messageId, name);
+    this.enqueue({
+      message_id: messageId,
+      message_thread_id: messageId,
+      from: by,
+      chat: state.chat,
+      date: this.unixNow(),
+      forum_topic_created: { name, icon_color: 7322096 },
+      is_topic_message: true,
+    });
+    return messageId;
+  }
+
+  /**
+   * A person writes. In a forum, `threadId` names the topic (absent: General);
+   * elsewhere a reply gets the root of its reply chain as message_thread_id,
+   * as Telegram does in supergroups — an adapter must not echo that one back.
+   */
+  userSays(options: {
+    from: FakeUser;
+    chatId?: number;
+    text?: string;
+    threadId?: number;
+    replyTo?: number;
+    entities?: Entity[];
+    extra?: Record<string, unknown>;
+  }): Record<string, unknown> {
+    const chatId = options.chatId ?? options.from.id;
+    const state = this.chatState(chatId);
+    const messageId = state.nextMessageId++;
+    state.messages.add(messageId);
+    const message: Record<string, unknown> = {
+      message_id: messageId,
+      from: options.from,
+      chat: state.chat,
+      date: this.unixNow(),
+      ...(options.text !== undefined ? { text: options.text } : {}),
+      ...(options.entities ? { entities: options.entities } : {}),
+      ...options.extra,
+    };
+    if (state.chat.is_forum && options.threadId !== undefined) {
+      message.message_thread_id = options.threadId;
+      message.is_topic_message = true;
+    } else if (options.replyTo !== undefined && state.chat.type === 'supergroup') {
+      message.message_thread_id = options.replyTo;
+    }
+    if (options.replyTo !== undefined) {
+      const replied = this.sent.find((sent) => sent.chatId === chatId && sent.messageId === options.replyTo);
+      message.reply_to_message = {
+        message_id: options.replyTo,
+        chat: state.chat,
+        date: this.unixNow(),
+        ...(replied ? { from: this.bot, text: replied.text } : {}),
+      };
+    }
+    this.enqueue(message);
+    return message;
+  }
+
+  /** The person blocked the bot (private chat), the bot was removed (group), or the account is gone. */
+  block(chatId: number, how: 'blocked' | 'kicked' | 'deactivated' = 'blocked'): void {
+    this.chatState(chatId).blocked = how;
+  }
+
+  /** A group becomes a supergroup: the service messages arrive, and sends to the old id are refused with the new one. */
+  migrate(groupId: number, supergroupId: number, by: FakeUser, options: { announce?: boolean } = {}): void {
+    const old = this.chatState(groupId);
+    old.migratedTo = supergroupId;
+    const chat: FakeChat = { id: supergroupId, type: 'supergroup', ...(old.chat.title ? { title: old.chat.title } : {}) };
+    this.addChat(chat);
+    if (options.announce === false) return;
+    this.enqueue({ message_id: old.nextMessageId++, from: by, chat: old.chat, date: this.unixNow(), migrate_to_chat_id: supergroupId });
+    const fresh = this.chatState(supergroupId);
+    this.enqueue({ message_id: fresh.nextMessageId++, from: by, chat, date: this.unixNow(), migrate_from_chat_id: groupId });
+  }
+
+  /** sendMessage and sendChatAction to this chat (or to any: 'all') answer 429 for `seconds`. */
+  throttle(chatId: number | 'all', seconds: number): void {
+    this.throttles.set(chatId, Date.now() + seconds * 1000);
+  }
+
+  /** Adds a fault that is asked first on every call; returns a function removing it. */
+  fault(fault: Fault): () => void {
+    this.faults.push(fault);
+    return () => {
+      const index = this.faults.indexOf(fault);
+      if (index >= 0) this.faults.splice(index, 1);
+    };
+  }
+
+  setWebhook(url: string): void {
+    this.webhookUrl = url;
+  }
+
+  /** Updates not confirmed yet. */
+  pendingUpdates(): readonly Update[] {
+    return this.updates;
+  }
+
+  sentTo(chatId: number): SentMessage[] {
+    return this.sent.filter((message) => message.chatId === chatId);
+  }
+
+  onSend(listener: (message: SentMessage) => void): () => void {
+    this.sendListeners.add(listener);
+    return () => this.sendListeners.delete(listener);
+  }
+
+  /** Whether a getUpdates long poll is open right now. */
+  get polling(): boolean {
+    return this.poll !== undefined;
+  }
+
+  // ---- the wire --------------------------------------------------------
+
+  private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    res.on('error', () => {});
+    req.on('error', () => res.destroy());
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
+    if (!match) return void this.reply(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+    const [, token, method] = match;
+    let size = 0;
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        this.reply(res, 413, { ok: false, error_code: 413, description: 'Request Entity Too Large' });
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (size > MAX_BODY) return;
+      if (token !== this.token) return void this.reply(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+      let params: Record<string, unknown>;
+      try {
+        params = parseParams(req, Buffer.concat(chunks).toString('utf8'), url);
+      } catch {
+        return void this.reply(res, 400, { ok: false, error_code: 400, description: "Bad Request: can't parse JSON" });
+      }
+      this.requests.push({ method: method!, params, at: Date.now() });
+      for (const fault of this.faults) {
+        const answer = fault(method!, params);
+        if (!answer) continue;
+        if (answer.kind === 'hang') return;
+        if (answer.kind === 'raw') {
+          res.writeHead(answer.status, { 'content-type': 'application/json' });
+          res.end(answer.body);
+          return;
+        }
+        if (answer.kind === 'drop-after') {
+          this.dispatch(method!, params, () => res.destroy(), req);
+          return;
+        }
+        if (answer.kind === 'hang-after') {
+          this.dispatch(method!, params, () => {}, req);
+          return;
+        }
+        if (answer.kind === 'trickle') {
+          this.dispatch(method!, params, (status, body) => this.trickle(res, status, body, answer.ms), req, res);
+          return;
+        }
+        return void this.error(res, answer.code, answer.description, answer.parameters);
+      }
+      this.dispatch(method!, params, (status, body) => this.reply(res, status, body), req, res);
+    });
+  }
+
+  private dispatch(
+    method: string,
+    params: Record<string, unknown>,
+    answer: (status: number, body: unknown) => void,
+    req: IncomingMessage,
+    res?: ServerResponse,
+  ): void {
+    const ok = (result: unknown) => answer(200, { ok: true, result });
+    const fail = (code: number, description: string, parameters?: Record<string, unknown>) =>
+      answer(code, { ok: false, error_code: code, description, ...(parameters ? { parameters } : {}) });
+    switch (method) {
+      case 'getMe':
+        return ok({ ...this.bot, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
+      case 'deleteWebhook':
+        this.webhookUrl = '';
+        return ok(true);
+      case 'getUpdates':
+        if (this.webhookUrl) return fail(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
+        return this.getUpdates(params, answer, req, res);
+      case 'sendMessage':
+        return this.sendMessage(params, ok, fail);
+      case 'sendChatAction': {
+        const checked = this.checkChat(params, fail);
+        if (!checked) return;
+        const thread = optionalInt(params.message_thread_id);
+        if (thread !== undefined && !this.threadExists(checked, thread)) return fail(400, 'Bad Request: message thread not found');
+        this.actions.push({ chatId: checked.chat.id, action: String(params.action), threadId: thread, at: Date.now() });
+        return ok(true);
+      }
+      default:
+        return fail(404, 'Not Found');
+    }
+  }
+
+  private getUpdates(params: Record<string, unknown>, answer: (status: number, body: unknown) => void, req: IncomingMessage, res?: ServerResponse): void {
+    const offset = optionalInt(params.offset) ?? 0;
+    const limit = Math.min(100, Math.max(1, optionalInt(params.limit) ?? 100));
+    const timeout = Math.min(MAX_LONG_POLL_S, Math.max(0, optionalInt(params.timeout) ?? 0));
+    // A second poller: the one waiting is told that another request took over.
+    if (this.poll) {
+      const previous = this.poll;
+      this.poll = undefined;
+      clearTimeout(previous.timer);
+      this.conflicts.push(Date.now());
+      this.reply(previous.res, 409, {
+        ok: false,
+        error_code: 409,
+        description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+      });
+    }
+    if (offset > 0) this.confirm(offset);
+    const ready = this.available(offset, limit);
+    if (ready.length > 0 || timeout === 0 || !res) return answer(200, { ok: true, result: this.hand(ready) });
+    const poll: Poll = {
+      offset,
+      limit,
+      res,
+      answer,
+      timer: setTimeout(() => {
+        if (this.poll !== poll) return;
+        this.poll = undefined;
+        answer(200, { ok: true, result: [] });
+      }, timeout * 1000),
+    };
+    this.poll = poll;
+    // The poller went away (killed): its poll ends, nothing was handed.
+    const onClose = () => {
+      if (this.poll !== poll) return;
+      clearTimeout(poll.timer);
+      this.poll = undefined;
+    };
+    req.socket.once('close', onClose);
+    // A kept-alive socket carries many polls: each takes its listener with it when answered.
+    res.once('finish', () => req.socket.off('close', onClose));
+  }
+
+  private confirm(offset: number): void {
+    this.updates = this.updates.filter((update) => update.update_id >= offset);
+    this.confirmedBelow = Math.max(this.confirmedBelow, offset);
+  }
+
+  private available(offset: number, limit: number): Update[] {
+    return this.updates.filter((update) => update.update_id >= offset).slice(0, limit);
+  }
+
+  private hand(updates: Update[]): Update[] {
+    const at = Date.now();
+    for (const update of updates) this.handed.set(update.update_id, [...(this.handed.get(update.update_id) ?? []), at]);
+    return updates;
+  }
+
+  private enqueue(message: Record<string, unknown>): void {
+    this.updates.push({ update_id: this.nextUpdateId++, message });
+    const poll = this.poll;
+    if (!poll) return;
+    const ready = this.available(poll.offset, poll.limit);
+    if (ready.length === 0) return;
+    this.poll = undefined;
+    clearTimeout(poll.timer);
+    poll.answer(200, { ok: true, result: this.hand(ready) });
+  }
+
+  private sendMessage(
+    params: Record<string, unknown>,
+    ok: (result: unknown) => void,
+    fail: (code: number, description: string, parameters?: Record<string, unknown>) => void,
+  ): void {
+    const state = this.checkChat(params, fail);
+    if (!state) return;
+    const text = typeof params.text === 'string' ? params.text : params.text === undefined ? '' : String(params.text);
+    const parseMode = typeof params.parse_mode === 'string' ? params.parse_mode : undefined;
+    let parsed: { text: string; entities: Entity[] };
+    if (parseMode === 'HTML') {
+      const result = parseTelegramHtml(text);
+      if (!result.ok) return fail(400, `Bad Request: can't parse entities: ${result.error}`);
+      parsed = result;
+    } else if (parseMode === undefined) {
+      parsed = { text, entities: [] };
+    } else {
+      return fail(400, `Bad Request: unsupported parse_mode`);
+    }
+    if (parsed.text.trim() === '') return fail(400, 'Bad Request: message text is empty');
+    if ([...parsed.text].length > MAX_TEXT_CODE_POINTS) return fail(400, 'Bad Request: message is too long');
+    const thread = optionalInt(params.message_thread_id);
+    if (thread !== undefined && !this.threadExists(state, thread)) return fail(400, 'Bad Request: message thread not found');
+    const replyParameters = params.reply_parameters as { message_id?: unknown; allow_sending_without_reply?: unknown } | undefined;
+    const replyTo = optionalInt(replyParameters?.message_id);
+    if (replyTo !== undefined && !state.messages.has(replyTo) && replyParameters?.allow_sending_without_reply !== true) {
+      return fail(400, 'Bad Request: message to be replied not found');
+    }
+    const messageId = state.nextMessageId++;
+    state.messages.add(messageId);
+    const sent: SentMessage = {
+      chatId: state.chat.id,
+      messageId,
+      threadId: thread,
+      text: parsed.text,
+      raw: text,
+      parseMode,
+      entities: parsed.entities,
+      replyTo: replyTo !== undefined && state.messages.has(replyTo) ? replyTo : undefined,
+      at: Date.now(),
+    };
+    this.sent.push(sent);
+    for (const listener of this.sendListeners) listener(sent);
+    ok({
+      message_id: messageId,
+      ...(thread !== undefined ? { message_thread_id: thread, is_topic_message: true } : {}),
+      from: this.bot,
+      chat: state.chat,
+      date: this.unixNow(),
+      text: parsed.text,
+      ...(parsed.entities.length > 0 ? { entities: parsed.entities } : {}),
+    });
+  }
+
+  /** The chat a call names, or the error Telegram gives; 429 while throttled. */
+  private checkChat(
+    params: Record<string, unknown>,
+    fail: (code: number, description: string, parameters?: Record<string, unknown>) => void,
+  ): ChatState | undefined {
+    const id = optionalInt(params.chat_id);
+    const state = id === undefined ? undefined : this.chats.get(id);
+    if (!state) return void fail(400, 'Bad Request: chat not found');
+    const until = Math.max(this.throttles.get(state.chat.id) ?? 0, this.throttles.get('all') ?? 0);
+    if (until > Date.now()) {
+      const retryAfter = Math.max(1, Math.ceil((until - Date.now()) / 1000));
+      return void fail(429, `Too Many Requests: retry after ${retryAfter}`, { retry_after: retryAfter });
+    }
+    if (state.migratedTo !== undefined) {
+      return void fail(400, 'Bad Request: group chat was upgraded to a supergroup chat', { migrate_to_chat_id: state.migratedTo });
+    }
+    switch (state.blocked) {
+      case 'blocked':
+        return void fail(403, 'Forbidden: bot was blocked by the user');
+      case 'kicked':
+        return void fail(403, `Forbidden: bot was kicked from the ${state.chat.type === 'supergroup' ? 'supergroup' : 'group'} chat`);
+      case 'deactivated':
+        return void fail(403, 'Forbidden: user is deactivated');
+      case undefined:
+        return state;
+    }
+  }
+
+  private threadExists(state: ChatState, thread: number): boolean {
+    // The General topic (1) takes no thread id; outside forums there are no topics.
+    return state.chat.is_forum === true && state.topics.has(thread);
+  }
+
+  private chatState(chatId: number): ChatState {
+    const state = this.chats.get(chatId);
+    if (!state) throw new Error(`the fake has no chat ${chatId}`);
+    return state;
+  }
+
+  private error(res: ServerResponse, code: number, description: string, parameters?: Record<string, unknown>): void {
+    this.reply(res, code, { ok: false, error_code: code, description, ...(parameters ? { parameters } : {}) });
+  }
+
+  private trickle(res: ServerResponse, status: number, body: unknown, ms: number): void {
+    if (res.writableEnded || res.destroyed) return;
+    const text = Buffer.from(JSON.stringify(body));
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(text.length) });
+    res.write(text.subarray(0, text.length - 1));
+    setTimeout(() => {
+      if (!res.destroyed) res.end(text.subarray(text.length - 1));
+    }, ms).unref();
+  }
+
+  private reply(res: ServerResponse, status: number, body: unknown): void {
+    if (res.writableEnded || res.destroyed) return;
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  }
+
+  private unixNow(): number {
+    return Math.floor(Date.now() / 1000);
+  }
+}
+
+function parseParams(req: IncomingMessage, body: string, url: URL): Record<string, unknown> {
+  const type = req.headers['content-type'] ?? '';
+  const params: Record<string, unknown> = Object.fromEntries(url.searchParams);
+  if (body === '') return params;
+  if (type.includes('application/json')) {
+    const parsed: unknown = JSON.parse(body);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+    return { ...params, ...(parsed as Record<string, unknown>) };
+  }
+  if (type.includes('application/x-www-form-urlencoded')) return { ...params, ...Object.fromEntries(new URLSearchParams(body)) };
+  throw new Error(`unsupported content type ${type}`);
+}
+
+function optionalInt(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  if (typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
+  return undefined;
+}
+
+// ---- Telegram's HTML parse mode ------------------------------------------
+
+const TAGS: Record<string, string> = {
+  b: 'bold',
+  strong: 'bold',
+  i: 'italic',
+  em: 'italic',
+  u: 'underline',
+  ins: 'underline',
+  s: 'strikethrough',
+  strike: 'strikethrough',
+  del: 'strikethrough',
+  code: 'code',
+  pre: 'pre',
+  a: 'text_link',
+  'tg-spoiler': 'spoiler',
+  span: 'spoiler',
+  blockquote: 'blockquote',
+};
+const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"' };
+
+type HtmlResult = { ok: true; text: string; entities: Entity[] } | { ok: false; error: string };
+
+/**
+ * Telegram's HTML: the tags above (a span only as `class="tg-spoiler"`, `a`
+ * with `href`, `code` inside `pre` with `class="language-…"`), the four named
+ * entities and numeric ones; a `<` or `&` that starts nothing valid is an
+ * error, as is a tag left open or closed out of order. Entity offsets and
+ * lengths in UTF-16 units.
+ */
+export function parseTelegramHtml(html: string): HtmlResult {
+  let text = '';
+  const entities: Entity[] = [];
+  const open: { tag: string; start: number; url?: string; language?: string; inPre?: boolean }[] = [];
+  const byteOffset = (index: number) => Buffer.byteLength(html.slice(0, index));
+  let i = 0;
+  while (i < html.length) {
+    const char = html[i]!;
+    if (char === '<') {
+      const end = html.indexOf('>', i);
+      if (end < 0) return { ok: false, error: `Unclosed start tag at byte offset ${byteOffset(i)}` };
+      const inner = html.slice(i + 1, end);
+      if (inner.startsWith('/')) {
+        const name = inner.slice(1).trim().toLowerCase();
+        const top = open.pop();
+        if (!top) return { ok: false, error: `Unexpected end tag at byte offset ${byteOffset(i)}` };
+        if (top.tag !== name) return { ok: false, error: `Unmatched end tag at byte offset ${byteOffset(i)}, expected "</${top.tag}>", found "</${name}>"` };
+        const length = text.length - top.start;
+        // `<pre><code class="language-x">` is one pre entity with a language, as Telegram reports it.
+        if (length > 0 && !top.inPre) {
+          entities.push({
+            type: TAGS[top.tag]!,
+            offset: top.start,
+            length,
+            ...(top.url !== undefined ? { url: top.url } : {}),
+            ...(top.language !== undefined ? { language: top.language } : {}),
+          });
+        }
+      } else {
+        const tag = /^([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[a-zA-Z-]+\s*=\s*"[^"]*")*)\s*$/.exec(inner);
+        if (!tag) return { ok: false, error: `Unsupported start tag "${inner.split(/\s/)[0]}" at byte offset ${byteOffset(i)}` };
+        const name = tag[1]!.toLowerCase();
+        if (!(name in TAGS)) return { ok: false, error: `Unsupported start tag "${name}" at byte offset ${byteOffset(i)}` };
+        const attributes = new Map([...tag[2]!.matchAll(/([a-zA-Z-]+)\s*=\s*"([^"]*)"/g)].map((m) => [m[1]!.toLowerCase(), decodeEntities(m[2]!)]));
+        if (name === 'span' && attributes.get('class') !== 'tg-spoiler') {
+          return { ok: false, error: `Tag "span" must have class "tg-spoiler" at byte offset ${byteOffset(i)}` };
+        }
+        const entry: { tag: string; start: number; url?: string; language?: string; inPre?: boolean } = { tag: name, start: text.length };
+        if (name === 'a') {
+          const href = attributes.get('href');
+          if (!href) return { ok: false, error: `Tag "a" must have attribute "href" at byte offset ${byteOffset(i)}` };
+          entry.url = href;
+        }
+        if (name === 'code' && open.at(-1)?.tag === 'pre') {
+          const language = /^language-(.+)$/.exec(attributes.get('class') ?? '')?.[1];
+          if (language) open.at(-1)!.language = language;
+          entry.inPre = true;
+        }
+        open.push(entry);
+      }
+      i = end + 1;
+      continue;
+    }
+    if (char === '&') {
+      const entity = /^&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]+);/.exec(html.slice(i, i + 12));
+      if (!entity) return { ok: false, error: `Character entity expected at byte offset ${byteOffset(i)}` };
+      const decoded = decodeEntity(entity[1]!);
+      if (decoded === undefined) return { ok: false, error: `Unsupported HTML entity "${entity[0]}" at byte offset ${byteOffset(i)}` };
+      text += decoded;
+      i += entity[0].length;
+      continue;
+    }
+    if (char === '>') return { ok: false, error: `Unexpected ">" at byte offset ${byteOffset(i)}` };
+    text += char;
+    i++;
+  }
+  const left = open.pop();
+  if (left) return { ok: false, error: `Can't find end tag corresponding to start tag "${left.tag}"` };
+  return { ok: true, text, entities: entities.sort((a, b) => a.offset - b.offset) };
+}
+
+function decodeEntity(body: string): string | undefined {
+  if (body.startsWith('#x') || body.startsWith('#')) {
+    const code = body.startsWith('#x') ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+    return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : undefined;
+  }
+  return NAMED[body.toLowerCase()];
+}
+
+function decodeEntities(value: string): string {
+  return value.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]+);/g, (whole, body: string) => decodeEntity(body) ?? whole);
+}
