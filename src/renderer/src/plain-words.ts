@@ -124,7 +124,8 @@ export function explainApiError(action: string, error: ApiError): string {
     case 'disconnected':
     case 'timeout':
     case 'unavailable':
-      return `Could not ${action}: Homing's gateway is not answering (${error.message}). It restarts by itself; try again in a moment.`;
+      // What to do about it depends on the mode; the header says it (ConnectionStatus).
+      return `Could not ${action}: this window is not connected to Homing's gateway.`;
     case 'busy':
       return `Could not ${action}: Homing's gateway is busy with this window's other requests. Try again in a moment.`;
     case 'not-found':
@@ -134,6 +135,8 @@ export function explainApiError(action: string, error: ApiError): string {
     case 'bad-request':
       return `Could not ${action}: ${error.message}.`;
     case 'unknown-method':
+      // An older gateway than this window: the method's name means nothing to a reader.
+      return `Could not ${action}: the gateway is an older version than this window. Restart Homing.`;
     case 'internal':
       return `Could not ${action}: Homing failed (${error.message}). This is a bug in Homing.`;
   }

@@ -13,7 +13,7 @@ export interface SessionsState {
 
 /** The conversation list, newest activity first, kept current by session and turn events. */
 export function useSessions(api: HomingApi): SessionsState {
-  const { value: page, error, load } = useApiRead(useCallback(() => api.listSessions({ pageSize: 200 }), [api]));
+  const { value: page, error, load } = useApiRead(useCallback(() => api.listSessions({ pageSize: 200 }), [api]), 'sessions');
   const sessions = useMemo(() => page?.sessions.filter((session) => session.current) ?? [], [page]);
   const [live, setLive] = useState<ReadonlySet<string>>(new Set());
   const reload = useCoalesced(load, 100);

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ApiError, DeliveryRow, HomingApi, TranscriptMessage } from '../../../shared/api';
+import { useOnReconnect } from '../connection';
 import { useGatewayEvents } from './useGatewayEvents';
 
 export interface TranscriptState {
@@ -61,6 +62,8 @@ export function useTranscript(api: HomingApi, sessionId: string | null, followLo
     setDeliveries(new Map());
     void load();
   }, [load]);
+
+  useOnReconnect(() => void load());
 
   useGatewayEvents(api, (event) => {
     switch (event.type) {

@@ -8,7 +8,8 @@ interface ConversationListProps {
   readonly live: ReadonlySet<string>;
   readonly selected: string | null;
   readonly now: number;
-  readonly onSelect: (sessionId: string) => void;
+  /** null: the local chat, before it has a session. */
+  readonly onSelect: (sessionId: string | null) => void;
 }
 
 export function conversationTitle(session: SessionSummary): string {
@@ -29,10 +30,19 @@ export function ConversationList({ sessions, live, selected, now, onSelect }: Co
         <span className="visually-hidden">Search conversations</span>
         <input type="search" placeholder="Search by title or text" value={query} onChange={(event) => setQuery(event.target.value)} />
       </label>
-      {shown.length === 0 ? (
-        <p className="muted pad">{needle ? `No conversation matches “${query}”.` : 'No conversations yet. Say hello in the local chat.'}</p>
-      ) : (
-        <ul aria-label="Conversations">
+      <ul aria-label="Conversations">
+        {!needle && !sessions.some((session) => session.platform === 'local') && (
+          // The local chat is always one tap away, even before its first message.
+          <li>
+            <button type="button" className="conversation" aria-current={selected === null ? 'true' : undefined} onClick={() => onSelect(null)} data-testid="conversation">
+              <PlatformIcon platform="local" />
+              <span className="conversation-text">
+                <span className="conversation-title">Local chat</span>
+                <span className="conversation-preview">Talk to your agent here</span>
+              </span>
+            </button>
+          </li>
+        )}
           {shown.map((session) => (
             <li key={session.sessionId}>
               <button
@@ -58,8 +68,8 @@ export function ConversationList({ sessions, live, selected, now, onSelect }: Co
               </button>
             </li>
           ))}
-        </ul>
-      )}
+      </ul>
+      {shown.length === 0 && needle && <p className="muted pad">No conversation matches “{query}”.</p>}
     </div>
   );
 }

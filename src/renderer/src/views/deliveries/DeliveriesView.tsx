@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { DeliveryFilter, DeliveryRow, GatewayOverview, HomingApi } from '../../../../shared/api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorNote } from '../../components/ErrorNote';
+import { useOnline } from '../../connection';
 import { useDeliveryPages } from '../../hooks/useDeliveryPages';
 import { useNow } from '../../hooks/useNow';
 import { chatLabel, explainApiError, platformLabel } from '../../plain-words';
@@ -28,6 +29,7 @@ export function DeliveriesView({ api, overview, onOpenConversation }: Deliveries
   const [filter, setFilter] = useState<DeliveryFilter>('owed');
   const data = useDeliveryPages(api, filter);
   const now = useNow();
+  const online = useOnline();
   const [notes, setNotes] = useState<ReadonlyMap<string, { text: string; error: boolean }>>(new Map());
   const [busy, setBusy] = useState<ReadonlySet<string>>(new Set());
   const [confirming, setConfirming] = useState<DeliveryRow | null>(null);
@@ -144,7 +146,7 @@ export function DeliveriesView({ api, overview, onOpenConversation }: Deliveries
             {platforms
               .filter((platform) => platform.name !== 'local')
               .map((platform) => (
-                <button key={platform.name} type="button" onClick={() => void retryAll(platform.name)}>
+                <button key={platform.name} type="button" disabled={!online} onClick={() => void retryAll(platform.name)}>
                   Retry all for {platformLabel(platform.name)}
                 </button>
               ))}

@@ -1,5 +1,6 @@
 import type { DeliveryRow, PlatformStatus } from '../../../../shared/api';
 import { PlatformIcon } from '../../components/PlatformIcon';
+import { useOnline } from '../../connection';
 import { ago, until } from '../../format';
 import { BLAME_LABEL, chatLabel, explainDelivery, failedForGood, isDiscarded } from '../../plain-words';
 
@@ -27,6 +28,7 @@ const STATE_LABEL: Record<DeliveryRow['state'], string> = {
 
 /** One reply in the Deliveries list: where it goes, what it says, why it is owed and what to do. Fixed height (virtualized). */
 export function DeliveryItem({ row, platform, now, index, total, note, busy, onAction }: DeliveryItemProps) {
+  const online = useOnline();
   const why = explainDelivery(row, platform);
   const state = failedForGood(row) ? 'failed for good' : isDiscarded(row) ? 'discarded' : STATE_LABEL[row.state];
   const settled = row.state === 'delivered';
@@ -67,16 +69,16 @@ export function DeliveryItem({ row, platform, now, index, total, note, busy, onA
       </p>
       <div className="row-actions">
         {!settled && (
-          <button type="button" disabled={busy} onClick={() => onAction('retry', row)} aria-label={`${retryLabel}: reply to ${chatLabel(row)}`}>
+          <button type="button" disabled={busy || !online} onClick={() => onAction('retry', row)} aria-label={`${retryLabel}: reply to ${chatLabel(row)}`}>
             {retryLabel}
           </button>
         )}
         {!settled && row.state !== 'abandoned' && (
-          <button type="button" disabled={busy} onClick={() => onAction('discard', row)} aria-label={`Discard reply to ${chatLabel(row)}`}>
+          <button type="button" disabled={busy || !online} onClick={() => onAction('discard', row)} aria-label={`Discard reply to ${chatLabel(row)}`}>
             Discard
           </button>
         )}
-        <button type="button" onClick={() => onAction('copy', row)} aria-label={`Copy text of reply to ${chatLabel(row)}`}>
+        <button type="button" disabled={!online} onClick={() => onAction('copy', row)} aria-label={`Copy text of reply to ${chatLabel(row)}`}>
           Copy text
         </button>
         <button type="button" onClick={() => onAction('open', row)} aria-label={`Open conversation with ${chatLabel(row)}`}>

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { ConnectionTarget, ConnectionTestResult, HomingApi } from '../../../../shared/api';
+import { useOnline } from '../../connection';
 import { explainApiError } from '../../plain-words';
 
 export interface SettingsForm {
@@ -15,9 +16,11 @@ export interface SettingsForm {
 export function useSettingsForm(api: HomingApi, current: () => Record<string, unknown>): SettingsForm {
   const [message, setMessage] = useState<{ text: string; ok: boolean } | null>(null);
   const [busy, setBusy] = useState(false);
+  const online = useOnline();
   return {
     message,
-    busy,
+    // Save and Test need the gateway: while it is away the forms' buttons are off.
+    busy: busy || !online,
     setMessage,
     async save(patch) {
       setBusy(true);
