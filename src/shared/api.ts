@@ -179,6 +179,11 @@ export interface ConfigView {
   readonly path: string;
   /** The configuration in force (defaults filled in). */
   readonly config: unknown;
+  /**
+   * What the last valid config.json itself says (no defaults filled in; {} when
+   * there is no file). Forms patch this, so a save writes only what the user set.
+   */
+  readonly written: unknown;
   /** Why the file on disk is not in force (the last good one is), or null. */
   readonly error: string | null;
   readonly secretsSet: readonly string[];
@@ -307,6 +312,8 @@ export const apiParams = {
   testConnection: z.object({ target: z.enum(CONNECTION_TARGETS), config: configObject }).strict(),
   getConfig: z.undefined(),
   setConfig: z.object({ config: configObject }).strict(),
+  /** Replaces a config.json that has an error, after copying it to a timestamped backup beside it. */
+  replaceConfig: z.object({ config: configObject }).strict(),
   setSecret: z
     .object({ name: z.enum(['agent.apiKey', 'irc.password']), value: z.string().max(10_000).nullable() })
     .strict(),
@@ -337,6 +344,7 @@ export interface ApiResults {
   testConnection: ConnectionTestResult;
   getConfig: ConfigView;
   setConfig: ConfigView;
+  replaceConfig: { readonly view: ConfigView; readonly backup: string | null };
   setSecret: { readonly secretsSet: readonly string[] };
 }
 

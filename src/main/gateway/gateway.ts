@@ -89,7 +89,7 @@ export class Gateway {
   private state: GatewayState = 'starting';
   private readonly startedAt: number;
   private readonly startedMonotonic: number;
-  private readonly clock: Clock;
+  readonly clock: Clock;
   private readonly queue: ConversationQueue;
   private readonly sleep: SleepDetector;
   private suggestion: ConfigView['suggestion'] = null;

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { ConfigView, HomingApi } from '../../../../shared/api';
+import { FormMessage } from './FormMessage';
 import { SecretField } from './SecretField';
 import { useSettingsForm } from './useSettingsForm';
 
@@ -49,9 +50,11 @@ export function AgentForm({ api, view, onSaved }: { api: HomingApi; view: Config
   const config = view.config as Record<string, unknown>;
   const [fields, setFields] = useState<AgentFields>(() => fieldsFrom(config));
   useEffect(() => setFields(fieldsFrom(view.config as Record<string, unknown>)), [view.config]);
-  const form = useSettingsForm(api, () => config);
+  // Saves patch config.json's own contents, never the defaults filled in.
+  const form = useSettingsForm(api, () => (view.written ?? {}) as Record<string, unknown>, view.error !== null);
   const set = <K extends keyof AgentFields>(key: K, value: AgentFields[K]) => setFields((previous) => ({ ...previous, [key]: value }));
-  const previous = (config.agent ?? {}) as Record<string, unknown>;
+  // The agent section as config.json itself has it (what the form does not show is kept).
+  const previous = (((view.written ?? {}) as Record<string, unknown>).agent ?? {}) as Record<string, unknown>;
 
   return (
     <form
@@ -108,11 +111,7 @@ export function AgentForm({ api, view, onSaved }: { api: HomingApi; view: Config
           Test connection
         </button>
       </div>
-      {form.message && (
-        <p role={form.message.ok ? 'status' : 'alert'} className={form.message.ok ? 'ok-note' : 'error-note'} data-testid="agent-form-message">
-          {form.message.text}
-        </p>
-      )}
+      <FormMessage form={form} testId="agent-form-message" path={view.path} onReplaced={onSaved} />
     </form>
   );
 }

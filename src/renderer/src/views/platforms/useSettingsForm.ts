@@ -6,31 +6,60 @@ import { explainApiError } from '../../plain-words';
 export interface SettingsForm {
   readonly message: { readonly text: string; readonly ok: boolean } | null;
   readonly busy: boolean;
+  /**
+   * Set when a save was refused because config.json has an error (hand edits
+   * the window would overwrite): the config it tried to save, which `replace`
+   * writes after backing the file up.
+   */
+  readonly refusedForFile: Record<string, unknown> | null;
   /** Writes `section` into config.json (validated by the gateway with config.json's schema). */
   save(patch: (config: Record<string, unknown>) => Record<string, unknown>): Promise<boolean>;
+  /** Replaces the broken config.json with what `save` tried to write, keeping a timestamped backup. */
+  replace(): Promise<boolean>;
   test(target: ConnectionTarget, config: Record<string, unknown>): Promise<void>;
   setMessage(message: { text: string; ok: boolean } | null): void;
 }
 
 /** Save and "test connection" for a settings form; the gateway's answer is shown at the form. */
-export function useSettingsForm(api: HomingApi, current: () => Record<string, unknown>): SettingsForm {
+export function useSettingsForm(api: HomingApi, current: () => Record<string, unknown>, fileHasError: boolean): SettingsForm {
   const [message, setMessage] = useState<{ text: string; ok: boolean } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [refusedForFile, setRefused] = useState<Record<string, unknown> | null>(null);
   const online = useOnline();
   return {
     message,
     // Save and Test need the gateway: while it is away the forms' buttons are off.
     busy: busy || !online,
+    refusedForFile,
     setMessage,
     async save(patch) {
       setBusy(true);
-      const result = await api.setConfig({ config: patch(current()) });
+      const config = patch(current());
+      const result = await api.setConfig({ config });
       setBusy(false);
       if (!result.ok) {
-        setMessage({ text: explainApiError('save', result.error), ok: false });
+        const conflict = result.error.code === 'conflict';
+        // The file on disk has an error (the window may not have seen it yet: the gateway polls every 2 s).
+        const forFile = conflict && (fileHasError || /has an error/.test(result.error.message));
+        setRefused(forFile ? config : null);
+        setMessage({ text: conflict ? `Not saved: ${fileProblem(result.error.message)}` : explainApiError('save', result.error), ok: false });
         return false;
       }
+      setRefused(null);
       setMessage({ text: 'Saved. Homing applies it now.', ok: true });
+      return true;
+    },
+    async replace() {
+      if (!refusedForFile) return false;
+      setBusy(true);
+      const result = await api.replaceConfig({ config: refusedForFile });
+      setBusy(false);
+      if (!result.ok) {
+        setMessage({ text: explainApiError('replace config.json', result.error), ok: false });
+        return false;
+      }
+      setRefused(null);
+      setMessage({ text: `Saved. The old file is kept as ${result.value.backup ?? '(there was none)'}.`, ok: true });
       return true;
     },
     async test(target, config) {
@@ -42,4 +71,9 @@ export function useSettingsForm(api: HomingApi, current: () => Record<string, un
       setMessage({ text: outcome.message, ok: outcome.ok });
     },
   };
+}
+
+/** The gateway's refusal without its "not saved:" lead (the form says that itself). */
+function fileProblem(message: string): string {
+  return message.replace(/^not saved:\s*/, '');
 }
