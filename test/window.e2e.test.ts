@@ -75,11 +75,11 @@ describe('the window on demo data', () => {
     const rows = page.getByTestId('delivery-row');
     await rows.first().waitFor();
     const why = await page.getByTestId('delivery-why').allTextContents();
-    expect(why.some((text) => /^Platform problem: Waiting for IRC: not connected — nothing answers at 127\.0\.0\.1:\d+/.test(text))).toBe(true);
-    expect(why.some((text) => /^Needs you: IRC did not take it: bob is not online, so IRC cannot deliver it\. Homing tries again by itself\./.test(text))).toBe(true);
+    expect(why.some((text) => /^Waiting: IRC: not connected — nothing answers at 127\.0\.0\.1:\d+/.test(text))).toBe(true);
+    expect(why.some((text) => /^Retrying: IRC did not take it: bob is not online, so IRC cannot deliver it\. Homing tries again by itself\./.test(text))).toBe(true);
     // Failed for good is given up, not owed: it waits for nobody but you.
     await page.getByRole('tab', { name: 'Given up' }).click();
-    await expect.poll(async () => (await page.getByTestId('delivery-why').allTextContents()).join('\n')).toMatch(/gave up after 5 attempts/);
+    await expect.poll(async () => (await page.getByTestId('delivery-why').allTextContents()).join('\n')).toMatch(/^Given up: Homing stopped trying after 5 attempts/m);
     const givenUp = await page.getByTestId('delivery-why').allTextContents();
     expect(givenUp.some((text) => /^Needs you: IRC refused it for good: .*#homelab.*Retry once that is fixed, or discard it\./.test(text))).toBe(true);
     await page.close();

@@ -172,6 +172,8 @@ export interface PlatformStatus {
   readonly state: PlatformState;
   /** The last error in plain words, when the platform is not connected. */
   readonly error: string | null;
+  /** When it tries to connect again by itself (its reconnect backoff); null or absent when no try is scheduled. */
+  readonly nextAttemptAt?: number | null;
 }
 
 /** config.json as the window edits it; secrets are never included, only whether each is set. */

@@ -34,7 +34,13 @@ export interface MessageLimits {
 }
 
 export type AdapterEvent =
-  | { readonly type: 'state'; readonly state: AdapterState; readonly error?: string | undefined }
+  | {
+      readonly type: 'state';
+      readonly state: AdapterState;
+      readonly error?: string | undefined;
+      /** Wall-clock ms of the adapter's next reconnect try, when one is scheduled (its backoff). */
+      readonly nextAttemptAt?: number | undefined;
+    }
   | { readonly type: 'message'; readonly message: InboundMessage }
   /** More destinations can take sends now (IRC joined a channel): what waited for them may go. */
   | { readonly type: 'reachable' };

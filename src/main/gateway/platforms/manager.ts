@@ -27,6 +27,8 @@ interface Entry {
   readonly fingerprint: string;
   state: PlatformState;
   error: string | null;
+  /** Wall-clock ms of its next reconnect try (the adapter's backoff), or null. */
+  nextAttemptAt: number | null;
   unregister: (() => void) | undefined;
   unsubscribe: () => void;
 }
@@ -64,6 +66,7 @@ export class PlatformManager {
         fingerprint: next.fingerprint,
         state: adapter.state(),
         error: null,
+        nextAttemptAt: null,
         unregister: undefined,
         unsubscribe: adapter.onEvent((event) => this.onEvent(name, event)),
       };
@@ -78,12 +81,12 @@ export class PlatformManager {
   }
 
   list(): PlatformStatus[] {
-    return [...this.entries].map(([name, entry]) => ({ name, state: entry.state, error: entry.error }));
+    return [...this.entries].map(([name, entry]) => ({ name, state: entry.state, error: entry.error, nextAttemptAt: entry.nextAttemptAt }));
   }
 
   status(name: string): PlatformStatus | undefined {
     const entry = this.entries.get(name);
-    return entry ? { name, state: entry.state, error: entry.error } : undefined;
+    return entry ? { name, state: entry.state, error: entry.error, nextAttemptAt: entry.nextAttemptAt } : undefined;
   }
 
   async reconnect(name: string): Promise<boolean> {
@@ -140,7 +143,7 @@ export class PlatformManager {
     } catch (error) {
       this.options.logger.warn('a platform did not disconnect cleanly', { platform: name, error });
     }
-    this.publish({ name, state: 'disconnected', error: null });
+    this.publish({ name, state: 'disconnected', error: null, nextAttemptAt: null });
   }
 
   private onEvent(name: string, event: AdapterEvent): void {
@@ -156,6 +159,7 @@ export class PlatformManager {
     }
     entry.state = event.state;
     entry.error = event.state === 'connected' ? null : (event.error ?? entry.error);
+    entry.nextAttemptAt = event.nextAttemptAt ?? null;
     // Degraded (one channel refused) still sends where it can: canSend says where.
     if (event.state === 'connected' || event.state === 'degraded') {
       if (!entry.unregister) {
@@ -175,7 +179,7 @@ export class PlatformManager {
       entry.unregister?.();
       entry.unregister = undefined;
     }
-    this.publish({ name, state: entry.state, error: entry.error });
+    this.publish({ name, state: entry.state, error: entry.error, nextAttemptAt: entry.nextAttemptAt });
   }
 
   private publish(platform: PlatformStatus): void {

@@ -1,8 +1,8 @@
 import type { DeliveryRow, PlatformStatus } from '../../../../shared/api';
 import { PlatformIcon } from '../../components/PlatformIcon';
 import { useOnline } from '../../connection';
-import { ago, until } from '../../format';
-import { BLAME_LABEL, chatLabel, explainDelivery, failedForGood, isDiscarded } from '../../plain-words';
+import { ago, clockTime, until } from '../../format';
+import { chatLabel, explainDelivery, KIND_LABEL, platformLabel } from '../../plain-words';
 
 export type RowAction = 'retry' | 'discard' | 'copy' | 'open';
 
@@ -18,19 +18,19 @@ interface DeliveryItemProps {
   readonly onAction: (action: RowAction, row: DeliveryRow) => void;
 }
 
-const STATE_LABEL: Record<DeliveryRow['state'], string> = {
-  pending: 'waiting',
-  attempting: 'sending',
-  failed: 'failed',
-  abandoned: 'given up',
-  delivered: 'delivered',
-};
+/** "next try 14:05 (in 3 min)": when Homing tries by itself, so nobody waits on an invisible backoff. */
+function nextTry(at: number, now: number): string {
+  return `${clockTime(at)} (${until(at, now)})`;
+}
 
 /** One reply in the Deliveries list: where it goes, what it says, why it is owed and what to do. Fixed height (virtualized). */
 export function DeliveryItem({ row, platform, now, index, total, note, busy, onAction }: DeliveryItemProps) {
   const online = useOnline();
   const why = explainDelivery(row, platform);
-  const state = failedForGood(row) ? 'failed for good' : isDiscarded(row) ? 'discarded' : STATE_LABEL[row.state];
+  const state = KIND_LABEL[why.kind].toLowerCase();
+  const owed = why.kind === 'waiting' || why.kind === 'sending' || why.kind === 'retrying';
+  // A reply waiting for its platform goes out when the platform's reconnect (its backoff) succeeds.
+  const reconnectAt = owed && why.kind !== 'retrying' && platform && platform.state !== 'connected' ? (platform.nextAttemptAt ?? null) : null;
   const settled = row.state === 'delivered';
   const retryLabel = row.state === 'pending' || row.state === 'attempting' ? 'Send now' : 'Retry';
   return (
@@ -47,7 +47,9 @@ export function DeliveryItem({ row, platform, now, index, total, note, busy, onA
       <header className="delivery-head">
         <PlatformIcon platform={row.platform} />
         <span className="chat">{chatLabel(row)}</span>
-        <span className={`badge state-${row.state}`}>{state}</span>
+        <span className={`badge state-${row.state} kind-${why.kind}`} data-testid="delivery-kind">
+          {state}
+        </span>
         <span className="age" title={new Date(row.createdAt).toLocaleString()}>
           {ago(row.createdAt, now)}
         </span>
@@ -56,7 +58,7 @@ export function DeliveryItem({ row, platform, now, index, total, note, busy, onA
         {row.preview || '(empty reply)'}
       </p>
       <p className="why" data-testid="delivery-why" title={why.text}>
-        <span className="blame">{BLAME_LABEL[why.blame]}:</span> {why.text}
+        <span className="blame">{KIND_LABEL[why.kind]}:</span> {why.text}
       </p>
       <p className="meta">
         <span>
@@ -65,7 +67,12 @@ export function DeliveryItem({ row, platform, now, index, total, note, busy, onA
         <span>
           parts {row.chunksDelivered}/{row.chunksTotal}
         </span>
-        {row.state === 'failed' && row.nextAttemptAt !== null && <span>next try {until(row.nextAttemptAt, now)}</span>}
+        {why.kind === 'retrying' && row.nextAttemptAt !== null && <span data-testid="next-try">next try {nextTry(row.nextAttemptAt, now)}</span>}
+        {reconnectAt !== null && (
+          <span data-testid="next-try">
+            {platformLabel(row.platform)} reconnects {nextTry(reconnectAt, now)}
+          </span>
+        )}
       </p>
       <div className="row-actions">
         {!settled && (
