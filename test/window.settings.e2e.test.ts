@@ -2,13 +2,17 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './support/browser';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
 import { openWindow, showView } from './window-fixtures/window-page';
 
-/** Issue 13, point 3: Save never overwrites a config.json it cannot parse, and writes only what the user set. */
+const SLOW_AGENT = fileURLToPath(new URL('./window-fixtures/slow-stream-agent.mjs', import.meta.url));
+
+/** Issue 13, points 3 and 5: Save never overwrites a config.json it cannot parse, and writes only what the user set;
+ * Test connection for a command agent starts its program. */
 
 let browser: Browser;
 beforeAll(async () => {
@@ -43,6 +47,25 @@ describe('settings in the window', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  for (const width of [360, 1280]) {
+    it(`Test connection starts a command agent's program, and says so when it does not exist (${width} px)`, async () => {
+      const { page, errors } = await openWindow(browser, gateway.url, { width });
+      await showView(page, 'platforms');
+      await page.getByLabel('Kind of agent').selectOption('command');
+      await page.getByLabel('Program', { exact: true }).fill('/nonexistent/homing-agent');
+      await page.getByRole('button', { name: 'Test connection' }).nth(1).click();
+      const message = page.getByTestId('agent-form-message');
+      await message.getByText(/^\/nonexistent\/homing-agent did not work/).waitFor();
+      expect(await message.getAttribute('role')).toBe('alert');
+      await page.getByLabel('Program', { exact: true }).fill(process.execPath);
+      await page.getByLabel('Arguments', { exact: true }).fill(SLOW_AGENT);
+      await page.getByRole('button', { name: 'Test connection' }).nth(1).click();
+      await message.getByText(/^started .* and it answered a test message: “You said: This is a connection test from Homing/).waitFor({ timeout: 15_000 });
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+  }
 
   it('does not overwrite a config.json with a hand-made error; it replaces it only when asked, keeping a backup (360 px)', async () => {
     const broken = '{ "platforms": { "irc": { "host": "irc.example.org", "nick": "homing" } }, "my hand edit": oops }\n';
