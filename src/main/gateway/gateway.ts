@@ -369,7 +369,6 @@ export class Gateway {
     const built = createAgent(config.agent, {
       ...(apiKey !== undefined ? { apiKey } : {}),
       env: this.env,
-      dataDir: this.options.dataDir,
       version: this.options.version,
       processes: trackAgentProcesses({ db: this.db, logger: this.options.logger }),
       status: () => ({
