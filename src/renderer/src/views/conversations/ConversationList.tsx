@@ -52,7 +52,7 @@ export function ConversationList({ sessions, live, selected, now, onSelect }: Co
                 onClick={() => onSelect(session.sessionId)}
                 data-testid="conversation"
               >
-                <PlatformIcon platform={session.platform} />
+                <PlatformIcon platform={session.platform} chatType={session.chatType} />
                 <span className="conversation-text">
                   <span className="conversation-title">
                     {conversationTitle(session)}

@@ -18,6 +18,12 @@ interface DeliveryItemProps {
   readonly onAction: (action: RowAction, row: DeliveryRow) => void;
 }
 
+/** The chat's kind, from the session key (`agent:<id>:<platform>:<chatType>:…`), for its icon. */
+function chatTypeOf(sessionKey: string): 'direct' | 'group' | 'channel' | 'thread' | undefined {
+  const kind = sessionKey.split(':')[3];
+  return kind === 'direct' || kind === 'group' || kind === 'channel' || kind === 'thread' ? kind : undefined;
+}
+
 /** "next try 14:05 (in 3 min)": when Homing tries by itself, so nobody waits on an invisible backoff. */
 function nextTry(at: number, now: number): string {
   return `${clockTime(at)} (${until(at, now)})`;
@@ -45,7 +51,7 @@ export function DeliveryItem({ row, platform, now, index, total, note, busy, onA
       data-state={row.state}
     >
       <header className="delivery-head">
-        <PlatformIcon platform={row.platform} />
+        <PlatformIcon platform={row.platform} chatType={chatTypeOf(row.sessionKey)} />
         <span className="chat">{chatLabel(row)}</span>
         <span className={`badge state-${row.state} kind-${why.kind}`} data-testid="delivery-kind">
           {state}
