@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './support/browser';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
-import { openWindow, screenshot } from './window-fixtures/window-page';
+import { openWindow, screenshot, showView } from './window-fixtures/window-page';
 
 /** Issue 13's chat conveniences in Debian's Chromium, against a real `homing gateway` with a command agent. */
 
@@ -75,4 +75,23 @@ describe('the transcript', () => {
       await page.close();
     });
   }
+
+  it('Status shows the activity in plain words, kept across a reload, and the tail of the gateway log (360 and 1280 px)', async () => {
+    for (const width of [360, 1280]) {
+      const { page, errors } = await openLocalChat(width);
+      await page.getByLabel('Message to your agent').fill(`activity ${width}`);
+      await page.getByRole('button', { name: 'Send' }).click();
+      await page.getByTestId('chat-assistant').last().getByText('inline code').waitFor();
+      await page.reload();
+      await page.getByTestId('summary').waitFor();
+      await showView(page, 'status');
+      const entries = page.getByTestId('activity-entry');
+      await entries.filter({ hasText: 'The agent answered.' }).first().waitFor();
+      expect((await entries.allTextContents()).join('\n')).not.toMatch(/turn\.finished|delivery\.changed|platform\.state/);
+      await page.getByTestId('log-tail').getByText(/gateway starting/).waitFor();
+      await screenshot(page, `status-logs-light-${width}`);
+      expect(errors).toEqual([]);
+      await page.close();
+    }
+  });
 });

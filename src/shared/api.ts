@@ -241,7 +241,9 @@ export type GatewayEvent =
   | { readonly type: 'reply.recorded'; readonly sessionId: string; readonly obligationId: string; readonly chunks: number; readonly at: number }
   | { readonly type: 'platform.state'; readonly platform: PlatformStatus; readonly at: number }
   | { readonly type: 'config.changed'; readonly error: string | null; readonly at: number }
-  | { readonly type: 'gateway.resumed'; readonly sleptMs: number; readonly at: number };
+  | { readonly type: 'gateway.resumed'; readonly sleptMs: number; readonly at: number }
+  /** A platform refused someone not allowed to talk to the agent (the IRC allowlist); `sender` is their name on the platform. */
+  | { readonly type: 'sender.refused'; readonly platform: string; readonly sender: string; readonly at: number };
 
 const deliveryId = z.string().regex(/^[0-9a-f]{24}$/, 'a delivery id is 24 hex characters');
 const platformName = z.string().min(1).max(32);
@@ -313,6 +315,8 @@ export const apiParams = {
   setPaused: z.object({ paused: z.boolean() }).strict(),
   testConnection: z.object({ target: z.enum(CONNECTION_TARGETS), config: configObject }).strict(),
   getConfig: z.undefined(),
+  /** The gateway's last log lines (the Logs panel in Status). */
+  getLogTail: z.object({ lines: z.number().int().min(1).max(300).optional() }).strict().optional(),
   setConfig: z.object({ config: configObject }).strict(),
   /** Replaces a config.json that has an error, after copying it to a timestamped backup beside it. */
   replaceConfig: z.object({ config: configObject }).strict(),
@@ -345,6 +349,7 @@ export interface ApiResults {
   setPaused: { readonly paused: boolean };
   testConnection: ConnectionTestResult;
   getConfig: ConfigView;
+  getLogTail: { readonly lines: readonly string[] };
   setConfig: ConfigView;
   replaceConfig: { readonly view: ConfigView; readonly backup: string | null };
   setSecret: { readonly secretsSet: readonly string[] };

@@ -26,6 +26,7 @@ import { Pipeline } from './pipeline/pipeline';
 import { pipelineApiHandlers } from './pipeline/api-handlers';
 import { recoverInterruptedTurns, type RecoveryReport } from './pipeline/recovery';
 import { digest, platformWanted, type PlatformTuning } from './platforms/catalog';
+import { LogTail, teeLogger } from './log-tail';
 import { LocalAdapter } from './platforms/local/local-adapter';
 import { PlatformManager } from './platforms/manager';
 import { SleepDetector } from './power/sleep-detector';
@@ -94,6 +95,8 @@ export class Gateway {
   private readonly sleep: SleepDetector;
   private suggestion: ConfigView['suggestion'] = null;
   private control: ControlSocket | undefined;
+  /** The last log lines (getLogTail). */
+  logTail = new LogTail();
 
   private constructor(
     private readonly options: GatewayOptions,
@@ -157,7 +160,10 @@ export class Gateway {
   }
 
   /** Starts the gateway; throws DataDirLocked (naming the running one) when another gateway holds the data directory. */
-  static start(options: GatewayOptions): Gateway {
+  static start(given: GatewayOptions): Gateway {
+    // Every line the gateway logs is also kept for the window's Logs panel.
+    const logTail = new LogTail();
+    const options = { ...given, logger: teeLogger(given.logger, logTail) };
     ensureDataDir(options.dataDir, options.logger);
     const lock = options.lock ?? acquireDataDirLock(options.dataDir, { mode: options.mode });
     let db: Db | undefined;
@@ -167,6 +173,7 @@ export class Gateway {
       // Before any turn runs (recovery re-runs interrupted ones): agents a killed gateway left running die first.
       reapOrphanedAgents(db, options.logger);
       gateway = new Gateway(options, db, lock);
+      gateway.logTail = logTail;
     } catch (error) {
       db?.close();
       lock.release();
@@ -391,6 +398,7 @@ export class Gateway {
       logger: this.options.logger,
       clock: this.clock,
       tuning: this.options.tuning ?? {},
+      onRefused: (platform, sender) => this.bus.emit({ type: 'sender.refused', platform, sender, at: this.clock.now() }),
     });
   }
 

@@ -20,6 +20,8 @@ export interface CatalogDeps {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly tuning: PlatformTuning;
+  /** Told when a platform refuses a sender who is not allowed to talk to the agent (the window's activity log shows it). */
+  readonly onRefused?: (platform: string, sender: string) => void;
 }
 
 /**
@@ -41,6 +43,7 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
           config: { ...settings, ...(password !== undefined ? { password } : {}) },
           logger: deps.logger,
           clock: deps.clock,
+          ...(deps.onRefused ? { onRefused: (nick: string) => deps.onRefused!('irc', nick) } : {}),
           ...deps.tuning.irc,
         }),
     });

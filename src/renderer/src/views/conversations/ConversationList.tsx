@@ -6,6 +6,8 @@ import { ago } from '../../format';
 interface ConversationListProps {
   readonly sessions: readonly SessionSummary[];
   readonly live: ReadonlySet<string>;
+  /** Unread messages per conversation (none: absent). */
+  readonly unread: ReadonlyMap<string, number>;
   readonly selected: string | null;
   readonly now: number;
   /** null: the local chat, before it has a session. */
@@ -18,7 +20,7 @@ export function conversationTitle(session: SessionSummary): string {
 }
 
 /** Conversations, newest first, with a live marker while the agent answers; searchable by title and last message. */
-export function ConversationList({ sessions, live, selected, now, onSelect }: ConversationListProps) {
+export function ConversationList({ sessions, live, unread, selected, now, onSelect }: ConversationListProps) {
   const [query, setQuery] = useState('');
   const needle = query.trim().toLowerCase();
   const shown = needle
@@ -64,7 +66,14 @@ export function ConversationList({ sessions, live, selected, now, onSelect }: Co
                   </span>
                   <span className="conversation-preview">{session.lastMessagePreview ?? ''}</span>
                 </span>
-                <span className="conversation-time">{session.lastMessageAt ? ago(session.lastMessageAt, now) : ''}</span>
+                <span className="conversation-side">
+                  <span className="conversation-time">{session.lastMessageAt ? ago(session.lastMessageAt, now) : ''}</span>
+                  {(unread.get(session.sessionId) ?? 0) > 0 && (
+                    <span className="unread" data-testid="unread" aria-label={`${unread.get(session.sessionId)} unread`}>
+                      {unread.get(session.sessionId)! > 99 ? '99+' : unread.get(session.sessionId)}
+                    </span>
+                  )}
+                </span>
               </button>
             </li>
           ))}

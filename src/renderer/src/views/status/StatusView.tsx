@@ -8,6 +8,7 @@ import { useApiRead } from '../../hooks/useApiRead';
 import { useNow } from '../../hooks/useNow';
 import { errorWords, explainApiError } from '../../plain-words';
 import { ActivityList } from './ActivityList';
+import { LogsPanel } from './LogsPanel';
 
 /** Gateway state, last sweep, ledger health, and the live activity. */
 export function StatusView({ api, overview, activity }: { api: HomingApi; overview: GatewayOverview | null; activity: ActivityLog }) {
@@ -92,6 +93,7 @@ export function StatusView({ api, overview, activity }: { api: HomingApi; overvi
         </section>
       </div>
       <ActivityList log={activity} />
+      <LogsPanel api={api} tick={now} />
     </section>
   );
 }
