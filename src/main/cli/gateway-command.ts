@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Gateway } from '../gateway/gateway';
@@ -36,6 +37,11 @@ export const gatewayCommand: Command = {
       'no-ui': { type: 'boolean' },
     });
     const port = values.port === undefined ? undefined : parsePort('gateway', values.port, 0);
+    // A --config that names nothing is a typo, not a wish for the defaults: say so before anything starts.
+    if (values.config !== undefined && !isFile(resolve(values.config))) {
+      context.stderr(`homing: gateway: --config ${values.config}: no such file (leave --config out to use config.json in the data directory)`);
+      return 2;
+    }
     const dataDir = resolveDataDir(values['data-dir'], context.env);
     const logger = createLineLogger({ level: context.env.HOMING_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
 
@@ -120,6 +126,10 @@ export const gatewayCommand: Command = {
     return 0;
   },
 };
+
+function isFile(path: string): boolean {
+  return existsSync(path) && statSync(path).isFile();
+}
 
 /** The window's address without its access token (for gateway.json, which others may read). */
 function withoutToken(url: string): string {
