@@ -26,7 +26,7 @@ export const gatewayCommand: Command = {
     '  --port N        port on 127.0.0.1 for the window; 0: any free port. Default: the',
     `                  port used last time with this data directory, else ${DEFAULT_HEADLESS_PORT}, else`,
     '                  any free one (then kept). Port and token live in headless.json',
-    '                  (0600) in the data directory: the URL survives restarts (`homing url`)',
+    '                  (0600) in the data directory: the URL survives restarts (`npx homing url`)',
     '  --no-ui         serve no window: the gateway and its platforms only',
   ].join('\n'),
   async run(args, context) {
@@ -89,7 +89,7 @@ export const gatewayCommand: Command = {
         server = started.server;
         if (started.movedFrom !== undefined) {
           context.stderr(
-            `homing: port ${started.movedFrom} on 127.0.0.1 is in use, so the window moved to port ${server.port} (kept for the next starts; \`homing url\` prints the URL)`,
+            `homing: port ${started.movedFrom} on 127.0.0.1 is in use, so the window moved to port ${server.port} (kept for the next starts; \`npx homing url\` prints the URL)`,
           );
         }
       } catch (error) {
