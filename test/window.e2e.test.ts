@@ -138,6 +138,9 @@ describe('the window on demo data', () => {
     const message = page.getByTestId('irc-form-message');
     await message.getByText(/platforms\.irc\.nick/).waitFor();
     expect(await message.getAttribute('role')).toBe('alert');
+    // In the form's words, with the field at fault marked.
+    expect(await message.textContent()).toMatch(/^Not saved: Nick must be an IRC nick/);
+    expect(await page.getByLabel('Nick', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     // The rest of the window is still there.
     expect(await page.getByTestId('platform-irc').isVisible()).toBe(true);
     expect(errors).toEqual([]);

@@ -80,11 +80,11 @@ export function AgentForm({ api, view, onSaved }: { api: HomingApi; view: Config
         <div className="grid">
           <label>
             Server URL
-            <input value={fields.baseUrl} onChange={(event) => set('baseUrl', event.target.value)} />
+            <input value={fields.baseUrl} aria-invalid={form.invalidField === 'baseUrl' || undefined} onChange={(event) => set('baseUrl', event.target.value)} />
           </label>
           <label>
             Model
-            <input value={fields.model} onChange={(event) => set('model', event.target.value)} placeholder="llama3.2" />
+            <input value={fields.model} aria-invalid={form.invalidField === 'model' || undefined} onChange={(event) => set('model', event.target.value)} placeholder="llama3.2" />
           </label>
         </div>
       )}
@@ -95,11 +95,11 @@ export function AgentForm({ api, view, onSaved }: { api: HomingApi; view: Config
         <div className="grid">
           <label>
             Program
-            <input value={fields.command} onChange={(event) => set('command', event.target.value)} />
+            <input value={fields.command} aria-invalid={form.invalidField === 'command' || undefined} onChange={(event) => set('command', event.target.value)} />
           </label>
           <label>
             Arguments
-            <input value={fields.args} onChange={(event) => set('args', event.target.value)} />
+            <input value={fields.args} aria-invalid={form.invalidField === 'args' || undefined} onChange={(event) => set('args', event.target.value)} />
           </label>
         </div>
       )}

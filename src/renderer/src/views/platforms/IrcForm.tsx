@@ -98,26 +98,26 @@ export function IrcForm({ api, view, onSaved }: { api: HomingApi; view: ConfigVi
       <div className="grid">
         <label>
           Server
-          <input value={fields.host} onChange={(event) => set('host', event.target.value)} placeholder="irc.libera.chat" />
+          <input value={fields.host} aria-invalid={form.invalidField === 'host' || undefined} onChange={(event) => set('host', event.target.value)} placeholder="irc.libera.chat" />
         </label>
         <label>
           Port
-          <input value={fields.port} inputMode="numeric" onChange={(event) => set('port', event.target.value)} />
+          <input value={fields.port} aria-invalid={form.invalidField === 'port' || undefined} inputMode="numeric" onChange={(event) => set('port', event.target.value)} />
         </label>
         <label>
           Nick
-          <input value={fields.nick} onChange={(event) => set('nick', event.target.value)} />
+          <input value={fields.nick} aria-invalid={form.invalidField === 'nick' || undefined} onChange={(event) => set('nick', event.target.value)} />
         </label>
         <label className="check">
           <input type="checkbox" checked={fields.tls} onChange={(event) => set('tls', event.target.checked)} /> TLS
         </label>
         <label>
           Channels
-          <input value={fields.channels} onChange={(event) => set('channels', event.target.value)} placeholder="#homing, #family" />
+          <input value={fields.channels} aria-invalid={form.invalidField === 'channels' || undefined} onChange={(event) => set('channels', event.target.value)} placeholder="#homing, #family" />
         </label>
         <label>
           Who may talk to the agent (nicks)
-          <input value={fields.allow} onChange={(event) => set('allow', event.target.value)} placeholder="your nick" />
+          <input value={fields.allow} aria-invalid={form.invalidField === 'allow' || undefined} onChange={(event) => set('allow', event.target.value)} placeholder="your nick" />
         </label>
       </div>
       <SecretField api={api} name="irc.password" label="Server password" isSet={view.secretsSet.includes('irc.password')} onChanged={onSaved} />

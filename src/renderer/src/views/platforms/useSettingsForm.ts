@@ -12,6 +12,8 @@ export interface SettingsForm {
    * writes after backing the file up.
    */
   readonly refusedForFile: Record<string, unknown> | null;
+  /** The field the gateway named as wrong (`nick`, `port`, `baseUrl`…), for the form to mark; null when none. */
+  readonly invalidField: string | null;
   /** Writes `section` into config.json (validated by the gateway with config.json's schema). */
   save(patch: (config: Record<string, unknown>) => Record<string, unknown>): Promise<boolean>;
   /** Replaces the broken config.json with what `save` tried to write, keeping a timestamped backup. */
@@ -25,12 +27,14 @@ export function useSettingsForm(api: HomingApi, current: () => Record<string, un
   const [message, setMessage] = useState<{ text: string; ok: boolean } | null>(null);
   const [busy, setBusy] = useState(false);
   const [refusedForFile, setRefused] = useState<Record<string, unknown> | null>(null);
+  const [invalidField, setInvalid] = useState<string | null>(null);
   const online = useOnline();
   return {
     message,
     // Save and Test need the gateway: while it is away the forms' buttons are off.
     busy: busy || !online,
     refusedForFile,
+    invalidField,
     setMessage,
     async save(patch) {
       setBusy(true);
@@ -42,10 +46,16 @@ export function useSettingsForm(api: HomingApi, current: () => Record<string, un
         // The file on disk has an error (the window may not have seen it yet: the gateway polls every 2 s).
         const forFile = conflict && (fileHasError || /has an error/.test(result.error.message));
         setRefused(forFile ? config : null);
-        setMessage({ text: conflict ? `Not saved: ${fileProblem(result.error.message)}` : explainApiError('save', result.error), ok: false });
+        const field = conflict ? null : fieldAtFault(result.error.message);
+        setInvalid(field?.name ?? null);
+        setMessage({
+          text: conflict ? `Not saved: ${fileProblem(result.error.message)}` : field ? `Not saved: ${field.words}` : explainApiError('save', result.error),
+          ok: false,
+        });
         return false;
       }
       setRefused(null);
+      setInvalid(null);
       setMessage({ text: 'Saved. Homing applies it now.', ok: true });
       return true;
     },
@@ -68,9 +78,45 @@ export function useSettingsForm(api: HomingApi, current: () => Record<string, un
       const result = await api.testConnection({ target, config });
       setBusy(false);
       const outcome: ConnectionTestResult = result.ok ? result.value : { ok: false, message: explainApiError('test', result.error) };
-      setMessage({ text: outcome.message, ok: outcome.ok });
+      const field = outcome.ok ? null : fieldAtFault(outcome.message);
+      setInvalid(field?.name ?? null);
+      setMessage({ text: field ? field.words : plainConnectionError(outcome.message), ok: outcome.ok });
     },
   };
+}
+
+/** How the forms' fields are called on screen, by their config name. */
+const FIELD_LABELS: Record<string, string> = {
+  host: 'Server',
+  port: 'Port',
+  nick: 'Nick',
+  channels: 'Channels',
+  allow: 'Who may talk to the agent',
+  baseUrl: 'Server URL',
+  model: 'Model',
+  command: 'Program',
+  args: 'Arguments',
+};
+
+/**
+ * The field a schema error names ("config: platforms.irc.nick: must be an IRC nick …"),
+ * and the sentence to show: the field's label first, its config path after.
+ */
+export function fieldAtFault(message: string): { name: string; words: string } | null {
+  const match = /(?:^|\s)((?:platforms\.irc|agent)\.(\w+))(?:\.\d+)?:\s*(.+)$/.exec(message);
+  if (!match) return null;
+  const [, path, name, problem] = match;
+  const label = FIELD_LABELS[name!] ?? name!;
+  const words = problem!.replace(/^Invalid input: expected (\w+), received (\w+)$/, 'must be a $1, not a $2').replace(/^Too big: expected .* to have <=(\d+) characters$/, 'at most $1 characters');
+  return { name: name!, words: `${label} ${words.replace(/\.$/, '')} (${path}).` };
+}
+
+/** "connect ECONNREFUSED 127.0.0.1:6667" and friends, in words. */
+function plainConnectionError(message: string): string {
+  return message
+    .replace(/connect ECONNREFUSED ([\w.:[\]-]+)/, 'nothing answers at $1 (is the server running, and is the port right?)')
+    .replace(/getaddrinfo ENOTFOUND ([\w.-]+)/, 'the server name $1 does not exist (a typo, or no network)')
+    .replace(/\bETIMEDOUT\b/, 'the server took too long to answer');
 }
 
 /** The gateway's refusal without its "not saved:" lead (the form says that itself). */
