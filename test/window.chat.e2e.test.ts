@@ -81,12 +81,17 @@ describe('the transcript', () => {
       const { page, errors } = await openLocalChat(width);
       await page.getByLabel('Message to your agent').fill(`activity ${width}`);
       await page.getByRole('button', { name: 'Send' }).click();
-      await page.getByTestId('chat-assistant').last().getByText('inline code').waitFor();
+      await showView(page, 'status');
+      const entries = page.getByTestId('activity-entry');
+      const answered = entries.filter({ hasText: 'The agent answered.' });
+      await answered.first().waitFor();
+      const seen = await entries.count();
       await page.reload();
       await page.getByTestId('summary').waitFor();
       await showView(page, 'status');
-      const entries = page.getByTestId('activity-entry');
-      await entries.filter({ hasText: 'The agent answered.' }).first().waitFor();
+      // Kept across the reload.
+      await answered.first().waitFor();
+      expect(await entries.count()).toBeGreaterThanOrEqual(seen);
       expect((await entries.allTextContents()).join('\n')).not.toMatch(/turn\.finished|delivery\.changed|platform\.state/);
       await page.getByTestId('log-tail').getByText(/gateway starting/).waitFor();
       await screenshot(page, `status-logs-light-${width}`);

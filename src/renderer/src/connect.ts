@@ -27,7 +27,7 @@ export function connectHoming(): { client: ApiClient; connection: ConnectionMoni
   const token = takeToken();
   if (token) connectWebSocket(client, connection, token, 0, null);
   else {
-    const reason = 'this window has no access token: open the address that `npx homing url` prints';
+    const reason = 'this window has no access token: open the URL that `npx homing url` prints';
     client.refuse(reason);
     connection.set({ kind: 'refused', reason });
   }
