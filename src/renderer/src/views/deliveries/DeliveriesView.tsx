@@ -171,9 +171,14 @@ export function DeliveriesView({ api, overview, onOpenConversation }: Deliveries
           {bulkNote.text}
         </p>
       )}
-      <ErrorNote message={data.error && explainApiError('load the list', data.error)} />
+      {/* While the gateway is away the header says so; the list says only what it cannot show. */}
+      <ErrorNote message={online && data.error ? explainApiError('load the list', data.error) : null} />
       <div id="delivery-panel" role="tabpanel" aria-labelledby={`tab-${filter}`} className="delivery-panel">
-        {data.total === 0 ? (
+        {data.total === null && !online ? (
+          <p className="muted pad" data-testid="deliveries-unknown">
+            This list is read from the gateway page by page, so it cannot be shown while the gateway is away. The counts above are the last known.
+          </p>
+        ) : data.total === 0 ? (
           <EmptyDeliveries filter={filter} />
         ) : (
           <DeliveryList
