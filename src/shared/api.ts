@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isCursor } from './page-cursor';
 
 /**
  * The one API the window calls (`window.homing`). The same interface is carried
@@ -81,9 +82,12 @@ export type DeliveryFilter = (typeof DELIVERY_FILTERS)[number];
 
 export interface DeliveryPage {
   readonly deliveries: readonly DeliveryRow[];
+  /** 1-based: the page's place in the walk that reached it. */
   readonly page: number;
   readonly pageSize: number;
   readonly hasMore: boolean;
+  /** Pass as `cursor` to read the next page; null on the last page. */
+  readonly nextCursor: string | null;
   /** Rows matching the query in all pages (lets the window size its scroll area). */
   readonly total: number;
 }
@@ -136,10 +140,12 @@ export interface SessionSummary {
 
 export interface SessionPage {
   readonly sessions: readonly SessionSummary[];
-  /** 1-based. */
+  /** 1-based: the page's place in the walk that reached it. */
   readonly page: number;
   readonly pageSize: number;
   readonly total: number;
+  /** Pass as `cursor` to read the next page; null on the last page. */
+  readonly nextCursor: string | null;
 }
 
 /** One turn of a transcript; people appear as pseudonym plus display name. */
@@ -249,6 +255,15 @@ const deliveryId = z.string().regex(/^[0-9a-f]{24}$/, 'a delivery id is 24 hex c
 const platformName = z.string().min(1).max(32);
 
 /**
+ * A page's `nextCursor`, passed back to read the page after it. `page` (an
+ * OFFSET, slower the deeper it goes) still works for old callers, but not
+ * together with a cursor.
+ */
+const cursor = z.string().refine(isCursor, 'not a cursor from a previous page (pass back a nextCursor unchanged)');
+const pageNumber = z.number().int().min(1).max(1_000_000);
+const notBoth = [(params: { page?: number; cursor?: string }) => params.page === undefined || params.cursor === undefined, 'give page or cursor, not both'] as const;
+
+/**
  * A config object passed through as it came: the gateway validates it (shape,
  * then schema) and names every problem. z.record would copy it by assignment,
  * and a `__proto__` key would vanish in the copy instead of being refused.
@@ -277,9 +292,11 @@ export const apiParams = {
       state: z.enum(DELIVERY_STATES).optional(),
       filter: z.enum(DELIVERY_FILTERS).optional(),
       platform: platformName.optional(),
-      page: z.number().int().min(1).max(1_000_000).optional(),
+      cursor: cursor.optional(),
+      page: pageNumber.optional(),
     })
     .strict()
+    .refine(...notBoth)
     .optional(),
   retryDelivery: z.object({ id: deliveryId }).strict(),
   discardDelivery: z.object({ id: deliveryId }).strict(),
@@ -290,8 +307,9 @@ export const apiParams = {
   sweepNow: z.undefined(),
   getLedgerHealth: z.undefined(),
   listSessions: z
-    .object({ page: z.number().int().min(1).max(1_000_000).optional(), pageSize: z.number().int().min(1).max(200).optional() })
+    .object({ cursor: cursor.optional(), page: pageNumber.optional(), pageSize: z.number().int().min(1).max(200).optional() })
     .strict()
+    .refine(...notBoth)
     .optional(),
   getTranscript: z
     .object({

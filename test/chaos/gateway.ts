@@ -83,14 +83,16 @@ export async function stopGateway(gateway: ChaosGateway, graceMs = 15_000): Prom
   return clean;
 }
 
-/** `homing deliveries list --json --state S`, every page (the CLI reads homing.db without a running gateway). */
+/** `homing deliveries list --json --state S`, every page by `--after` (the CLI reads homing.db without a running gateway). */
 export async function listDeliveries(dataDir: string, state: DeliveryState): Promise<DeliveryRow[]> {
   const rows: DeliveryRow[] = [];
+  let after: string | null = null;
   for (let page = 1; page <= 1_000; page++) {
-    const out = await homingCli(['deliveries', 'list', '--json', '--state', state, '--page', String(page), '--data-dir', dataDir]);
+    const out = await homingCli(['deliveries', 'list', '--json', '--state', state, ...(after ? ['--after', after] : []), '--data-dir', dataDir]);
     const parsed = JSON.parse(out) as DeliveryPage;
     rows.push(...parsed.deliveries);
-    if (!parsed.hasMore) break;
+    after = parsed.nextCursor;
+    if (!after) break;
   }
   return rows;
 }

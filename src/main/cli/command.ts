@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { isCursor } from '../../shared/page-cursor';
 
 export interface CliContext {
   readonly stdout: (text: string) => void;
@@ -53,6 +54,14 @@ export function parsePage(command: string, value: string | undefined): number {
   if (value === undefined) return 1;
   if (!/^[1-9]\d{0,6}$/.test(value)) throw new UsageError(`${command}: --page must be a positive number, not "${value}"`);
   return Number(value);
+}
+
+/** `--after CURSOR`: a `nextCursor` a previous page printed, checked before any file is opened. */
+export function parseCursor(command: string, value: string | undefined, page: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (page !== undefined) throw new UsageError(`${command}: give --after or --page, not both`);
+  if (!isCursor(value)) throw new UsageError(`${command}: --after takes the cursor a previous page printed, not "${value.slice(0, 80)}"`);
+  return value;
 }
 
 /** A time as the CLI prints it: `2026-12-01 03:04:05` (UTC). */

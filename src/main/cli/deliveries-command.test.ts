@@ -50,6 +50,36 @@ describe('homing deliveries / homing sweep', () => {
     expect(table.out).toHaveLength(4);
   });
 
+  it('pages with --after: the table ends with the next cursor, and walking it reads every row once', async () => {
+    const dir = tempDir();
+    const db = openTestDb(join(dir, 'homing.db'));
+    const ledger = testLedger(db, new ManualClock(Date.now()));
+    // All in one millisecond: the pages are cut inside a tie.
+    db.transaction(() => {
+      for (let n = 0; n < 120; n++) ledger.recordObligation(reply(500 + n));
+    })();
+    ledger.stop();
+    db.close();
+
+    const table = capture();
+    expect(await runCli(['deliveries', 'list', '--data-dir', dir], table.context)).toBe(0);
+    expect(table.out.at(-1)).toMatch(/^\(page 1; next page: --after [A-Za-z0-9_-]+\)$/);
+    const ids: string[] = [];
+    let after: string | null = null;
+    do {
+      const json = capture();
+      expect(await runCli(['deliveries', 'list', '--json', '--data-dir', dir, ...(after ? ['--after', after] : [])], json.context)).toBe(0);
+      const page = JSON.parse(json.out.join('\n')) as { deliveries: { id: string }[]; nextCursor: string | null; page: number };
+      ids.push(...page.deliveries.map((row) => row.id));
+      after = page.nextCursor;
+    } while (after);
+    expect(ids).toHaveLength(120);
+    expect(new Set(ids).size).toBe(120);
+    const last = capture();
+    expect(await runCli(['deliveries', 'list', '--data-dir', dir, '--after', table.out.at(-1)!.match(/--after (\S+)\)/)![1]!], last.context)).toBe(0);
+    expect(last.out.at(-1)).toMatch(/^\(page 2; next page: --after /);
+  });
+
   it('retries and discards by id; an unknown id is a clear error with exit code 1', async () => {
     const dir = dataDir();
     const retried = capture();
@@ -91,6 +121,9 @@ describe('homing deliveries / homing sweep', () => {
     [['deliveries', 'retry'], /which delivery\?/],
     [['deliveries', 'retry', 'xyz'], /"xyz" is not a delivery id/],
     [['deliveries', 'discard', 'f'.repeat(24), '--json'], /apply to list only/],
+    [['deliveries', 'discard', 'f'.repeat(24), '--after', 'WzEsImEiLDJd'], /apply to list only/],
+    [['deliveries', 'list', '--after', 'page-2'], /--after takes the cursor a previous page printed, not "page-2"/],
+    [['deliveries', 'list', '--after', 'WzEsImEiLDJd', '--page', '2'], /give --after or --page, not both/],
     [['sweep', '--frob'], /unknown flag/],
     [['sweep', 'now'], /unexpected argument "now"/],
   ])('rejects %j with one line and exit code 2', async (argv, message) => {

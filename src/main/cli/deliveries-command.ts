@@ -1,10 +1,10 @@
 import { DELIVERY_STATES, type DeliveryPage, type DeliveryRow, type DeliveryState } from '../../shared/api';
 import { resolveDataDir } from '../gateway/data-dir';
 import { PAGE_SIZE } from '../gateway/ledger/operator-actions';
-import { formatTime, parseCommandArgs, parsePage, UsageError, type CliContext, type Command } from './command';
+import { formatTime, parseCommandArgs, parseCursor, parsePage, UsageError, type CliContext, type Command } from './command';
 import { changeLedger, deliveryPolicy, withLedger } from './ledger-access';
 
-const USAGE = `Usage: homing deliveries list [--state STATE] [--page N] [--json] [--data-dir DIR]
+const USAGE = `Usage: homing deliveries list [--state STATE] [--after CURSOR] [--json] [--data-dir DIR]
        homing deliveries retry <id> [--data-dir DIR]
        homing deliveries discard <id> [--data-dir DIR]
 
@@ -12,7 +12,8 @@ const USAGE = `Usage: homing deliveries list [--state STATE] [--page N] [--json]
   retry           make a failed or abandoned reply owed again (fresh attempts)
   discard         stop trying to send an owed reply (it becomes abandoned)
   --state STATE   only rows in this state: ${DELIVERY_STATES.join(', ')}
-  --page N        page of the list (50 per page, default 1)
+  --after CURSOR  the next page: the cursor the previous page printed (50 per page)
+  --page N        page N (slower the deeper it is; --after is the way to walk)
   --json          machine-readable output
   --data-dir DIR  data directory (default: $HOMING_DATA_DIR, else the tray app's)`;
 
@@ -26,6 +27,7 @@ export const deliveriesCommand: Command = {
       args,
       {
         state: { type: 'string' },
+        after: { type: 'string' },
         page: { type: 'string' },
         json: { type: 'boolean' },
         'data-dir': { type: 'string' },
@@ -42,13 +44,15 @@ export const deliveriesCommand: Command = {
       case 'list': {
         if (target !== undefined) throw new UsageError(`deliveries list: unexpected argument "${target}"`);
         const state = parseState(values.state);
+        const cursor = parseCursor('deliveries list', values.after, values.page);
         const page = parsePage('deliveries list', values.page);
-        const query = { page, ...(state ? { state } : {}) };
+        const query = { ...(cursor ? { cursor } : { page }), ...(state ? { state } : {}) };
         const result: DeliveryPage = withLedger(dataDir, (ledger) => ledger.listDeliveries(query), policy) ?? {
           deliveries: [],
           page,
           pageSize: PAGE_SIZE,
           hasMore: false,
+          nextCursor: null,
           total: 0,
         };
         if (values.json) context.stdout(JSON.stringify(result, null, 2));
@@ -57,8 +61,8 @@ export const deliveriesCommand: Command = {
       }
       case 'retry':
       case 'discard': {
-        if (values.state !== undefined || values.page !== undefined || values.json !== undefined) {
-          throw new UsageError(`deliveries ${action}: --state, --page and --json apply to list only`);
+        if (values.state !== undefined || values.page !== undefined || values.after !== undefined || values.json !== undefined) {
+          throw new UsageError(`deliveries ${action}: --state, --after, --page and --json apply to list only`);
         }
         const id = parseId(action, target);
         const outcome = await changeLedger(
@@ -117,7 +121,7 @@ function printList(result: DeliveryPage, state: DeliveryState | undefined, dataD
   for (const line of [header, ...rows]) {
     context.stdout(line.map((cell, column) => (column === line.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd());
   }
-  if (result.hasMore) context.stdout(`(more: --page ${result.page + 1})`);
+  if (result.nextCursor) context.stdout(`(page ${result.page}; next page: --after ${result.nextCursor})`);
 }
 
 function note(row: DeliveryRow): string {

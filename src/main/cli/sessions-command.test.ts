@@ -55,6 +55,30 @@ describe('homing sessions', () => {
     expect(out.at(-1)).toBe('— page 1 of 1, 2 sessions');
   });
 
+  it('list pages with --after, printing the next cursor until the last page', async () => {
+    const db = openDatabase(join(dataDir, 'homing.db'), { migrations: homingMigrations });
+    try {
+      const store = new SessionStore({ db, dataDir, pseudonyms: createPseudonymiser(loadOrCreateInstallSecret(dataDir)) });
+      db.transaction(() => {
+        for (let n = 0; n < 60; n++) {
+          const source = { platform: 'irc', chatId: `nick${n}`, chatType: 'direct' as const, senderId: `nick${n}`, senderName: `nick${n}` };
+          store.appendUserTurn(store.resolve(source).sessionId, { source, text: `hi ${n}` });
+        }
+      })();
+    } finally {
+      db.close();
+    }
+    const first = capture();
+    expect(await runCli(['sessions', 'list', '--data-dir', dataDir], first.context)).toBe(0);
+    const footer = first.out.at(-1)!;
+    expect(footer).toMatch(/^— page 1 of 2, 60 sessions; next page: --after [A-Za-z0-9_-]+$/);
+    const second = capture();
+    expect(await runCli(['sessions', 'list', '--data-dir', dataDir, '--after', footer.split('--after ')[1]!], second.context)).toBe(0);
+    expect(second.out.at(-1)).toBe('— page 2 of 2, 60 sessions');
+    const ids = [...first.out.slice(0, -1), ...second.out.slice(0, -1)].map((line) => line.split(' ')[0]);
+    expect(new Set(ids).size).toBe(60);
+  });
+
   it('list on a data directory without a database says so and creates nothing', async () => {
     const { context, out } = capture();
     expect(await runCli(['sessions', 'list', '--data-dir', dataDir], context)).toBe(0);
@@ -96,6 +120,8 @@ describe('homing sessions', () => {
     [['sessions', 'frobnicate'], /^homing: sessions: unknown action "frobnicate"/],
     [['sessions', 'show'], /^homing: sessions show: which session\?/],
     [['sessions', 'list', '--page', 'two'], /^homing: sessions list: --page must be a positive number/],
+    [['sessions', 'list', '--after', 'two'], /^homing: sessions list: --after takes the cursor a previous page printed/],
+    [['sessions', 'show', 'x', '--after', 'WzEsImEiLDJd'], /^homing: sessions show: --after and --page apply to list only/],
     [['sessions', 'list', '--frobnicate'], /^homing: sessions: unknown flag '--frobnicate'/],
   ])('%j is a usage error (exit 2, one line)', async (argv, message) => {
     const { context, err } = capture({ HOMING_DATA_DIR: dataDir });

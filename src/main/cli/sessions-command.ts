@@ -2,16 +2,17 @@ import type { SessionPage, SessionSummary, TranscriptMessage } from '../../share
 import { resolveDataDir } from '../gateway/data-dir';
 import { toDisplayLine, toTerminalText } from '../gateway/session/display-text';
 import { DEFAULT_LIST_PAGE_SIZE, SessionReader } from '../gateway/session/session-reader';
-import { formatTime, parseCommandArgs, parsePage, UsageError, type CliContext, type Command } from './command';
+import { formatTime, parseCommandArgs, parseCursor, parsePage, UsageError, type CliContext, type Command } from './command';
 import { withDatabase } from './ledger-access';
 
-const USAGE = `Usage: homing sessions list [--json] [--page N] [--data-dir DIR]
+const USAGE = `Usage: homing sessions list [--json] [--after CURSOR] [--data-dir DIR]
        homing sessions show <session-key-or-id> [--json] [--data-dir DIR]
 
   list            conversations, most recently active first
   show            one conversation's transcript (a key shows its current session)
   --json          machine-readable output
-  --page N        page of the list (50 per page, default 1)
+  --after CURSOR  the next page: the cursor the previous page printed (50 per page)
+  --page N        page N of the list (slower the deeper it is; --after is the way to walk)
   --data-dir DIR  data directory (default: $HOMING_DATA_DIR, else the tray app's)`;
 
 /**
@@ -27,7 +28,7 @@ export const sessionsCommand: Command = {
     const { values, positionals } = parseCommandArgs(
       'sessions',
       args,
-      { json: { type: 'boolean' }, page: { type: 'string' }, 'data-dir': { type: 'string' } },
+      { json: { type: 'boolean' }, after: { type: 'string' }, page: { type: 'string' }, 'data-dir': { type: 'string' } },
       { min: 1, max: 2 },
     );
     const [action, target] = positionals;
@@ -36,15 +37,22 @@ export const sessionsCommand: Command = {
     switch (action) {
       case 'list': {
         if (target !== undefined) throw new UsageError(`sessions list: unexpected argument "${target}"`);
+        const cursor = parseCursor('sessions list', values.after, values.page);
         const page = parsePage('sessions list', values.page);
-        const result = withReader(dataDir, (reader) => reader.list({ page })) ?? { sessions: [], page, pageSize: DEFAULT_LIST_PAGE_SIZE, total: 0 };
+        const result = withReader(dataDir, (reader) => reader.list(cursor ? { cursor } : { page })) ?? {
+          sessions: [],
+          page,
+          pageSize: DEFAULT_LIST_PAGE_SIZE,
+          total: 0,
+          nextCursor: null,
+        };
         if (json) context.stdout(JSON.stringify(result, null, 2));
         else printList(result, dataDir, context);
         return 0;
       }
       case 'show': {
         if (target === undefined) throw new UsageError('sessions show: which session? give its id or key');
-        if (values.page !== undefined) throw new UsageError('sessions show: --page applies to list only');
+        if (values.page !== undefined || values.after !== undefined) throw new UsageError('sessions show: --after and --page apply to list only');
         const shown = withReader(dataDir, (reader) => {
           const session = reader.find(target);
           if (!session) return undefined;
@@ -87,7 +95,8 @@ function printList(result: SessionPage, dataDir: string, context: CliContext): v
     );
   }
   const pages = Math.max(1, Math.ceil(result.total / result.pageSize));
-  context.stdout(`— page ${result.page} of ${pages}, ${result.total} session${result.total === 1 ? '' : 's'}`);
+  const next = result.nextCursor ? `; next page: --after ${result.nextCursor}` : '';
+  context.stdout(`— page ${result.page} of ${pages}, ${result.total} session${result.total === 1 ? '' : 's'}${next}`);
 }
 
 function printTranscript(session: SessionSummary, others: SessionSummary[], messages: TranscriptMessage[], context: CliContext): void {

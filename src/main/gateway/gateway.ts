@@ -14,6 +14,7 @@ import type { HomingConfig } from './config/schema';
 import { ensureDataDir } from './data-dir';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 import { controlSocketPath, serveControlSocket, type ControlSocket } from './control-socket';
+import { CommitGroup } from './db/commit-group';
 import { openDatabase, type Db } from './db/database';
 import { homingMigrations } from './db/migrations';
 import { deliveryApiHandlers } from './delivery/api-handlers';
@@ -92,6 +93,7 @@ export class Gateway {
   private readonly startedMonotonic: number;
   readonly clock: Clock;
   private readonly queue: ConversationQueue;
+  private readonly group: CommitGroup;
   private readonly sleep: SleepDetector;
   private suggestion: ConfigView['suggestion'] = null;
   private control: ControlSocket | undefined;
@@ -116,6 +118,9 @@ export class Gateway {
     );
     const config = this.config.current;
     this.queue = new ConversationQueue(config.maxConcurrentTurns);
+    // One group commit for the ledger and the session index: every
+    // conversation's writes of one event-loop turn share a commit (and an fsync).
+    this.group = new CommitGroup(db);
     this.sessionStore = this.openSessions(config);
     this.sessionSettings = JSON.stringify(config.sessions);
     this.agent = this.buildAgent(config);
@@ -130,6 +135,7 @@ export class Gateway {
       // The lock says no other gateway runs here: rows of instances that did not
       // stop cleanly are claimable at once, with no lease to wait out.
       exclusive: true,
+      group: this.group,
     });
     this.pipeline = new Pipeline({
       sessions: () => this.sessionStore,
@@ -155,7 +161,7 @@ export class Gateway {
       clock: this.clock,
       onResume: (sleptMs) => void this.resumed(sleptMs),
     });
-    this.api = new ApiServer(this.handlers(), this.bus, logger);
+    this.api = new ApiServer(committedFirst(this.handlers(), this.group), this.bus, logger);
     this.ready = this.boot();
   }
 
@@ -261,6 +267,8 @@ export class Gateway {
     await this.platforms.stopAll();
     await this.agent.agent.close().catch(() => undefined);
     this.api.closeAll();
+    this.group.flush();
+    this.sessionStore.close();
     this.db.close();
     this.lock.release();
     this.setState('stopped');
@@ -282,6 +290,7 @@ export class Gateway {
         pipeline: this.pipeline,
         clock: this.clock,
         logger: this.options.logger,
+        powerLoss: this.deliveries.ledger.tookOver.fromAnotherBoot > 0,
       });
       report = recovery.report;
       // Not awaited: a long re-run must not hold up new messages (it keeps its place in its conversation's queue).
@@ -328,6 +337,7 @@ export class Gateway {
     this.deliveries.setPolicy(ledgerPolicy(config.delivery));
     const sessionSettings = JSON.stringify(config.sessions);
     if (sessionSettings !== this.sessionSettings) {
+      this.sessionStore.close();
       this.sessionStore = this.openSessions(config);
       this.sessionSettings = sessionSettings;
     }
@@ -343,6 +353,7 @@ export class Gateway {
     const { sessions } = config;
     return openSessionStore({
       db: this.db,
+      group: this.group,
       dataDir: this.options.dataDir,
       clock: this.clock,
       logger: this.options.logger,
@@ -429,4 +440,20 @@ function unavailableAgent(error: string): Agent {
     runTurn: async () => ({ ok: false, kind: 'unreachable', error }),
     close: async () => {},
   };
+}
+
+/**
+ * Every API call first commits what the group holds, so a call reads what this
+ * process has done (a counter or a delivered mark is otherwise committed at the
+ * end of the event-loop turn).
+ */
+function committedFirst(handlers: ApiHandlers, group: CommitGroup): ApiHandlers {
+  const wrapped: Record<string, (params: never) => unknown> = {};
+  for (const [method, handler] of Object.entries(handlers) as [string, (params: never) => unknown][]) {
+    wrapped[method] = (params) => {
+      group.flush();
+      return handler(params);
+    };
+  }
+  return wrapped as unknown as ApiHandlers;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DatabaseError, openDatabase, type Migration } from './database';
+import { DatabaseError, durably, openDatabase, type Migration } from './database';
 import { homingMigrations } from './migrations';
 
 describe('openDatabase', () => {
@@ -24,11 +24,15 @@ describe('openDatabase', () => {
     second.close();
   });
 
-  it('uses WAL with synchronous=FULL, and a file only the user can read', () => {
+  it('uses WAL at synchronous=NORMAL, commits `durably` at FULL, and makes a file only the user can read', () => {
     const file = join(dir, 'homing.db');
     const db = openDatabase(file, { migrations: homingMigrations });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(db.pragma('synchronous', { simple: true })).toBe(1);
+    expect(durably(db, () => db.pragma('synchronous', { simple: true }))).toBe(2);
+    expect(db.pragma('synchronous', { simple: true })).toBe(1);
+    expect(() => durably(db, () => { throw new Error('boom'); })).toThrow('boom');
+    expect(db.pragma('synchronous', { simple: true })).toBe(1);
     db.close();
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });

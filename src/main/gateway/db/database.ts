@@ -40,11 +40,17 @@ export interface OpenDatabaseOptions {
  * Opens (creating if needed) `homing.db` and applies pending migrations, each in
  * its own transaction, recorded in `schema_migrations`.
  *
- * Durability: WAL with `synchronous = FULL`. In WAL mode `NORMAL` skips the fsync
- * of the WAL at commit, so a transaction that returned successfully can vanish on
- * power loss; for the ledger that would mean "sent but not recorded". `FULL`
- * fsyncs the WAL on every commit, which is what "recorded before sent" needs.
- * `EXTRA` would add nothing here: it only matters in rollback-journal mode.
+ * Durability: WAL. Commits run at `synchronous = NORMAL` by default: the WAL
+ * is written at commit (so a committed transaction survives the process being
+ * killed — the OS has it) but fsynced only at checkpoints and by the next
+ * `FULL` commit, so a power cut may lose the newest ones. What must survive a
+ * power cut *before* Homing acts on it — a reply recorded before it is sent, a
+ * chunk marked "on its way" before it goes, a new session before its first
+ * message, the user's Retry and Discard — commits through `durably`, at
+ * `synchronous = FULL`: the WAL is fsynced, and with it every earlier NORMAL
+ * commit (the WAL is one file, written in order). docs/delivery.md says what a
+ * power cut can cost the rest (a delivered mark lost: that chunk is resent
+ * with the marker).
  * On macOS fsync() does not flush the drive's cache, so `fullfsync` (F_FULLFSYNC)
  * is switched on too; elsewhere it is a no-op. The delivery ledger's guarantee
  * rests on this function: keep it in step with src/main/gateway/ledger.
@@ -65,7 +71,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions): Db {
   try {
     db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+    db.pragma('synchronous = NORMAL');
     db.pragma('fullfsync = ON');
     db.pragma('foreign_keys = ON');
     migrate(db, options.migrations);
@@ -75,6 +81,54 @@ export function openDatabase(file: string, options: OpenDatabaseOptions): Db {
     if (error instanceof DatabaseError) throw error;
     throw new DatabaseError(`the database ${file} is unusable: ${describe(error)}`);
   }
+}
+
+/**
+ * Runs `work` in one immediate transaction committed at `synchronous = FULL`
+ * (fsynced: it survives a power cut once this returns), then goes back to
+ * NORMAL. Inside a transaction already open (a commit group's), `work` joins it
+ * as a savepoint, and the outer commit decides: the commit group commits FULL
+ * whenever it carries durable work.
+ */
+export function durably<T>(db: Db, work: () => T): T {
+  if (db.inTransaction) return work();
+  setSynchronous(db, 'FULL');
+  try {
+    return transact(db, work);
+  } finally {
+    setSynchronous(db, 'NORMAL');
+  }
+}
+
+/**
+ * One atomic write: its own immediate transaction, or — inside a transaction
+ * already open, where every caller runs its work in a savepoint of its own (a
+ * commit group's piece of work) — simply part of it. Cheaper than
+ * `db.transaction(fn)`, which builds five wrappers per call, on the send path
+ * that runs for every chunk.
+ */
+export function transact<T>(db: Db, work: () => T): T {
+  if (db.inTransaction) return work();
+  cachedStatement(db, 'BEGIN IMMEDIATE').run();
+  let result: T;
+  try {
+    result = work();
+  } catch (error) {
+    if (db.inTransaction) cachedStatement(db, 'ROLLBACK').run();
+    throw error;
+  }
+  try {
+    cachedStatement(db, 'COMMIT').run();
+  } catch (error) {
+    if (db.inTransaction) cachedStatement(db, 'ROLLBACK').run();
+    throw error;
+  }
+  return result;
+}
+
+/** The connection's commit durability (outside a transaction). */
+export function setSynchronous(db: Db, level: 'FULL' | 'NORMAL'): void {
+  cachedStatement(db, `PRAGMA synchronous = ${level}`).run();
 }
 
 export function migrate(db: Db, migrations: readonly Migration[]): string[] {

@@ -1,8 +1,9 @@
 import type { LedgerHealth } from '../../../shared/api';
 import type { Clock } from '../clock';
+import type { CommitGroup } from '../db/commit-group';
 import type { Ledger } from '../ledger/ledger';
 import { computeChunkKey, computeObligationId } from '../ledger/obligation-id';
-import type { Chunk, ClaimedObligation, RecordResult, SendFact } from '../ledger';
+import type { Chunk, ClaimedObligation, DeliverablePlatform, RecordInput, RecordResult, SendFact } from '../ledger';
 import type { Logger } from '../logger';
 import { LedgerHealthMonitor } from './ledger-health';
 import { withResendMarker } from './marker';
@@ -43,6 +44,13 @@ export interface DelivererOptions {
   readonly logger: Logger;
   /** Called on each ledger failure (the gateway emits `ledger.health`). */
   readonly onLedgerFailure?: (health: LedgerHealth) => void;
+  /**
+   * Group commit (db/commit-group.ts): with it, the writes after a send (chunk
+   * and reply delivered, failed, released) join the next group commit instead
+   * of committing one by one, and a chunk's "on its way" mark is fsynced in the
+   * group of its turn. Without it every write commits on its own.
+   */
+  readonly group?: CommitGroup;
 }
 
 /** A reply as recordReply left it: `result` is undefined when the ledger failed. */
@@ -51,6 +59,8 @@ export interface RecordedReply {
   readonly platform: string;
   readonly reply: NewReply;
   readonly result: RecordResult | undefined;
+  /** Claimed in the commit that recorded it (recordClaimed): send it now, first chunk already marked. */
+  readonly claim?: ClaimedObligation | undefined;
 }
 
 /**
@@ -67,12 +77,14 @@ export interface RecordedReply {
 export class Deliverer {
   private readonly monitor: LedgerHealthMonitor;
   private readonly ledger: Ledger;
+  private readonly group: CommitGroup | undefined;
   private readonly facts: SendFact[] = [];
   /** Rows whose send loop has ended but whose facts are not written yet. */
   private readonly finishedWithFacts = new Set<string>();
 
   constructor(options: DelivererOptions) {
     this.ledger = options.ledger;
+    this.group = options.group;
     this.monitor = new LedgerHealthMonitor(options.clock, options.logger, options.onLedgerFailure);
   }
 
@@ -96,21 +108,35 @@ export class Deliverer {
    * (logged and counted); the caller then sends it unrecorded.
    */
   recordReply(platform: string, reply: NewReply): RecordedReply {
-    const id = computeObligationId(reply.sessionKey, reply.messageRef, reply.content);
-    const result = this.monitor.guard('recordObligation', id, () =>
-      this.ledger.recordObligation({
-        obligationId: id,
-        sessionKey: reply.sessionKey,
-        platform,
-        chatId: reply.chatId,
-        threadId: reply.threadId,
-        replyTo: reply.replyTo,
-        content: reply.content,
-        chunks: reply.chunks,
-        messageRef: reply.messageRef,
-      }),
-    );
-    return { id, platform, reply, result };
+    const input = recordInput(platform, reply);
+    const result = this.monitor.guard('recordObligation', input.obligationId, () => this.ledger.recordObligation(input));
+    return { id: input.obligationId, platform, reply, result };
+  }
+
+  /**
+   * Records a reply in the next group commit and, when `deliverable` can take
+   * it now and nothing earlier of its conversation is owed, claims it in the
+   * same commit (Ledger.recordClaimed): one fsync before the send, shared by
+   * every conversation recording in that turn of the event loop. Resolves once
+   * committed; `result` is undefined when the ledger failed.
+   */
+  async recordClaimed(platform: string, reply: NewReply, deliverable: DeliverablePlatform | undefined): Promise<RecordedReply> {
+    const input = recordInput(platform, reply);
+    const id = input.obligationId;
+    // Facts not yet written back: claim nothing until they are (see flushFacts).
+    const record = (): RecordResult & { readonly claim?: ClaimedObligation } => (deliverable && this.facts.length === 0 ? this.ledger.recordClaimed(input, deliverable) : this.ledger.recordObligation(input));
+    if (!this.group) {
+      const result = this.monitor.guard('recordObligation', id, record);
+      return { id, platform, reply, result, claim: result?.claim };
+    }
+    try {
+      const result = await this.group.durable(record);
+      this.monitor.succeeded();
+      return { id, platform, reply, result, claim: result.claim };
+    } catch (error) {
+      this.monitor.failed('recordObligation', id, error);
+      return { id, platform, reply, result: undefined };
+    }
   }
 
   /**
@@ -142,15 +168,18 @@ export class Deliverer {
     let chunksSent = 0;
     // Gives the row back (no attempt spent) and ends here.
     const stop = (): DeliveryOutcome => {
-      this.write('release', id, () => this.ledger.release(receipt));
+      this.after('release', id, () => this.ledger.release(receipt));
       return { status: 'stopped', id, chunksSent, recorded: true };
     };
     try {
       for (const chunk of remaining) {
         if (shouldStop()) return stop();
         let marker = false;
-        if (!sender.serverIdempotency) {
-          const sending = this.write('markChunkSending', id, () => this.ledger.markChunkSending(receipt, chunk.index), {
+        if (claim.sendingMarked?.index === chunk.index && chunksSent === 0) {
+          // Marked on its way in the commit that recorded and claimed the reply.
+          marker = claim.sendingMarked.marker;
+        } else if (!sender.serverIdempotency) {
+          const sending = await this.beforeSend('markChunkSending', id, () => this.ledger.markChunkSending(receipt, chunk.index), {
             kind: 'chunk-sending',
             id,
             index: chunk.index,
@@ -169,11 +198,11 @@ export class Deliverer {
         });
         if (!result.ok) {
           if (result.notDelivered && !sender.serverIdempotency) {
-            this.write('markChunkUnsent', id, () => this.ledger.markChunkUnsent(receipt, chunk.index));
+            this.after('markChunkUnsent', id, () => this.ledger.markChunkUnsent(receipt, chunk.index));
           }
           // Lost with the connection: due again as soon as the platform is back, not after the backoff.
           const retryWhenConnected = result.retryable && !result.permanent && sender.canSend?.(target) === false;
-          this.write('markFailed', id, () =>
+          this.after('markFailed', id, () =>
             this.ledger.markFailed(receipt, {
               error: result.error,
               retryable: result.retryable,
@@ -187,18 +216,20 @@ export class Deliverer {
         chunksSent += 1;
         const delivered: SendFact = { kind: 'chunk-delivered', id, index: chunk.index, platformMessageId: result.platformMessageId };
         if (chunk === remaining.at(-1)) {
-          this.write('markDelivered', id, () => this.ledger.markDelivered(receipt, { index: chunk.index, platformMessageId: result.platformMessageId }), delivered, {
+          this.after('markDelivered', id, () => this.ledger.markDelivered(receipt, { index: chunk.index, platformMessageId: result.platformMessageId }), delivered, {
             kind: 'delivered',
             id,
           });
         } else {
-          this.write('markChunkDelivered', id, () => this.ledger.markChunkDelivered(receipt, chunk.index, result.platformMessageId), delivered);
+          this.after('markChunkDelivered', id, () => this.ledger.markChunkDelivered(receipt, chunk.index, result.platformMessageId), delivered);
         }
       }
-      if (remaining.length === 0) this.write('markDelivered', id, () => this.ledger.markDelivered(receipt), { kind: 'delivered', id });
+      if (remaining.length === 0) this.after('markDelivered', id, () => this.ledger.markDelivered(receipt), { kind: 'delivered', id });
       return { status: 'delivered', id, chunksSent, recorded: true };
     } finally {
-      this.done(id);
+      // The row is let go once what the send wrote is committed (the next group commit).
+      if (this.group) void this.group.flushed().then(() => this.done(id));
+      else this.done(id);
     }
   }
 
@@ -232,6 +263,34 @@ export class Deliverer {
     }
   }
 
+  /**
+   * A write about a send already made (delivered, failed, released): into the
+   * next group commit when there is a group, else now. On failure the facts it
+   * carried are kept to write back later.
+   */
+  private after(operation: string, id: string, call: () => unknown, ...facts: SendFact[]): void {
+    if (!this.group) {
+      this.write(operation, id, call, ...facts);
+      return;
+    }
+    this.group.later(call, (error) => {
+      this.monitor.failed(operation, id, error);
+      this.facts.push(...facts);
+    });
+  }
+
+  /** A write that must be durable before the send it precedes: in the group commit of this turn, awaited. */
+  private async beforeSend<T>(operation: string, id: string, call: () => T, ...facts: SendFact[]): Promise<T | undefined> {
+    if (!this.group) return this.write(operation, id, call, ...facts);
+    try {
+      return await this.group.durable(call);
+    } catch (error) {
+      this.monitor.failed(operation, id, error);
+      this.facts.push(...facts);
+      return undefined;
+    }
+  }
+
   /** A ledger write of a send; on failure the facts it carried are kept to write back later. */
   private write<T>(operation: string, id: string, call: () => T, ...facts: SendFact[]): T | undefined {
     const result = this.monitor.guard(operation, id, call);
@@ -250,6 +309,20 @@ export class Deliverer {
     if (this.facts.some((fact) => fact.id === id)) this.finishedWithFacts.add(id);
     else this.ledger.letGo(id);
   }
+}
+
+function recordInput(platform: string, reply: NewReply): RecordInput {
+  return {
+    obligationId: computeObligationId(reply.sessionKey, reply.messageRef, reply.content),
+    sessionKey: reply.sessionKey,
+    platform,
+    chatId: reply.chatId,
+    threadId: reply.threadId,
+    replyTo: reply.replyTo,
+    content: reply.content,
+    chunks: reply.chunks,
+    messageRef: reply.messageRef,
+  };
 }
 
 /** Chunks as the ledger would have stored them (same keys), for when it could not. */

@@ -7,6 +7,7 @@ import { silentLogger } from '../logger';
 import { DeliveryService } from './delivery-service';
 import { FOUR_PART_REPLY, FOUR_PART_REPLY_ID } from './fixtures/replies';
 import { wirePlatform } from './fixtures/wire-platform';
+import { waitUntil } from '../../../../test/support/wait';
 
 afterEach(removeTempDirs);
 
@@ -25,7 +26,7 @@ describe('the delivery service (the gateway’s seam for adapters)', () => {
 
     const platform = wirePlatform(join(dir, 'wire.jsonl'));
     service.registerPlatform(platform);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitUntil('the reply delivered', () => service.ledger.getDelivery(FOUR_PART_REPLY_ID)?.state === 'delivered');
     expect(platform.requests().map((request) => request.text)).toEqual(FOUR_PART_REPLY.chunks);
     expect(service.ledger.getDelivery(FOUR_PART_REPLY_ID)).toMatchObject({ state: 'delivered', attempts: 0 });
 

@@ -1,5 +1,6 @@
 import type { LedgerHealth, SweepReport } from '../../../shared/api';
 import type { Clock } from '../clock';
+import { CommitGroup } from '../db/commit-group';
 import type { Db } from '../db/database';
 import type { EventBus } from '../events';
 import { Ledger, type ClaimedObligation, type DeliverablePlatform, type LedgerPolicy, type ProcessProbe } from '../ledger';
@@ -23,6 +24,8 @@ export interface DeliveryServiceOptions {
    * ledger, so rows of instances that did not stop cleanly are taken over at once.
    */
   readonly exclusive?: boolean;
+  /** The gateway's group commit, shared with the session store (default: one of its own on `db`). */
+  readonly group?: CommitGroup;
 }
 
 /** A conversation's outbox being drained now. */
@@ -54,6 +57,7 @@ const LEDGER_RETRY_MS = 1_000;
 export class DeliveryService {
   readonly ledger: Ledger;
   readonly deliverer: Deliverer;
+  readonly group: CommitGroup;
   private readonly platforms = new Map<string, PlatformSender>();
   private readonly lanes = new Map<string, Lane>();
   private readonly laneTimers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
@@ -64,6 +68,7 @@ export class DeliveryService {
 
   private constructor(private readonly options: DeliveryServiceOptions) {
     const { bus, clock } = options;
+    this.group = options.group ?? new CommitGroup(options.db);
     this.ledger = new Ledger({
       db: options.db,
       clock,
@@ -76,6 +81,7 @@ export class DeliveryService {
       clock,
       logger: options.logger,
       onLedgerFailure: (health) => bus.emit({ type: 'ledger.health', health, at: clock.now() }),
+      group: this.group,
     });
   }
 
@@ -122,14 +128,21 @@ export class DeliveryService {
     };
   }
 
-  /** Records a reply durably, last in its conversation's outbox (see Deliverer.recordReply). */
-  record(platform: string, reply: NewReply): RecordedReply {
-    return this.deliverer.recordReply(platform, reply);
+  /**
+   * Records a reply durably, last in its conversation's outbox, in the next
+   * group commit — claimed in that same commit when it can go at once (see
+   * Deliverer.recordClaimed). Hand the result to sendRecorded with no await in
+   * between.
+   */
+  record(platform: string, reply: NewReply): Promise<RecordedReply> {
+    const sender = this.platforms.get(platform);
+    const deliverable = sender && !this.stopping ? this.deliverable().find((p) => p.name === platform) : undefined;
+    return this.deliverer.recordClaimed(platform, reply, deliverable);
   }
 
   /** Records a reply and sends it in its conversation's order. Never throws. */
   async deliverReply(platform: string, reply: NewReply): Promise<SendOutcome> {
-    return this.sendRecorded(this.record(platform, reply));
+    return this.sendRecorded(await this.record(platform, reply));
   }
 
   /**
@@ -144,10 +157,15 @@ export class DeliveryService {
       if (!sender) return { status: 'waiting', id: null };
       return this.deliverer.sendUnrecorded(recorded, sender);
     }
-    this.watched.set(id, false);
-    const end = await this.drain(recorded.reply.sessionKey);
-    const sentHere = this.watched.get(id) === true;
+    // Settles as soon as the drain has sent this reply, before its delivered mark is
+    // committed (the next group commit does that): the caller need not wait a commit.
+    const own = new Promise<DeliveryOutcome>((resolve) => this.watched.set(id, { taken: false, sent: resolve }));
+    const lane = this.drain(recorded.reply.sessionKey, recorded.claim ? [recorded.claim] : []);
+    const first = await Promise.race([own, lane]);
+    const sentHere = this.watched.get(id)?.taken === true;
     this.watched.delete(id);
+    if (typeof first !== 'string') return first;
+    const end = first;
     if (end === 'ledger-failed' && !sentHere && sender && !this.ledger.isHeld(id)) {
       // Recorded, but the ledger failed before this reply could be claimed: send it anyway.
       return this.deliverer.sendUnrecorded(recorded, sender);
@@ -208,13 +226,18 @@ export class DeliveryService {
     this.laneTimers.clear();
     const lanes = Promise.all([...this.lanes.values()].map((lane) => lane.done));
     await Promise.race([lanes, delay(deadlineMs)]);
+    this.group.flush();
     this.deliverer.flushFacts();
     this.stopped = true;
     this.deliverer.guard('stop', '-', () => this.ledger.stop());
   }
 
-  /** Replies sendRecorded waits for: whether a drain has taken them to the platform (a ledger failure must not send them twice). */
-  private readonly watched = new Map<string, boolean>();
+  /**
+   * Replies sendRecorded waits for: whether a drain has taken them to the
+   * platform (a ledger failure must not send them twice), and how to tell it
+   * that a send ended delivered.
+   */
+  private readonly watched = new Map<string, { taken: boolean; readonly sent: (outcome: DeliveryOutcome) => void }>();
 
   private async runLane(sessionKey: string, lane: Lane): Promise<LaneEnd> {
     try {
@@ -245,8 +268,13 @@ export class DeliveryService {
           this.ledger.letGo(claim.id);
           return 'idle';
         }
-        if (this.watched.has(claim.id)) this.watched.set(claim.id, true);
-        await this.deliverer.deliverClaimed(claim, sender, () => this.stopping);
+        const watcher = this.watched.get(claim.id);
+        if (watcher) watcher.taken = true;
+        const outcome = await this.deliverer.deliverClaimed(claim, sender, () => this.stopping);
+        // Delivered: the caller hears at once. Failed or stopped: once the row's state is committed (below, then sendRecorded reads it).
+        if (outcome.status === 'delivered') watcher?.sent(outcome);
+        // The next head is read once this send's writes are committed (its row let go).
+        if (this.group.pending > 0) await this.group.flushed();
       }
     } finally {
       if (this.lanes.get(sessionKey) === lane) this.lanes.delete(sessionKey);

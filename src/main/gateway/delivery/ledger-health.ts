@@ -27,18 +27,28 @@ export class LedgerHealthMonitor {
       this.healthy = true;
       return result;
     } catch (error) {
-      this.healthy = false;
-      this.failures += 1;
-      this.lastError = `${operation}: ${error instanceof Error ? error.message : String(error)}`;
-      this.lastFailureAt = this.clock.now();
-      this.logger.error('the delivery ledger failed; sending anyway', { operation, obligation: id, error });
-      try {
-        this.onFailure(this.health());
-      } catch (listenerError) {
-        this.logger.error('a ledger-health listener failed', { error: listenerError });
-      }
+      this.failed(operation, id, error);
       return undefined;
     }
+  }
+
+  /** Counts and logs a ledger call that failed outside `guard` (a group commit's). */
+  failed(operation: string, id: string, error: unknown): void {
+    this.healthy = false;
+    this.failures += 1;
+    this.lastError = `${operation}: ${error instanceof Error ? error.message : String(error)}`;
+    this.lastFailureAt = this.clock.now();
+    this.logger.error('the delivery ledger failed; sending anyway', { operation, obligation: id, error });
+    try {
+      this.onFailure(this.health());
+    } catch (listenerError) {
+      this.logger.error('a ledger-health listener failed', { error: listenerError });
+    }
+  }
+
+  /** A ledger call outside `guard` succeeded. */
+  succeeded(): void {
+    this.healthy = true;
   }
 
   health(): LedgerHealth {

@@ -27,8 +27,16 @@ export function registerInstance(db: Db, id: string, identity: ProcessIdentity, 
  * gateway can be running, so every instance not marked stopped died without
  * saying so. Their rows become claimable at once, with no lease to wait out.
  */
-export function takeOverInstances(db: Db, now: number): number {
-  return db.prepare('UPDATE ledger_instances SET stopped_at = ? WHERE stopped_at IS NULL').run(now).changes;
+export function takeOverInstances(db: Db, now: number, bootId: string | null): { readonly instances: number; readonly fromAnotherBoot: number } {
+  // An instance that died on another boot (or on a machine whose boot is unknown)
+  // may have died with the machine: its newest unfsynced commits may be lost.
+  const fromAnotherBoot = (
+    db.prepare('SELECT count(*) AS n FROM ledger_instances WHERE stopped_at IS NULL AND (boot_id IS NOT ? OR ? IS NULL)').get(bootId, bootId) as {
+      n: number;
+    }
+  ).n;
+  const instances = db.prepare('UPDATE ledger_instances SET stopped_at = ? WHERE stopped_at IS NULL').run(now).changes;
+  return { instances, fromAnotherBoot };
 }
 
 /**
@@ -56,11 +64,35 @@ export function declareDead(db: Db, id: string, now: number): void {
 }
 
 /**
- * Deletes instances stopped (or declared dead) before `before`. A row whose
- * owner record is gone counts as owned by a dead instance, which is what it was.
+ * Deletes instances stopped (or declared dead) before `before` that own no
+ * unsettled row: the sweep finds a dead owner's rows through its instance row.
  */
 export function pruneInstances(db: Db, before: number): number {
-  return db.prepare('DELETE FROM ledger_instances WHERE stopped_at IS NOT NULL AND stopped_at < ?').run(before).changes;
+  return db
+    .prepare(
+      `DELETE FROM ledger_instances WHERE stopped_at IS NOT NULL AND stopped_at < ? AND NOT EXISTS (
+         SELECT 1 FROM ledger_obligations INDEXED BY ledger_obligations_unsettled
+         WHERE state IN ('pending', 'attempting') AND owner_instance = ledger_instances.id)`,
+    )
+    .run(before).changes;
+}
+
+/** Every instance row: a handful (one per start, pruned after the retention period). */
+export function listInstances(db: Db): InstanceRecord[] {
+  return (db.prepare('SELECT * FROM ledger_instances').all() as InstanceRowSql[]).map(toRecord);
+}
+
+/** Owners of unsettled rows that have no instance row (dead, and pruned by an older Homing). */
+export function orphanOwners(db: Db): string[] {
+  return (
+    db
+      .prepare(
+        `SELECT DISTINCT owner_instance AS id FROM ledger_obligations INDEXED BY ledger_obligations_unsettled
+         WHERE state IN ('pending', 'attempting') AND owner_instance IS NOT NULL
+           AND owner_instance NOT IN (SELECT id FROM ledger_instances)`,
+      )
+      .all() as { id: string }[]
+  ).map((row) => row.id);
 }
 
 function toRecord(row: InstanceRowSql): InstanceRecord {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryRow } from '../../../shared/api';
-import { claim, IRC, ManualClock, openTestDb, removeTempDirs, reply, replyIn, sendAll, testLedger } from './fixtures/test-ledger';
+import { claim, IRC, MATRIX, ManualClock, openTestDb, removeTempDirs, reply, replyIn, sendAll, testLedger } from './fixtures/test-ledger';
 import { MAX_ERROR_CHARS } from './ledger';
 
 afterEach(removeTempDirs);
@@ -14,6 +14,50 @@ function setup() {
 }
 
 const RETRYABLE = { error: 'timeout', retryable: true, permanent: false } as const;
+
+describe('recording a reply already claimed (one commit before the send)', () => {
+  it('records the head of a conversation attempting, owned here, its first chunk on its way, and held', () => {
+    const { ledger, events } = setup();
+    const input = reply(1, 'irc', 2);
+    const recorded = ledger.recordClaimed(input, IRC);
+    expect(recorded.created).toBe(true);
+    expect(recorded.row).toMatchObject({ state: 'attempting', attempts: 0, chunksTotal: 2 });
+    expect(recorded.claim).toMatchObject({ id: input.obligationId, seq: 1, receipt: { owner: ledger.instanceId, fence: 1 }, sendingMarked: { index: 0, marker: false } });
+    expect(ledger.chunks(input.obligationId).map((chunk) => chunk.state)).toEqual(['sending', 'owed']);
+    expect(ledger.isHeld(input.obligationId)).toBe(true);
+    expect(events.map((row) => row.state)).toEqual(['attempting']);
+    // The receipt works like any claim's.
+    expect(ledger.markChunkDelivered(recorded.claim!.receipt, 0, 'pm-1')).toEqual({ ok: true });
+    expect(ledger.markChunkSending(recorded.claim!.receipt, 1)).toEqual({ ok: true, marker: false });
+    expect(ledger.markDelivered(recorded.claim!.receipt, { index: 1, platformMessageId: 'pm-2' })).toEqual({ ok: true });
+    expect(ledger.getDelivery(input.obligationId)).toMatchObject({ state: 'delivered', chunksDelivered: 2 });
+  });
+
+  it('leaves a reply pending behind an earlier owed one, when its platform cannot send, and when it was recorded before', () => {
+    const { ledger } = setup();
+    ledger.recordObligation(replyIn('chat', 1));
+    const behind = ledger.recordClaimed(replyIn('chat', 2), IRC);
+    expect(behind).toMatchObject({ created: true, row: { state: 'pending' } });
+    expect(behind.claim).toBeUndefined();
+
+    const away = ledger.recordClaimed(reply(3), { ...IRC, canSend: () => false });
+    expect(away.row.state).toBe('pending');
+    expect(away.claim).toBeUndefined();
+
+    const first = ledger.recordClaimed(reply(4), IRC);
+    sendAll(ledger, first.claim!);
+    const again = ledger.recordClaimed(reply(4), IRC);
+    expect(again).toMatchObject({ created: false, row: { state: 'delivered' } });
+    expect(again.claim).toBeUndefined();
+  });
+
+  it('marks no chunk on its way for a platform that deduplicates resends', () => {
+    const { ledger } = setup();
+    const recorded = ledger.recordClaimed(reply(1, 'matrix'), MATRIX);
+    expect(recorded.claim?.sendingMarked).toBeUndefined();
+    expect(ledger.chunks(reply(1, 'matrix').obligationId)[0]!.state).toBe('owed');
+  });
+});
 
 describe('the delivery state machine', () => {
   it('goes pending → attempting → delivered, counting chunks, with an event at every change; a claim spends no attempt', () => {
@@ -194,7 +238,7 @@ describe('the delivery state machine', () => {
     expect(first.deliveries).toHaveLength(50);
     expect(first.hasMore).toBe(true);
     expect(first.deliveries[0]!.id).toBe(reply(159).obligationId);
-    expect(ledger.listDeliveries({ page: 2 }).deliveries).toHaveLength(10);
+    expect(ledger.listDeliveries({ cursor: first.nextCursor! })).toMatchObject({ page: 2, hasMore: false, nextCursor: null, deliveries: { length: 10 } });
     expect(ledger.listDeliveries({ state: 'delivered' }).deliveries.map((row) => row.id)).toEqual([reply(100).obligationId]);
     expect(Object.keys(first.deliveries[0]!)).toEqual(
       expect.arrayContaining(['id', 'state', 'platform', 'chatId', 'threadId', 'sessionKey', 'attempts', 'chunksDelivered', 'chunksTotal', 'lastError', 'createdAt', 'updatedAt']),

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DeliveryPage, DeliveryRow, DeliveryState, GatewayOverview } from '../../../shared/api';
 import type { Clock } from '../clock';
-import { cachedStatement, type Db } from '../db/database';
+import { cachedStatement, durably, transact, type Db } from '../db/database';
 import { changeNotifier, type LedgerContext } from './context';
 import { heartbeat, loadInstance, registerInstance, stopInstance, takeOverInstances } from './instances';
 import { judgeOwner } from './liveness';
@@ -148,6 +148,14 @@ export class Ledger {
    * deliverer does once everything it sent is written.
    */
   private readonly held = new Set<string>();
+  /**
+   * What an exclusive register found: instances that had not stopped cleanly,
+   * and how many of them ran on another boot of this machine (or an unknown
+   * one) — those may have died with the machine, taking commits made since the
+   * last fsync with them (recovery then reads every recent transcript).
+   */
+  tookOver: { readonly instances: number; readonly fromAnotherBoot: number } = { instances: 0, fromAnotherBoot: 0 };
+  private sweptOnce = false;
 
   constructor(private readonly options: LedgerOptions) {
     this.policy = { ...DEFAULT_POLICY, ...options.policy };
@@ -179,7 +187,7 @@ export class Ledger {
     const now = this.ctx.clock.now();
     this.ctx.db
       .transaction(() => {
-        if (options.exclusive) takeOverInstances(this.ctx.db, now);
+        if (options.exclusive) this.tookOver = takeOverInstances(this.ctx.db, now, this.probe.bootId());
         registerInstance(this.ctx.db, this.currentId, this.probe.self(), now);
       })
       .immediate();
@@ -204,7 +212,8 @@ export class Ledger {
   /** A clean stop: rows this instance still owns are recoverable at once. */
   stop(): void {
     if (!this.registered) return;
-    stopInstance(this.ctx.db, this.currentId, this.ctx.clock.now());
+    // Fsynced, and with it every commit before it: after a clean stop, a power cut costs nothing.
+    durably(this.ctx.db, () => stopInstance(this.ctx.db, this.currentId, this.ctx.clock.now()));
     this.registered = false;
   }
 
@@ -230,8 +239,7 @@ export class Ledger {
       `INSERT INTO ledger_chunks (obligation_id, chunk_index, text, state, idempotency_key, updated_at)
        VALUES (?, ?, ?, 'owed', ?, ?)`,
     );
-    const created = db
-      .transaction(() => {
+    const created = durably(db, () => {
         const inserted =
           cachedStatement(
             db,
@@ -240,7 +248,7 @@ export class Ledger {
                 created_at, updated_at, chunk_count, owed_since_awake, message_ref, seq)
              VALUES (@id, @sessionKey, @platform, @chatId, @threadId, @replyTo, @content, 'pending', @me,
                      @now, @now, @chunks, ${AWAKE_NOW}, @messageRef,
-                     COALESCE((SELECT max(seq) FROM ledger_obligations WHERE session_key = @sessionKey), 0) + 1)
+                     COALESCE((SELECT max(seq) FROM ledger_obligations INDEXED BY ledger_obligations_seq WHERE session_key = @sessionKey AND seq > 0), 0) + 1)
              ON CONFLICT (id) DO NOTHING`,
           ).run({
             id: input.obligationId,
@@ -259,12 +267,81 @@ export class Ledger {
           chunks.forEach((text, index) => insertChunk.run(input.obligationId, index, text, computeChunkKey(input.obligationId, index), now));
         }
         return inserted;
-      })
-      .immediate();
+    });
     const row = loadObligation(db, input.obligationId);
     if (!row) throw new Error(`obligation ${input.obligationId} vanished right after it was recorded`);
     if (created) this.ctx.changed(input.obligationId, row);
     return { created, row: toDeliveryRow(row) };
+  }
+
+  /**
+   * Records a reply and, when it can go now — its platform takes sends to that
+   * chat, and no earlier reply of its conversation is still owed — records it
+   * already claimed (attempting, owned by this instance, fence 1) with its first
+   * chunk already on its way, in one fsynced commit: the one durable write a
+   * reply needs before it is sent. Safe because the caller sends it with no
+   * await in between (nothing else of this process can take it meanwhile; no
+   * other process can, since this instance owns it and lives). Otherwise, or if
+   * the reply was recorded before, it is what recordObligation does.
+   *
+   * In the state machine (transitions.ts) this is `record` followed by `claim`
+   * and the first chunk's `send`, taken in one step: the row is never seen
+   * pending.
+   */
+  recordClaimed(input: RecordInput, platform: DeliverablePlatform | undefined): RecordResult & { readonly claim?: ClaimedObligation } {
+    const { db } = this.ctx;
+    if (!platform || !(platform.canSend?.({ chatId: input.chatId, threadId: input.threadId }) ?? true)) return this.recordObligation(input);
+    return durably(db, () => {
+      const earlierOwed = cachedStatement(db, `SELECT 1 FROM ledger_obligations INDEXED BY ledger_obligations_lane WHERE session_key = ? AND ${OWED} LIMIT 1`).get(
+        input.sessionKey,
+      );
+      if (earlierOwed || this.held.has(input.obligationId)) return this.recordObligation(input);
+      const now = this.ctx.clock.now();
+      const texts = input.chunks.length > 0 ? input.chunks : [input.content];
+      const row = cachedStatement(
+        db,
+        `INSERT INTO ledger_obligations
+           (id, session_key, platform, chat_id, thread_id, reply_to, content, state, owner_instance, fence, last_attempt_at,
+            created_at, updated_at, chunk_count, owed_since_awake, message_ref, seq)
+         VALUES (@id, @sessionKey, @platform, @chatId, @threadId, @replyTo, @content, 'attempting', @me, 1, @now,
+                 @now, @now, @chunks, ${AWAKE_NOW}, @messageRef,
+                 COALESCE((SELECT max(seq) FROM ledger_obligations INDEXED BY ledger_obligations_seq WHERE session_key = @sessionKey AND seq > 0), 0) + 1)
+         ON CONFLICT (id) DO NOTHING
+         RETURNING *`,
+      ).get({
+        id: input.obligationId,
+        sessionKey: input.sessionKey,
+        platform: input.platform,
+        chatId: input.chatId,
+        threadId: input.threadId,
+        replyTo: input.replyTo,
+        content: input.content,
+        me: this.currentId,
+        now,
+        chunks: texts.length,
+        messageRef: input.messageRef ?? null,
+      }) as ObligationSql | undefined;
+      if (!row) return this.recordObligation(input); // recorded before: found, changed nothing
+      const marked = !platform.serverIdempotency;
+      const insertChunk = cachedStatement(
+        db,
+        `INSERT INTO ledger_chunks (obligation_id, chunk_index, text, state, idempotency_key, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      );
+      const chunks: Chunk[] = texts.map((text, index) => {
+        const state = marked && index === 0 ? 'sending' : 'owed';
+        const idempotencyKey = computeChunkKey(input.obligationId, index);
+        insertChunk.run(input.obligationId, index, text, state, idempotencyKey, now);
+        return { index, text, state, platformMessageId: null, idempotencyKey, mayHaveArrived: false };
+      });
+      this.held.add(input.obligationId);
+      this.ctx.changed(input.obligationId, row);
+      const claim = describeClaim(row, chunks, new Map([[platform.name, platform]]));
+      return {
+        created: true,
+        row: toDeliveryRow(row),
+        claim: marked ? { ...claim, sendingMarked: { index: 0, marker: false } } : claim,
+      };
+    });
   }
 
   /**
@@ -322,7 +399,8 @@ export class Ledger {
    * receipt no longer holds or the user discarded the row: stop sending.
    */
   markChunkSending(receipt: Receipt, chunkIndex: number): SendingResult {
-    const row = this.chunkWrite('send', receipt, chunkIndex, {});
+    // Fsynced: after a power cut the chunk must still say it may have arrived.
+    const row = durably(this.ctx.db, () => this.chunkWrite('send', receipt, chunkIndex, {}));
     return row ? { ok: true, marker: row.may_have_arrived === 1 } : { ok: false, reason: 'stale' };
   }
 
@@ -334,13 +412,11 @@ export class Ledger {
   /** The platform confirmed the chunk: it is never sent again. */
   markChunkDelivered(receipt: Receipt, chunkIndex: number, platformMessageId: string): WriteResult {
     const { db } = this.ctx;
-    const done = db
-      .transaction(() => {
-        const row = this.chunkWrite('deliver', receipt, chunkIndex, { messageId: platformMessageId });
-        if (row) this.countDelivered(receipt.id);
-        return row !== undefined;
-      })
-      .immediate();
+    const done = transact(db, () => {
+      const row = this.chunkWrite('deliver', receipt, chunkIndex, { messageId: platformMessageId });
+      if (row) this.countDelivered(receipt.id);
+      return row !== undefined;
+    });
     if (!done) return { ok: false, reason: 'stale' };
     this.ctx.changed(receipt.id);
     return { ok: true };
@@ -354,21 +430,26 @@ export class Ledger {
   markDelivered(receipt: Receipt, last?: { readonly index: number; readonly platformMessageId: string }): WriteResult {
     const { db } = this.ctx;
     const now = this.ctx.clock.now();
-    const done = db
-      .transaction(() => {
-        if (last) this.chunkWrite('deliver', receipt, last.index, { messageId: last.platformMessageId });
-        const changes = this.obligationWrite('deliver', { id: receipt.id, owner: receipt.owner, fence: receipt.fence });
-        if (changes === 1) {
-          cachedStatement(db, `UPDATE ledger_chunks SET state = 'delivered', updated_at = ? WHERE obligation_id = ? AND state != 'delivered'`).run(
-            now,
-            receipt.id,
-          );
-        }
-        return changes === 1;
-      })
-      .immediate();
-    if (!done) return { ok: false, reason: 'stale' };
-    this.ctx.changed(receipt.id);
+    const row = transact(db, () => {
+      if (last) this.chunkWrite('deliver', receipt, last.index, { messageId: last.platformMessageId });
+      const delivered = cachedStatement(db, `${obligationSql('deliver')} RETURNING *`).get({
+        now,
+        me: this.currentId,
+        id: receipt.id,
+        owner: receipt.owner,
+        fence: receipt.fence,
+      }) as ObligationSql | undefined;
+      // A one-chunk reply's chunk was just marked: nothing left to mark.
+      if (delivered && !(last && delivered.chunk_count === 1)) {
+        cachedStatement(db, `UPDATE ledger_chunks SET state = 'delivered', updated_at = ? WHERE obligation_id = ? AND state != 'delivered'`).run(
+          now,
+          receipt.id,
+        );
+      }
+      return delivered;
+    });
+    if (!row) return { ok: false, reason: 'stale' };
+    this.ctx.changed(receipt.id, row);
     return { ok: true };
   }
 
@@ -469,7 +550,8 @@ export class Ledger {
   }
 
   sweepRecoverable(params: SweepParams): SweepOutcome {
-    const outcome = sweepRecoverable(this.ctx, params);
+    const outcome = sweepRecoverable(this.ctx, { checkOrphans: !this.sweptOnce, ...params });
+    this.sweptOnce = true;
     for (const claim of outcome.claimed) this.held.add(claim.id);
     return outcome;
   }

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { migrate } from '../db/database';
 import { homingMigrations } from '../db/migrations';
 import { ledgerMigrations } from './migrations';
-import { openTestDb, removeTempDirs, tempDir } from './fixtures/test-ledger';
+import { claim, ManualClock, openTestDb, removeTempDirs, reply, tempDir, testLedger } from './fixtures/test-ledger';
 import { join } from 'node:path';
 
 afterEach(removeTempDirs);
@@ -34,10 +34,36 @@ describe('ledger migrations', () => {
     db.close();
   });
 
-  it('open homing.db in WAL mode with synchronous = FULL (a recorded obligation survives power loss)', () => {
+  it('commit at synchronous = FULL what must survive a power cut before Homing acts on it, the rest at NORMAL', () => {
     const db = openTestDb();
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    // Every transaction's level as the ledger's verbs open them (db/database.ts transact).
+    const levels: number[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      const statement = prepare(sql);
+      if (sql === 'BEGIN IMMEDIATE') {
+        const run = statement.run.bind(statement);
+        statement.run = ((...args: unknown[]) => {
+          levels.push(db.pragma('synchronous', { simple: true }) as number);
+          return run(...args);
+        }) as typeof statement.run;
+      }
+      return statement;
+    }) as typeof db.prepare;
+    const clock = new ManualClock();
+    const ledger = testLedger(db, clock);
+    const levelOf = (call: () => unknown): number => {
+      levels.length = 0;
+      call();
+      return levels[0]!;
+    };
+    expect(levelOf(() => ledger.recordObligation(reply(1)))).toBe(2); // recorded before it is sent
+    const held = claim(ledger, reply(1).obligationId);
+    expect(levelOf(() => ledger.markChunkSending(held.receipt, 0))).toBe(2); // "on its way" before it goes
+    expect(levelOf(() => ledger.markDelivered(held.receipt, { index: 0, platformMessageId: 'm' }))).toBe(1); // after the fact
+    ledger.recordObligation(reply(2));
+    expect(levelOf(() => ledger.discardDelivery(reply(2).obligationId))).toBe(2); // the user's decision
     db.close();
   });
 

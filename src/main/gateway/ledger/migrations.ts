@@ -135,4 +135,39 @@ export const ledgerMigrations: readonly Migration[] = [
       db.exec(`CREATE INDEX ledger_obligations_message ON ledger_obligations (session_key, message_ref)`);
     },
   },
+  {
+    // Keyset pagination of the Deliveries list (operator-actions.ts): a page is
+    // read by seeking past the last row's (created_at, id), newest first, one
+    // seek per state of the tab. The listing indexes of ledger-002 end at
+    // created_at; the seek and the id tie-break need the id in the index. These
+    // carry it and replace them, so a write keeps as many indexes as before.
+    id: 'ledger-006-list-keyset',
+    up(db) {
+      db.exec('DROP INDEX ledger_obligations_created');
+      db.exec('DROP INDEX ledger_obligations_state_created');
+      db.exec('CREATE INDEX ledger_obligations_list ON ledger_obligations (state, created_at, id)');
+      db.exec('CREATE INDEX ledger_obligations_platform_list ON ledger_obligations (platform, state, created_at, id)');
+    },
+  },
+  {
+    // The number of owed rows (states.ts OWED, repeated verbatim), kept by
+    // triggers in the same transaction as every change, so the sweep and every
+    // view read one row instead of counting every owed row (100 000 rows being
+    // sent took the sweep ~8 ms).
+    id: 'ledger-007-owed-count',
+    up(db) {
+      const owed = (row: string) =>
+        `(${row}.state IN ('pending', 'attempting') OR (${row}.state = 'failed' AND ${row}.next_attempt_at IS NOT NULL))`;
+      db.exec(`INSERT INTO ledger_meta (key, value)
+               VALUES ('owed_count', (SELECT count(*) FROM ledger_obligations WHERE ${owed('ledger_obligations')}))
+               ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+      db.exec(`CREATE TRIGGER ledger_owed_insert AFTER INSERT ON ledger_obligations WHEN ${owed('NEW')}
+               BEGIN UPDATE ledger_meta SET value = value + 1 WHERE key = 'owed_count'; END`);
+      db.exec(`CREATE TRIGGER ledger_owed_delete AFTER DELETE ON ledger_obligations WHEN ${owed('OLD')}
+               BEGIN UPDATE ledger_meta SET value = value - 1 WHERE key = 'owed_count'; END`);
+      db.exec(`CREATE TRIGGER ledger_owed_update AFTER UPDATE OF state, next_attempt_at ON ledger_obligations
+               WHEN ${owed('OLD')} != ${owed('NEW')}
+               BEGIN UPDATE ledger_meta SET value = value + CASE WHEN ${owed('NEW')} THEN 1 ELSE -1 END WHERE key = 'owed_count'; END`);
+    },
+  },
 ];

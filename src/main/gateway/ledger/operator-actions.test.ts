@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { claim, ManualClock, openTestDb, removeTempDirs, reply, sendAll, testLedger } from './fixtures/test-ledger';
+import { DELIVERY_STATES, type DeliveryFilter, type DeliveryRow } from '../../../shared/api';
+import type { Ledger } from './ledger';
+import { BadCursorError, FILTER_STATES, PAGE_SIZE } from './operator-actions';
 import { PREVIEW_CHARS } from './rows';
 
 afterEach(removeTempDirs);
@@ -39,9 +42,12 @@ describe("the window's delivery queries", () => {
     db.transaction(() => {
       for (let n = 0; n < 10_000; n++) ledger.recordObligation(reply(10_000 + n));
     })();
-    const last = ledger.listDeliveries({ filter: 'owed', page: 200 });
-    expect(last).toMatchObject({ total: 10_000, page: 200, hasMore: false });
-    expect(last.deliveries).toHaveLength(50);
+    let page = ledger.listDeliveries({ filter: 'owed' });
+    for (let walked = 1; walked < 200; walked++) page = ledger.listDeliveries({ filter: 'owed', cursor: page.nextCursor! });
+    expect(page).toMatchObject({ total: 10_000, page: 200, hasMore: false, nextCursor: null });
+    expect(page.deliveries).toHaveLength(50);
+    // The old way still answers, for old callers.
+    expect(ledger.listDeliveries({ filter: 'owed', page: 200 }).deliveries.map((row) => row.id)).toEqual(page.deliveries.map((row) => row.id));
   });
 
   it('carries a one-line preview of at most 120 characters, and the whole text on request', () => {
@@ -93,3 +99,141 @@ describe("the window's delivery queries", () => {
     expect(ledger.getDelivery(id)).toMatchObject({ state: 'pending', attempts: 0 });
   });
 });
+
+/** Row `n` recorded and taken to one of six ends, so every tab and every state has rows. */
+function recordInState(ledger: Ledger, n: number, platform: string): string {
+  const id = ledger.recordObligation(reply(n, platform)).row.id;
+  const on = [{ name: platform, serverIdempotency: false }];
+  switch (n % 6) {
+    case 0:
+      return id; // pending
+    case 1:
+      sendAll(ledger, claim(ledger, id, on));
+      return id;
+    case 2:
+      ledger.markFailed(claim(ledger, id, on).receipt, { error: 'connection reset', retryable: true, permanent: false });
+      ledger.letGo(id);
+      return id;
+    case 3:
+      ledger.markFailed(claim(ledger, id, on).receipt, { error: 'no such nick', retryable: false, permanent: true });
+      ledger.letGo(id);
+      return id;
+    case 4:
+      ledger.discardDelivery(id);
+      return id;
+    default:
+      claim(ledger, id, on); // attempting, held
+      return id;
+  }
+}
+
+/** Every page of a query, following nextCursor; `between` runs after each page is read. */
+function walk(ledger: Ledger, query: Parameters<Ledger['listDeliveries']>[0], between: () => void = () => {}): DeliveryRow[][] {
+  const pages = [ledger.listDeliveries(query)];
+  between();
+  while (pages.at(-1)!.nextCursor) {
+    pages.push(ledger.listDeliveries({ ...query, cursor: pages.at(-1)!.nextCursor! }));
+    between();
+  }
+  pages.forEach((page, index) => expect(page.page).toBe(index + 1));
+  return pages.map((page) => [...page.deliveries]);
+}
+
+const newestFirst = (a: DeliveryRow, b: DeliveryRow) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+describe('keyset pages of the Deliveries list', () => {
+  const QUERIES: { filter?: DeliveryFilter; platform?: string }[] = [
+    {},
+    { filter: 'owed' },
+    { filter: 'abandoned' },
+    { filter: 'delivered' },
+    { platform: 'irc' },
+    { filter: 'owed', platform: 'irc' },
+    { filter: 'abandoned', platform: 'local' },
+    { filter: 'delivered', platform: 'irc' },
+  ];
+
+  it.each(QUERIES)('chain without gaps or repeats under ties in created_at, while rows are recorded between reads (%o)', (query) => {
+    const { ledger, clock, db } = setup();
+    let n = 0;
+    // Seven rows per millisecond: a page boundary falls inside a tie.
+    const record = () => {
+      if (n % 7 === 0) clock.advance(1);
+      return recordInState(ledger, 1_000 + n++, n % 3 === 0 ? 'local' : 'irc');
+    };
+    db.transaction(() => {
+      for (let i = 0; i < 6 * PAGE_SIZE + 11; i++) record();
+    })();
+    const before = walk(ledger, query).flat();
+    expect(before.length).toBeGreaterThan(PAGE_SIZE);
+
+    // Rows recorded meanwhile are newer than every cursor handed out: the walk neither repeats nor skips.
+    const seen = walk(ledger, query, () => record()).flat();
+    const ids = seen.map((row) => row.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(before.map((row) => row.id));
+    expect([...seen].sort(newestFirst)).toEqual(seen);
+    // Every page but the last is full, and the total counts the same rows.
+    expect(ledger.listDeliveries(query).total).toBe(walk(ledger, query).flat().length);
+    expectNoSortOrScan(db.name, query);
+  });
+
+  it('a tab lists the same rows whichever way it is read: its state list covers its expression and no more', () => {
+    const { ledger, db } = setup();
+    db.transaction(() => {
+      for (let n = 0; n < 120; n++) recordInState(ledger, 5_000 + n, 'irc');
+    })();
+    const all = walk(ledger, {}).flat();
+    expect(all).toHaveLength(120);
+    for (const filter of ['owed', 'abandoned', 'delivered'] as const) {
+      const rows = walk(ledger, { filter }).flat();
+      const states = new Set(rows.map((row) => row.state));
+      expect([...states].every((state) => FILTER_STATES[filter].includes(state))).toBe(true);
+      // Each listed state has at least one row of the tab: no seek through a state that never matches.
+      expect(FILTER_STATES[filter].every((state) => states.has(state))).toBe(true);
+    }
+    expect(walk(ledger, { filter: 'owed' }).flat().length).toBe(ledger.owedCount());
+    for (const state of DELIVERY_STATES) {
+      expect(walk(ledger, { state }).flat().map((row) => row.id)).toEqual(all.filter((row) => row.state === state).map((row) => row.id));
+    }
+  });
+
+  it('refuses a cursor it did not make, and a cursor with a page', () => {
+    const { ledger } = setup();
+    for (let n = 0; n < 60; n++) ledger.recordObligation(reply(7_000 + n));
+    const next = ledger.listDeliveries().nextCursor!;
+    expect(() => ledger.listDeliveries({ cursor: 'not-a-cursor' })).toThrow(BadCursorError);
+    expect(() => ledger.listDeliveries({ cursor: next.slice(0, -3) })).toThrow(BadCursorError);
+    expect(() => ledger.listDeliveries({ cursor: next, page: 2 })).toThrow(BadCursorError);
+    expect(ledger.listDeliveries({ cursor: next })).toMatchObject({ page: 2, hasMore: false, nextCursor: null });
+  });
+});
+
+/** The query plan of a later page: index seeks only, no temp B-tree sort and no full scan. */
+function expectNoSortOrScan(file: string, query: { filter?: DeliveryFilter; platform?: string }): void {
+  // A connection of its own, so the list prepares its statements afresh and they can be captured.
+  const db = openTestDb(file);
+  const ledger = testLedger(db, new ManualClock());
+  const plans: string[] = [];
+  const prepare = db.prepare.bind(db);
+  (db as { prepare: unknown }).prepare = (sql: string) => {
+    plans.push(sql);
+    return prepare(sql);
+  };
+  try {
+    const next = ledger.listDeliveries(query).nextCursor;
+    expect(next).not.toBeNull();
+    ledger.listDeliveries({ ...query, cursor: next! });
+  } finally {
+    (db as { prepare: unknown }).prepare = prepare;
+  }
+  // The first page, the count and the page after a cursor.
+  expect(plans).toHaveLength(3);
+  for (const sql of plans) {
+    const args = (sql.match(/\?/g) ?? []).map(() => 0);
+    const details = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((row) => row.detail);
+    expect(details.join('\n'), sql).not.toMatch(/TEMP B-TREE|^SCAN/m);
+    expect(details.join('\n')).toMatch(/SEARCH ledger_obligations USING (COVERING )?INDEX ledger_obligations_(platform_)?list/);
+  }
+  db.close();
+}

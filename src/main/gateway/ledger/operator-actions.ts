@@ -1,6 +1,7 @@
-import type { DeliveryFilter, DeliveryPage, DeliveryRow, DeliveryState } from '../../../shared/api';
+import { DELIVERY_STATES, type DeliveryFilter, type DeliveryPage, type DeliveryRow, type DeliveryState } from '../../../shared/api';
+import { decodeCursor, encodeCursor } from '../../../shared/page-cursor';
 import type { LedgerContext } from './context';
-import { cachedStatement } from '../db/database';
+import { cachedStatement, durably } from '../db/database';
 import { loadObligation, toDeliveryRow, type ObligationSql } from './rows';
 import { GIVEN_UP, OWED } from './states';
 import { obligationSql } from './transitions';
@@ -19,6 +20,9 @@ export interface DeliveryQuery {
   /** A tab of the window: owed, abandoned or delivered (combined with `state` if both are given). */
   readonly filter?: DeliveryFilter;
   readonly platform?: string;
+  /** A page's `nextCursor`: the page after it, read by an index seek. */
+  readonly cursor?: string;
+  /** For old callers: page N by OFFSET, which reads and skips every row before it. Not with `cursor`. */
   readonly page?: number;
 }
 
@@ -29,36 +33,67 @@ const FILTERS: Record<DeliveryFilter, string> = {
   delivered: `state = 'delivered'`,
 };
 
+/**
+ * The states a tab's rows can be in. A page is a merge of one index seek per
+ * state on (state, created_at, id) — or (platform, state, created_at, id) —
+ * each already in list order, so no query sorts the tab or skips rows to reach
+ * a page. A state listed here that the tab's expression never matches would be
+ * a seek that reads and drops every row of that state (delivered, in millions):
+ * the test checks each list against its expression.
+ */
+export const FILTER_STATES: Record<DeliveryFilter, readonly DeliveryState[]> = {
+  owed: ['pending', 'attempting', 'failed'],
+  abandoned: ['abandoned', 'failed'],
+  delivered: ['delivered'],
+};
+
+/** A cursor the caller made up or mangled; the API refuses it before it gets here (bad-request). */
+export class BadCursorError extends Error {
+  override readonly name = 'BadCursorError';
+}
+
 /** True while a live sender (this process, or a live instance elsewhere) holds the row. */
 export type SenderAlive = (row: ObligationSql) => boolean;
 
-/** Newest first, optionally of one state, one tab and one platform; pages count from 1. */
+/** Newest first (created_at, then id, both descending), optionally of one state, one tab and one platform. */
 export function listDeliveries(ctx: LedgerContext, query: DeliveryQuery = {}): DeliveryPage {
-  const page = query.page ?? 1;
-  const offset = (page - 1) * PAGE_SIZE;
-  const where: string[] = [];
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  if (query.cursor !== undefined && !after) throw new BadCursorError('not a cursor from a previous page of deliveries');
+  if (after && query.page !== undefined) throw new BadCursorError('give a cursor or a page, not both');
+  const page = after?.page ?? query.page ?? 1;
+  const states = (query.filter ? FILTER_STATES[query.filter] : DELIVERY_STATES).filter((state) => !query.state || state === query.state);
+  if (states.length === 0) return { deliveries: [], page, pageSize: PAGE_SIZE, hasMore: false, nextCursor: null, total: 0 };
+  const terms: string[] = [];
   const args: (string | number)[] = [];
-  if (query.state) {
-    where.push('state = ?');
-    args.push(query.state);
-  }
-  if (query.filter) where.push(FILTERS[query.filter]);
+  if (query.filter) terms.push(`(${FILTERS[query.filter]})`);
   if (query.platform) {
-    where.push('platform = ?');
+    terms.push('platform = ?');
     args.push(query.platform);
   }
-  const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-  // One row more than a page tells whether another page exists; the count runs
-  // on the (state, created_at) index, and the window needs it to size its list.
-  const rows = ctx.db
-    .prepare(`SELECT * FROM ledger_obligations ${clause} ORDER BY created_at DESC, id LIMIT ? OFFSET ?`)
-    .all(...args, PAGE_SIZE + 1, offset) as ObligationSql[];
-  const { n } = ctx.db.prepare(`SELECT count(*) AS n FROM ledger_obligations ${clause}`).get(...args) as { n: number };
+  // A row value compared as a whole: the seek is one range of the index.
+  const seek = after ? ['(created_at, id) < (?, ?)'] : [];
+  const seekArgs = after ? [after.at, after.id] : [];
+  const branch = ['state = ?', ...terms, ...seek].join(' AND ');
+  // One row more than a page tells whether another page exists.
+  const rows = cachedStatement(
+    ctx.db,
+    `${states.map(() => `SELECT * FROM ledger_obligations WHERE ${branch}`).join(' UNION ALL ')}
+     ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+  ).all(...states.flatMap((state) => [state, ...args, ...seekArgs]), PAGE_SIZE + 1, after ? 0 : (page - 1) * PAGE_SIZE) as ObligationSql[];
+  // The count runs on the same indexes; the window needs it to size its list.
+  const { n } = cachedStatement(
+    ctx.db,
+    `SELECT count(*) AS n FROM ledger_obligations WHERE ${[`state IN (${states.map(() => '?').join(', ')})`, ...terms].join(' AND ')}`,
+  ).get(...states, ...args) as { n: number };
+  const shown = rows.slice(0, PAGE_SIZE);
+  const last = shown.at(-1);
+  const hasMore = rows.length > PAGE_SIZE && last !== undefined;
   return {
-    deliveries: rows.slice(0, PAGE_SIZE).map(toDeliveryRow),
+    deliveries: shown.map(toDeliveryRow),
     page,
     pageSize: PAGE_SIZE,
-    hasMore: rows.length > PAGE_SIZE,
+    hasMore,
+    nextCursor: hasMore ? encodeCursor({ at: last.created_at, id: last.id, page: page + 1 }) : null,
     total: n,
   };
 }
@@ -95,7 +130,8 @@ export function retryDelivery(ctx: LedgerContext, id: string, senderAlive: Sende
     // Retried now it would go out beside a later reply of its conversation, their parts interleaved.
     return { ok: false, reason: 'conflict', message: `a later reply of this conversation is being sent right now; retry ${id} once it is done` };
   }
-  const changes = cachedStatement(ctx.db, obligationSql('retry')).run(retryParams(ctx, row)).changes;
+  // The user's decisions are fsynced: a power cut must not undo them.
+  const changes = durably(ctx.db, () => cachedStatement(ctx.db, obligationSql('retry')).run(retryParams(ctx, row)).changes);
   return settle(ctx, id, changes, (state) => `delivery ${id} changed meanwhile (now ${state}); try again`);
 }
 
@@ -106,20 +142,18 @@ export function retryDelivery(ctx: LedgerContext, id: string, senderAlive: Sende
  * A row a live sender still holds is left alone.
  */
 export function retryPlatform(ctx: LedgerContext, platform: string, senderAlive: SenderAlive): number {
-  const ids = ctx.db
-    .transaction(() => {
-      const found = ctx.db
-        .prepare(
-          `SELECT * FROM ledger_obligations
-           WHERE platform = ? AND (state = 'failed' OR (state = 'abandoned' AND abandon_reason IS NOT '${DISCARDED}'))`,
-        )
-        .all(platform) as ObligationSql[];
-      const retry = cachedStatement(ctx.db, obligationSql('retry'));
-      return found
-        .filter((row) => !senderAlive(row) && !laterInFlight(ctx, row) && retry.run(retryParams(ctx, row)).changes === 1)
-        .map(({ id }) => id);
-    })
-    .immediate();
+  const ids = durably(ctx.db, () => {
+    const found = ctx.db
+      .prepare(
+        `SELECT * FROM ledger_obligations
+         WHERE platform = ? AND (state = 'failed' OR (state = 'abandoned' AND abandon_reason IS NOT '${DISCARDED}'))`,
+      )
+      .all(platform) as ObligationSql[];
+    const retry = cachedStatement(ctx.db, obligationSql('retry'));
+    return found
+      .filter((row) => !senderAlive(row) && !laterInFlight(ctx, row) && retry.run(retryParams(ctx, row)).changes === 1)
+      .map(({ id }) => id);
+  });
   for (const id of ids) ctx.changed(id);
   return ids.length;
 }
@@ -130,7 +164,10 @@ export function retryPlatform(ctx: LedgerContext, platform: string, senderAlive:
  * that it arrived), then finds the row discarded and stops.
  */
 export function discardDelivery(ctx: LedgerContext, id: string): ActionResult {
-  const changes = cachedStatement(ctx.db, obligationSql('discard')).run({ id, now: ctx.clock.now(), reason: DISCARDED }).changes;
+  const changes = durably(
+    ctx.db,
+    () => cachedStatement(ctx.db, obligationSql('discard')).run({ id, now: ctx.clock.now(), reason: DISCARDED }).changes,
+  );
   const row = loadObligation(ctx.db, id);
   if (row?.state === 'abandoned' && changes === 0) return { ok: true, row: toDeliveryRow(row) };
   return settle(ctx, id, changes, (state) => `delivery ${id} is already ${state}; there is nothing to discard`);

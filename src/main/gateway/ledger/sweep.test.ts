@@ -242,6 +242,60 @@ describe('the sweep', () => {
     expect(overObligations.length).toBeGreaterThanOrEqual(5);
     for (const sql of overObligations) expect(plan(sql), sql).not.toMatch(/SCAN ledger_obligations(?! USING)/);
   });
+  it('reads no row of a live instance elsewhere, and counts what is owed from the kept count', () => {
+    const { db, clock, ledger } = setup();
+    const alive = testLedger(db, clock);
+    for (let n = 1; n <= 20; n++) alive.recordObligation(reply(n));
+    const orphaned = orphan(db, clock, 21);
+    const read: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      const statement = prepare(sql);
+      if (!/^SELECT/.test(sql.trim()) || !/FROM ledger_obligations/.test(sql)) return statement;
+      for (const method of ['all', 'get'] as const) {
+        const call = statement[method].bind(statement) as (...args: unknown[]) => unknown;
+        (statement as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+          const result = call(...args);
+          for (const row of ([] as unknown[]).concat(result ?? [])) if (row && typeof row === 'object' && 'id' in row) read.push(String(row.id));
+          return result;
+        };
+      }
+      return statement;
+    }) as typeof db.prepare;
+    let outcome;
+    try {
+      outcome = sweep(ledger, clock);
+    } finally {
+      db.prepare = prepare;
+    }
+    expect(outcome.claimed.map((row) => row.id)).toEqual([orphaned]);
+    expect(outcome.report.owed).toBe(21);
+    const liveIds = new Set(Array.from({ length: 20 }, (_, i) => reply(i + 1).obligationId));
+    expect(read.filter((id) => liveIds.has(id))).toEqual([]);
+  });
+
+  it('takes a row whose owner has no instance row at all (pruned by an older Homing) on its first sweep', () => {
+    const { db, clock, ledger } = setup();
+    const crashed = testLedger(db, clock);
+    crashed.recordObligation(reply(1));
+    db.prepare('DELETE FROM ledger_instances WHERE id = ?').run(crashed.instanceId);
+    expect(sweep(ledger, clock).claimed.map((row) => row.id)).toEqual([reply(1).obligationId]);
+  });
+
+  it('keeps an instance that still owns an unsettled row when it prunes old ones', () => {
+    const { db, clock, ledger } = setup({ retentionMs: HOUR });
+    const owner = testLedger(db, clock);
+    owner.recordObligation(reply(1));
+    owner.stop();
+    const idle = testLedger(db, clock);
+    idle.stop();
+    clock.advance(2 * HOUR);
+    sweep(ledger, clock, []);
+    const left = (db.prepare('SELECT id FROM ledger_instances').all() as { id: string }[]).map((row) => row.id);
+    expect(left).toContain(owner.instanceId);
+    expect(left).not.toContain(idle.instanceId);
+  });
+
   it('claims only the head of each conversation’s outbox, in (conversation, sequence) order, and the next once the head is settled', () => {
     const { db, clock, ledger } = setup();
     const crashed = testLedger(db, clock);

@@ -1,6 +1,6 @@
 import type { SweepReport } from '../../../shared/api';
 import type { LedgerContext } from './context';
-import { declareDead, loadInstance, pruneInstances } from './instances';
+import { declareDead, listInstances, orphanOwners, pruneInstances } from './instances';
 import { judgeOwner, type JudgeContext } from './liveness';
 import type { LedgerPolicy } from './policy';
 import { cachedStatement } from '../db/database';
@@ -23,6 +23,12 @@ export interface SweepParams {
   readonly deliverablePlatforms: readonly DeliverablePlatform[];
   /** Claim at most this many rows (default: the policy's sweepLimit). */
   readonly limit?: number;
+  /**
+   * Also look for owed rows whose owner has no instance row at all (written by
+   * a Homing that pruned instances still owning rows): a walk of every owed
+   * row, so the ledger asks for it once per process, on its first sweep.
+   */
+  readonly checkOrphans?: boolean;
 }
 
 /** A row this process has just claimed: it now owns sending it. */
@@ -44,6 +50,11 @@ export interface ClaimedObligation {
   readonly mayHaveArrived: boolean;
   /** It may have arrived and the platform cannot deduplicate: prefix the marker. */
   readonly needsMarker: boolean;
+  /**
+   * The claim's own commit already marked this chunk on its way (recordClaimed):
+   * the sender skips that write for it and uses `marker` as markChunkSending would have said.
+   */
+  readonly sendingMarked?: { readonly index: number; readonly marker: boolean };
 }
 
 export interface SweepOutcome {
@@ -74,7 +85,7 @@ type Candidate = Pick<
 
 /**
  * The sweep names its partial indexes (INDEXED BY): the planner would otherwise
- * be free to pick the listing index (state, created_at), which for the prune
+ * be free to pick a listing index (state, created_at, id), which for the prune
  * walks every delivered row. With INDEXED BY a query that cannot use its index
  * fails loudly instead of silently scanning a million rows.
  */
@@ -110,37 +121,50 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
   const me = ctx.instanceId();
   const { pruned, awake } = creditAndPrune(ctx, now);
 
-  const unsettled = db
-    .prepare(`SELECT ${CANDIDATE_COLUMNS} FROM ${UNSETTLED} WHERE state IN ('pending', 'attempting')`)
-    .all() as Candidate[];
-  const retrying = db
-    .prepare(`SELECT ${CANDIDATE_COLUMNS} FROM ${RETRYING} WHERE state = 'failed' AND next_attempt_at IS NOT NULL`)
-    .all() as Candidate[];
-
+  // The instances first (a handful): whose rows are free to take. Rows of live
+  // instances elsewhere are never read, however many they are sending.
   const judge = judgeContext(ctx, now);
-  const ownerAlive = new Map<string, boolean>();
   const deadOwners: string[] = [];
-  for (const owner of new Set(unsettled.map((row) => row.owner_instance))) {
-    if (owner === null || owner === me) continue;
-    const verdict = judgeOwner(loadInstance(db, owner), judge);
-    ownerAlive.set(owner, verdict.alive);
-    if (!verdict.alive) deadOwners.push(owner);
+  const freeOwners = [me];
+  for (const instance of listInstances(db)) {
+    if (instance.id === me) continue;
+    if (instance.stoppedAt !== null) {
+      freeOwners.push(instance.id);
+    } else if (!judgeOwner(instance, judge).alive) {
+      freeOwners.push(instance.id);
+      deadOwners.push(instance.id);
+    }
   }
+  if (params.checkOrphans) freeOwners.push(...orphanOwners(db));
 
-  /** Not in anyone else's hands: a dead or absent owner's, ours but not being sent here, or failed and not in flight. */
-  const free = (row: Candidate): boolean => {
-    if (ctx.holds(row.id)) return false;
-    if (row.state === 'failed') return true;
-    return row.owner_instance === null || row.owner_instance === me || ownerAlive.get(row.owner_instance) === false;
-  };
-  const due = (row: Candidate) => row.state !== 'failed' || (row.next_attempt_at ?? Infinity) <= now;
+  const owners = JSON.stringify(freeOwners);
+  const unsettled = [
+    ...(cachedStatement(db, `SELECT ${CANDIDATE_COLUMNS} FROM ${UNSETTLED} WHERE state IN ('pending', 'attempting') AND owner_instance IS NULL`).all() as Candidate[]),
+    ...(cachedStatement(
+      db,
+      `SELECT ${CANDIDATE_COLUMNS} FROM ${UNSETTLED} WHERE state IN ('pending', 'attempting') AND owner_instance IN (SELECT value FROM json_each(?))`,
+    ).all(owners) as Candidate[]),
+  ];
+  // Retries come due one by one: only the due ones are read.
+  const retrying = cachedStatement(
+    db,
+    `SELECT ${CANDIDATE_COLUMNS} FROM ${RETRYING} WHERE state = 'failed' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?`,
+  ).all(now) as Candidate[];
 
-  // The head of each conversation's outbox: its owed row with the lowest seq.
-  const heads = new Map<string, Candidate>();
+  // Everything read is free (dead or absent owner, ours, or failed and not in flight) but what this process holds.
+  const free = (row: Candidate): boolean => !ctx.holds(row.id);
+  // The head of each conversation's outbox is its owed row with the lowest seq,
+  // whoever holds it. Among the rows read, only each conversation's lowest can
+  // be; whether a live instance's row (not read) comes before it is asked of the
+  // outbox index, only for the rows this sweep would claim or count.
+  const lowestRead = new Map<string, Candidate>();
   for (const row of [...unsettled, ...retrying]) {
-    const head = heads.get(row.session_key);
-    if (!head || row.seq < head.seq) heads.set(row.session_key, row);
+    const lowest = lowestRead.get(row.session_key);
+    if (!lowest || row.seq < lowest.seq) lowestRead.set(row.session_key, row);
   }
+  const isHead = (row: Candidate): boolean =>
+    lowestRead.get(row.session_key) === row &&
+    (cachedStatement(db, `SELECT min(seq) AS seq FROM ${LANES} WHERE session_key = ? AND ${OWED}`).get(row.session_key) as { seq: number | null }).seq === row.seq;
 
   const platforms = new Map(params.deliverablePlatforms.map((platform) => [platform.name, platform]));
   const limit = params.limit ?? policy.sweepLimit;
@@ -155,10 +179,11 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
       toSettle.push(row);
     } else if (end?.kind === 'abandon') {
       toAbandon.push({ row, reason: end.reason });
-    } else if (heads.get(row.session_key) === row && due(row)) {
+    } else if (lowestRead.get(row.session_key) === row) {
       const platform = platforms.get(row.platform);
-      if (!platform || !(platform.canSend?.({ chatId: row.chat_id, threadId: row.thread_id }) ?? true)) waitingForPlatform += 1;
-      else toClaim.push(row);
+      if (!platform || !(platform.canSend?.({ chatId: row.chat_id, threadId: row.thread_id }) ?? true)) {
+        if (isHead(row)) waitingForPlatform += 1;
+      } else toClaim.push(row);
     }
   }
   toClaim.sort((a, b) => (a.session_key < b.session_key ? -1 : a.session_key > b.session_key ? 1 : a.seq - b.seq));
@@ -205,8 +230,13 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
   // A head abandoned or settled just now frees its conversation; the next sweep
   // (or the conversation's own drain) takes the row behind it.
   const freed = new Set([...toAbandon.map(({ row }) => row.session_key), ...toSettle.map((row) => row.session_key)]);
+  const heads: Candidate[] = [];
+  for (const row of toClaim) {
+    if (heads.length >= limit) break;
+    if (!freed.has(row.session_key) && isHead(row)) heads.push(row);
+  }
   inBatches(
-    toClaim.filter((row) => !freed.has(row.session_key)).slice(0, limit),
+    heads,
     (row) => {
       const ok = write('claim', row);
       if (ok) claimedIds.push(row.id);
@@ -262,9 +292,14 @@ export function awakeNow(ctx: LedgerContext): number {
   return (cachedStatement(ctx.db, `SELECT value FROM ledger_meta WHERE key = 'awake_ms'`).get() as { value: number } | undefined)?.value ?? 0;
 }
 
-/** Rows still owed (states.ts OWED): pending, attempting, or failed with a retry scheduled. */
+/**
+ * Rows still owed (states.ts OWED): pending, attempting, or failed with a retry
+ * scheduled. Kept by triggers in ledger_meta (ledger-007); counted only when
+ * that row is missing.
+ */
 export function countOwed(ctx: LedgerContext): number {
-  return (cachedStatement(ctx.db, `SELECT count(*) AS n FROM ${LANES} WHERE ${OWED}`).get() as { n: number }).n;
+  const kept = cachedStatement(ctx.db, `SELECT value FROM ledger_meta WHERE key = 'owed_count'`).get() as { value: number } | undefined;
+  return kept?.value ?? (cachedStatement(ctx.db, `SELECT count(*) AS n FROM ${LANES} WHERE ${OWED}`).get() as { n: number }).n;
 }
 
 /**

@@ -80,10 +80,12 @@ export const BLANK_REPLY = '⚠ The agent answered with an empty message, so thi
 
 /**
  * One message's way through the gateway:
- *   on arrival: session (key, id) → user turn appended (fsynced), before it
- *   waits for anything; then, in its conversation's order: one agent turn,
- *   streamed → obligation recorded (durable) → assistant turn appended → the
- *   reply handed to its conversation's outbox, which sends in recording order.
+ *   on arrival: session (key, id) → user turn appended (written at once, its
+ *   fdatasync off the event loop), before it waits for anything; then, in its
+ *   conversation's order and once that line is on disk: one agent turn,
+ *   streamed → obligation recorded (one fsynced group commit, claimed when it
+ *   can go now) → assistant turn appended → the reply handed to its
+ *   conversation's outbox, which sends in recording order.
  * A conversation's next agent turn starts once the previous reply is recorded,
  * not once it is sent: a slow platform delays only the sending. Conversations
  * run in parallel up to the queue's limit. Every step is announced on the bus.
@@ -127,10 +129,23 @@ export class Pipeline {
     }
     const held = `${context.sessionId} ${context.messageRef}`;
     this.inHand.add(held);
+    // The line is written; its fdatasync runs off the event loop, and the turn starts once it is on disk.
+    const saved = this.onDisk(sessions, context.sessionId);
     const turn = command
-      ? () => this.reply(context, 'Started a new conversation. Earlier messages stay in Homing, but the agent no longer sees them.', 'command')
-      : () => this.answer(context);
+      ? () => saved.then(() => this.reply(context, 'Started a new conversation. Earlier messages stay in Homing, but the agent no longer sees them.', 'command'))
+      : () => saved.then(() => this.answer(context));
     return this.settle(key, turn).finally(() => this.inHand.delete(held));
+  }
+
+  /**
+   * Resolves once the session's saved messages are on disk. If the fdatasync
+   * failed the message is still answered (it is written; only a power cut could
+   * lose it now), and the failure is logged.
+   */
+  private onDisk(sessions: SessionStore, sessionId: string): Promise<void> {
+    return sessions.whenDurable(sessionId).catch((error: unknown) => {
+      this.options.logger.error('a saved message could not be flushed to disk; answering it anyway', { sessionId, error });
+    });
   }
 
   /** Whether this process has taken the message and is answering it (recovery skips those). */
@@ -247,9 +262,9 @@ export class Pipeline {
 
   /**
    * Records the reply, appends it to the transcript, and hands it to its
-   * conversation's outbox. Recording and handing over run with no await between
-   * them, so a sweep (which only runs between awaits) never takes this process's
-   * fresh row from under its own drain.
+   * conversation's outbox. From the commit that records it to the handing over
+   * nothing awaits, and a row claimed in that commit is held by this process, so
+   * no sweep takes this process's fresh row from under its own drain.
    */
   private async reply(context: TurnContext, text: string, kind: TurnOutcomeKind): Promise<RecordedTurn> {
     const { deliveries, bus, clock } = this.options;
@@ -264,7 +279,9 @@ export class Pipeline {
       content,
       chunks: splitReply(content, adapter?.limits ?? FALLBACK_LIMITS),
     };
-    const recorded = deliveries.record(context.platform, reply);
+    // One fsynced group commit records the reply (claimed, when it can go now);
+    // from there to the send nothing of this process waits on anything else.
+    const recorded = await deliveries.record(context.platform, reply);
     const obligationId = recorded.id;
     try {
       this.options.sessions().appendAssistantTurn(context.sessionId, { obligationId, text: content, replyTo: context.messageRef });

@@ -28,6 +28,12 @@ export interface RecoveryOptions {
   readonly lookbackMs?: number;
   /** Turns read from the end of each transcript (default 200). */
   readonly tailTurns?: number;
+  /**
+   * The last gateway may have died with the machine (Ledger.tookOver): its
+   * newest unfsynced commits may be lost, so every recent transcript is read
+   * instead of the conversations the index counts as waiting.
+   */
+  readonly powerLoss?: boolean;
 }
 
 export interface Recovery {
@@ -39,7 +45,10 @@ export interface Recovery {
 /**
  * At start, finds messages a dead process saved but never answered. Messages
  * are saved on arrival, so a conversation may hold several unanswered ones, not
- * only at its end. Each is, oldest first per conversation:
+ * only at its end. Only the conversations the session index counts as waiting
+ * are read (SessionStore.waitingSince; every recent one after a possible power
+ * cut), and each one's count is set to what its transcript says. Each waiting
+ * message is, oldest first per conversation:
  *  - answered already in the ledger (the crash came between recording the
  *    reply and its transcript line): the line is appended; the outbox sends it;
  *  - otherwise inside the freshness window: answered again, once;
@@ -60,7 +69,7 @@ export function recoverInterruptedTurns(options: RecoveryOptions): Recovery {
   let told = 0;
   const answers: Promise<TurnOutcome>[] = [];
 
-  for (const summary of sessions.activeSince(since)) {
+  for (const summary of sessions.waitingSince(since, { powerLoss: options.powerLoss ?? false })) {
     let turns: Turn[];
     let address: ReturnType<SessionStore['deliveryAddress']>;
     try {
@@ -71,8 +80,11 @@ export function recoverInterruptedTurns(options: RecoveryOptions): Recovery {
       logger.error('recovery could not read a conversation; skipped', { sessionId: summary.sessionId, error });
       continue;
     }
+    const waiting = unanswered(turns);
+    // The true count; each reply appended from here on (restored or answered) counts itself down.
+    sessions.noteUnanswered(summary.sessionId, address ? waiting.length : 0);
     if (!address) continue;
-    for (const message of unanswered(turns)) {
+    for (const message of waiting) {
       const messageRef = message.messageRef ?? `interrupted-${message.at}`;
       if (pipeline.isInHand(summary.sessionId, messageRef)) continue;
       let recorded: { id: string; content: string } | undefined;

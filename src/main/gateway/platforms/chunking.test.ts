@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LengthUnit, MessageLimits } from './adapter';
-import { splitMessage, splitMessageParts, splitPlainText, type ChunkPart } from './chunking';
+import { layoutSplit, splitMessage, splitMessageParts, splitPlainText, type ChunkPart } from './chunking';
 import { graphemes, measure } from './text-measure';
 
 const bytes = (maxLength: number): MessageLimits => ({ maxLength, unit: 'bytes' });
@@ -181,6 +181,18 @@ describe('splitMessage properties', () => {
         }
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('cuts a reply that fits in one message exactly as the full layout does, without the layout', () => {
+    const anyText = fc.oneof(markdown, fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ unit: 'grapheme', maxLength: 100 }));
+    fc.assert(
+      fc.property(anyText, fc.constantFrom(...UNITS), fc.integer({ min: 4, max: 400 }), fc.boolean(), (text, unit, maxLength, withFences) => {
+        const limits = { maxLength, unit };
+        const expected = layoutSplit(text, limits, withFences).map((part) => part.text);
+        expect(withFences ? splitMessage(text, limits) : splitPlainText(text, limits)).toEqual(expected);
+      }),
+      { numRuns: 1_000 },
     );
   });
 

@@ -58,6 +58,30 @@ function split(text: string, limits: MessageLimits, withFences: boolean): ChunkP
   if (!Number.isInteger(maxLength) || maxLength < minimumLimit(unit)) {
     throw new RangeError(`a message limit of ${maxLength} ${unit} cannot hold every character (minimum ${minimumLimit(unit)})`);
   }
+  return fitsAsIs(text, limits) ?? layoutSplit(text, limits, withFences);
+}
+
+/**
+ * Most replies fit in one message: then the chunk is the text without its
+ * trailing whitespace, exactly what the full layout would cut, found without
+ * splitting the text into graphemes. Undefined when the shortcut does not
+ * apply (too long, leading whitespace, a code fence or a lone surrogate,
+ * which the layout handles).
+ */
+function fitsAsIs(text: string, limits: MessageLimits): ChunkPart[] | undefined {
+  // UTF-16 length bounds both code points and (from above) nothing else: measure only when needed.
+  if (limits.unit !== 'bytes' && text.length > limits.maxLength * 2) return undefined;
+  if (!/^\S/u.test(text) || text.includes('```') || text.includes('~~~') || LONE_SURROGATE.test(text)) return undefined;
+  if (measure(text, limits.unit) > limits.maxLength) return undefined;
+  const body = text.replace(/\s+$/u, '');
+  return [{ text: body, start: 0, end: body.length, reopened: '', closed: '' }];
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The full layout: graphemes, cut priorities and fences (see the invariants above). */
+export function layoutSplit(text: string, limits: MessageLimits, withFences: boolean): ChunkPart[] {
+  const { maxLength, unit } = limits;
   const overhead = withFences ? largestFenceOverhead(text, limits) : 0;
   const atomCap = maxLength - overhead >= minimumLimit(unit) ? maxLength - overhead : maxLength;
   const layout = layoutText(text, unit, atomCap, withFences);

@@ -41,4 +41,28 @@ export const sessionMigrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    // Every session read joins session_keys on session_id (is this session its
+    // key's current one?); without this index each joined row was a scan of
+    // session_keys, which at start-up with 10 000 sessions dominated boot.
+    id: 'session-002-key-by-session',
+    up(db) {
+      db.exec('CREATE INDEX session_keys_by_session ON session_keys (session_id)');
+    },
+  },
+  {
+    // How many of a session's messages wait for a reply, kept by the store
+    // (committed before each user line is written), so recovery after a crash
+    // reads the few conversations with one instead of every active transcript.
+    // Existing sessions active in the last two days are counted as waiting once:
+    // the first recovery reads them and sets the true count.
+    id: 'session-003-unanswered',
+    up(db) {
+      db.exec(`
+        ALTER TABLE sessions ADD COLUMN unanswered INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX sessions_unanswered ON sessions (updated_at) WHERE unanswered > 0;
+      `);
+      db.prepare('UPDATE sessions SET unanswered = 1 WHERE updated_at >= ?').run(Date.now() - 2 * 86_400_000);
+    },
+  },
 ];

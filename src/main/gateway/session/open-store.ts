@@ -1,4 +1,5 @@
 import type { Clock } from '../clock';
+import type { CommitGroup } from '../db/commit-group';
 import type { Db } from '../db/database';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
@@ -18,6 +19,7 @@ export interface OpenSessionStoreOptions {
   readonly installSecret?: Uint8Array;
   readonly keys?: Omit<SessionKeyOptions, 'pseudonyms'>;
   readonly policy?: ContinuationPolicy;
+  readonly group?: CommitGroup;
 }
 
 /** The gateway's session store, wired to the install's pseudonym key and the event bus. */
@@ -32,5 +34,6 @@ export function openSessionStore(options: OpenSessionStoreOptions): SessionStore
     onEvent: (event) => options.bus.emit(event),
     ...(options.keys ? { keys: options.keys } : {}),
     ...(options.policy ? { policy: options.policy } : {}),
+    ...(options.group ? { group: options.group } : {}),
   });
 }

@@ -1,5 +1,5 @@
 import type { SessionSummary } from '../../../shared/api';
-import type { Db } from '../db/database';
+import { durably, type Db } from '../db/database';
 import type { ResetReason } from './continuation';
 import type { ChatType } from './source';
 
@@ -44,11 +44,19 @@ interface Row {
 const SELECT = `SELECT s.*, (k.session_id IS NOT NULL) AS current
   FROM sessions s LEFT JOIN session_keys k ON k.session_id = s.session_id`;
 
+/** Where a session sits in the list: newest activity first, ties by id. */
+export interface SessionSortKey {
+  readonly updatedAt: number;
+  readonly sessionId: string;
+}
+
 /** The SQL of the session index; synchronous, like all of better-sqlite3. */
 export class SessionIndex {
   private readonly byId;
   private readonly byKey;
-  private readonly page;
+  private readonly firstPage;
+  private readonly pageAfter;
+  private readonly pageAt;
   private readonly countAll;
   private readonly allForKey;
   private readonly insertRow;
@@ -58,15 +66,32 @@ export class SessionIndex {
   private readonly assistantMessage;
   private readonly addressUpdate;
   private readonly activeRows;
+  private readonly waitingRows;
+  private readonly currentRows;
+  private readonly unansweredUp;
+  private readonly unansweredSet;
 
   constructor(private readonly db: Db) {
     this.byId = db.prepare<[string], Row>(`${SELECT} WHERE s.session_id = ?`);
     this.byKey = db.prepare<[string], Row>(`${SELECT} WHERE k.session_key = ?`);
-    this.page = db.prepare<[number, number], Row>(`${SELECT} ORDER BY s.updated_at DESC, s.session_id DESC LIMIT ? OFFSET ?`);
+    // Newest activity first on sessions_by_update; a later page seeks past the
+    // previous page's last (updated_at, session_id). OFFSET only for old callers.
+    this.firstPage = db.prepare<[number], Row>(`${SELECT} ORDER BY s.updated_at DESC, s.session_id DESC LIMIT ?`);
+    this.pageAfter = db.prepare<[number, string, number], Row>(
+      `${SELECT} WHERE (s.updated_at, s.session_id) < (?, ?) ORDER BY s.updated_at DESC, s.session_id DESC LIMIT ?`,
+    );
+    this.pageAt = db.prepare<[number, number], Row>(`${SELECT} ORDER BY s.updated_at DESC, s.session_id DESC LIMIT ? OFFSET ?`);
     // Current sessions updated since a time, newest first: read from the current
     // keys (one row per conversation), not by paging through every session.
     this.activeRows = db.prepare<[number], Row>(`SELECT s.*, 1 AS current FROM session_keys k
       JOIN sessions s ON s.session_id = k.session_id WHERE s.updated_at >= ? ORDER BY s.updated_at DESC`);
+    // Sessions with a message waiting for its reply (recovery after a crash): a
+    // partial index holds just those, so the cost follows them, not the sessions.
+    this.waitingRows = db.prepare<[number], Row>(`SELECT s.*, 1 AS current FROM sessions s INDEXED BY sessions_unanswered
+      JOIN session_keys k ON k.session_id = s.session_id WHERE s.unanswered > 0 AND s.updated_at >= ? ORDER BY s.updated_at DESC`);
+    this.currentRows = db.prepare<[], Row>(`SELECT s.*, 1 AS current FROM session_keys k JOIN sessions s ON s.session_id = k.session_id`);
+    this.unansweredUp = db.prepare(`UPDATE sessions SET unanswered = unanswered + 1, updated_at = max(updated_at, @at) WHERE session_id = @sessionId`);
+    this.unansweredSet = db.prepare(`UPDATE sessions SET unanswered = @count WHERE session_id = @sessionId`);
     this.countAll = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM sessions');
     this.allForKey = db.prepare<[string], Row>(`${SELECT} WHERE s.session_key = ? ORDER BY s.created_at DESC, s.session_id DESC`);
     this.insertRow = db.prepare(`INSERT INTO sessions
@@ -78,6 +103,7 @@ export class SessionIndex {
     this.userMessage = db.prepare(`UPDATE sessions SET user_message_count = user_message_count + 1,
       last_message_at = @at, updated_at = @at, last_message_preview = @preview WHERE session_id = @sessionId`);
     this.assistantMessage = db.prepare(`UPDATE sessions SET assistant_message_count = assistant_message_count + 1,
+      unanswered = max(0, unanswered - 1),
       last_message_at = @at, updated_at = @at, last_message_preview = @preview WHERE session_id = @sessionId`);
     // Deliberately leaves updated_at and last_message_at alone: a metadata change
     // must not make a conversation look active to the idle reset.
@@ -110,18 +136,48 @@ export class SessionIndex {
     return this.activeRows.all(since).map(toSummary);
   }
 
-  list(page: number, pageSize: number): { sessions: SessionSummary[]; total: number } {
-    const sessions = this.page.all(pageSize, (page - 1) * pageSize).map(toSummary);
-    return { sessions, total: this.countAll.get()!.n };
+  /** Current sessions active since `since` with a message waiting for its reply, as far as the index knows. */
+  waitingSince(since: number): SessionSummary[] {
+    return this.waitingRows.all(since).map(toSummary);
+  }
+
+  /** Every conversation's current session (recovery after a power cut reads them all). */
+  currentSessions(): SessionSummary[] {
+    return this.currentRows.all().map(toSummary);
+  }
+
+  /** A user message is about to be written: committed before it, so a crash never hides it from recovery. */
+  markUnanswered(sessionId: string, at: number): void {
+    this.unansweredUp.run({ sessionId, at });
+  }
+
+  /** Recovery read the transcript: this many messages wait for a reply. */
+  setUnanswered(sessionId: string, count: number): void {
+    this.unansweredSet.run({ sessionId, count });
+  }
+
+  /**
+   * `limit` sessions after `from`: the last listed one's sort key (a seek), or a
+   * number of sessions to skip (an OFFSET, for old callers).
+   */
+  list(from: SessionSortKey | number, limit: number): { sessions: SessionSummary[]; total: number } {
+    const rows =
+      typeof from !== 'number'
+        ? this.pageAfter.all(from.updatedAt, from.sessionId, limit)
+        : from === 0
+          ? this.firstPage.all(limit)
+          : this.pageAt.all(limit, from);
+    return { sessions: rows.map(toSummary), total: this.countAll.get()!.n };
   }
 
   /** Inserts a session and makes it its key's current one, ending the previous one. */
   start(row: NewSessionRow, previous: { sessionId: string; reason: ResetReason } | undefined): void {
-    this.db.transaction(() => {
+    // Fsynced: after a power cut a transcript must never exist without its session (recovery finds it here).
+    durably(this.db, () => {
       if (previous) this.endRow.run(row.createdAt, previous.reason, row.createdAt, previous.sessionId);
       this.insertRow.run({ ...row, address: JSON.stringify(row.address) });
       this.setCurrentRow.run(row.sessionKey, row.sessionId);
-    })();
+    });
   }
 
   recordMessage(sessionId: string, role: 'user' | 'assistant', at: number, preview: string): void {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { SessionPage, SessionSummary, TranscriptMessage, TranscriptPage } from '../../../shared/api';
+import { decodeCursor, encodeCursor } from '../../../shared/page-cursor';
 import type { Db } from '../db/database';
 import { resolveInside } from './path-safety';
 import { isSessionId } from './session-id';
@@ -14,6 +15,11 @@ export const DEFAULT_TRANSCRIPT_PAGE_SIZE = 100;
 
 export class SessionNotFoundError extends Error {
   override readonly name = 'SessionNotFoundError';
+}
+
+/** A cursor the caller made up or mangled; the API refuses it before it gets here (bad-request). */
+export class BadSessionCursorError extends Error {
+  override readonly name = 'BadSessionCursorError';
 }
 
 /**
@@ -49,12 +55,23 @@ export class SessionReader {
     return this.index.history(sessionKey);
   }
 
-  /** Newest activity first; pages are 1-based. */
-  list(options: { page?: number; pageSize?: number } = {}): SessionPage {
-    const page = options.page ?? 1;
+  /**
+   * Newest activity first. `cursor` (a page's `nextCursor`) reads the page after
+   * it by an index seek; `page` (1-based, an OFFSET) is for old callers.
+   * Throws BadSessionCursorError for a cursor that no page made.
+   */
+  list(options: { cursor?: string; page?: number; pageSize?: number } = {}): SessionPage {
+    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    if (options.cursor !== undefined && !after) throw new BadSessionCursorError('not a cursor from a previous page of sessions');
+    if (after && options.page !== undefined) throw new BadSessionCursorError('give a cursor or a page, not both');
+    const page = after?.page ?? options.page ?? 1;
     const pageSize = options.pageSize ?? DEFAULT_LIST_PAGE_SIZE;
-    const { sessions, total } = this.index.list(page, pageSize);
-    return { sessions, page, pageSize, total };
+    // One more than a page tells whether another page exists.
+    const { sessions, total } = this.index.list(after ? { updatedAt: after.at, sessionId: after.id } : (page - 1) * pageSize, pageSize + 1);
+    const shown = sessions.slice(0, pageSize);
+    const last = shown.at(-1);
+    const nextCursor = sessions.length > pageSize && last ? encodeCursor({ at: last.updatedAt, id: last.sessionId, page: page + 1 }) : null;
+    return { sessions: shown, page, pageSize, total, nextCursor };
   }
 
   /** Page `page` (1-based, oldest first) of a transcript. */

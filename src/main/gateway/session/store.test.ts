@@ -269,3 +269,49 @@ describe('SessionStore: listing and pages', () => {
     expect(page.messages[0]).toMatchObject({ role: 'user', sender: { pseudonym: pseudonyms.person('telegram', '123456789'), name: 'Alice Admin' } });
   });
 });
+
+describe('SessionStore: which conversations may hold a waiting message (recovery)', () => {
+  it('counts a user line as waiting before it is written and its reply as answering it; recovery reads only those', async () => {
+    const sessions = store();
+    const answered = sessions.resolve(group);
+    sessions.appendUserTurn(answered.sessionId, { source: group, text: 'hi', messageRef: 'm1' });
+    sessions.appendAssistantTurn(answered.sessionId, { obligationId: 'o1', text: 'hello', replyTo: 'm1' });
+    const waiting = sessions.resolve(signalDm);
+    sessions.appendUserTurn(waiting.sessionId, { source: signalDm, text: 'are you there?', messageRef: 'm2' });
+    await sessions.whenDurable(waiting.sessionId);
+
+    const since = clock.now() - MINUTE;
+    expect(sessions.waitingSince(since, { powerLoss: false }).map((s) => s.sessionId)).toEqual([waiting.sessionId]);
+    // Recovery read the transcript: nothing waits any more.
+    sessions.noteUnanswered(waiting.sessionId, 0);
+    expect(sessions.waitingSince(since, { powerLoss: false })).toEqual([]);
+    sessions.close();
+  });
+
+  it('after a possible power cut reads every current session whose transcript changed, whatever the index says', () => {
+    const sessions = store();
+    const a = sessions.resolve(group);
+    sessions.appendUserTurn(a.sessionId, { source: group, text: 'hi', messageRef: 'm1' });
+    // The count's commit was lost with the machine (synchronous = NORMAL): the index says nothing waits.
+    sessions.noteUnanswered(a.sessionId, 0);
+    const since = Date.now() - MINUTE; // transcripts' mtimes are real time
+    expect(sessions.waitingSince(since, { powerLoss: false })).toEqual([]);
+    expect(sessions.waitingSince(since, { powerLoss: true }).map((s) => s.sessionId)).toEqual([a.sessionId]);
+    expect(sessions.waitingSince(Date.now() + MINUTE, { powerLoss: true })).toEqual([]);
+    sessions.close();
+  });
+
+  it('writes a user line to disk off the event loop and says when it is there; an assistant line needs no fsync', async () => {
+    const sessions = store();
+    const { sessionId } = sessions.resolve(signalDm);
+    sessions.appendUserTurn(sessionId, { source: signalDm, text: 'one', messageRef: 'm1' });
+    sessions.appendUserTurn(sessionId, { source: signalDm, text: 'two', messageRef: 'm2' });
+    // Written when append returns (a kill cannot lose it), on disk once whenDurable settles.
+    expect(readFileSync(sessions.transcriptPath(sessionId), 'utf8')).toContain('"two"');
+    await expect(sessions.whenDurable(sessionId)).resolves.toBeUndefined();
+    sessions.appendAssistantTurn(sessionId, { obligationId: 'o1', text: 'answer', replyTo: 'm1' });
+    await expect(sessions.whenDurable(sessionId)).resolves.toBeUndefined();
+    expect(sessions.loadContext(sessionId).turns.map((turn) => turn.text)).toEqual(['one', 'two', 'answer']);
+    sessions.close();
+  });
+});

@@ -1,4 +1,5 @@
 import { mkdirSync, statSync } from 'node:fs';
+import type { CommitGroup } from '../db/commit-group';
 import type { GatewayEvent, SessionChange, SessionSummary } from '../../../shared/api';
 import { systemClock, type Clock } from '../clock';
 import type { Db } from '../db/database';
@@ -19,7 +20,7 @@ import type { DeliveryAddress } from './session-index';
 import { createSessionKeyBuilder, type SessionKeyOptions } from './session-key';
 import { SessionNotFoundError, SessionReader } from './session-reader';
 import type { SessionSource } from './source';
-import { appendDurably, repairTornTail } from './transcript-file';
+import { repairTornTail, TranscriptFiles } from './transcript-file';
 import { findAssistantTurn, readContext, readUnansweredTail, type ContextLimits, type LoadedContext } from './transcript-reader';
 import { formatRecord, TRANSCRIPT_VERSION, type AssistantTurn, type TranscriptRecord, type UserTurn } from './transcript-record';
 
@@ -33,6 +34,8 @@ export interface SessionStoreOptions {
   readonly newSessionId?: SessionIdSource;
   readonly logger?: Logger;
   readonly onEvent?: (event: Extract<GatewayEvent, { type: 'session.updated' }>) => void;
+  /** The gateway's group commit: the index's counters join it (default: written at once). */
+  readonly group?: CommitGroup;
 }
 
 export type ResolveStatus = 'new' | 'continued' | 'reset';
@@ -58,13 +61,19 @@ export interface InterruptedTurn {
 
 /**
  * The gateway's sessions: routes a source to its conversation, and writes and
- * reads transcripts. It is the only writer of `sessions/`; appends are
- * synchronous and fsynced, so when `append…Turn` returns, the turn survives
- * kill -9 and power loss.
+ * reads transcripts. It is the only writer of `sessions/`. When `append…Turn`
+ * returns, the line is written (it survives kill -9); a user line is also
+ * fdatasynced, off the event loop, and `whenDurable` says when it is on disk
+ * (it survives a power cut from then on). An assistant line needs no fsync of
+ * its own: the ledger row holds the reply, and recovery appends the line again
+ * if it was lost.
  *
- * Write order: transcript line first (durable), then the index row. A crash
- * between the two leaves the index a message behind the transcript, never
- * ahead of it; the transcript is the record.
+ * Write order for a user line: the session's `unanswered` count first (a
+ * committed write: it survives a kill), then the line, then the counters and
+ * preview (in the next group commit). A crash leaves the index counting a
+ * message as unanswered that the transcript may not hold — recovery reads the
+ * transcript and corrects it — never a saved message the index does not know
+ * is waiting. The transcript is the record.
  */
 export class SessionStore extends SessionReader {
   private readonly pseudonyms: Pseudonymiser;
@@ -76,6 +85,10 @@ export class SessionStore extends SessionReader {
   private readonly onEvent: SessionStoreOptions['onEvent'];
   /** Transcripts whose tail this process has checked; its own appends leave them whole. */
   private readonly checked = new Set<string>();
+  private readonly files = new TranscriptFiles();
+  private readonly group: CommitGroup | undefined;
+  /** Each session's latest user line on its way to disk. */
+  private readonly syncing = new Map<string, Promise<void>>();
 
   constructor(options: SessionStoreOptions) {
     super(options.db, options.dataDir);
@@ -86,6 +99,7 @@ export class SessionStore extends SessionReader {
     this.newSessionId = options.newSessionId ?? createSessionIdSource(this.clock);
     this.logger = options.logger ?? silentLogger;
     this.onEvent = options.onEvent;
+    this.group = options.group;
     mkdirSync(this.sessionsDir, { recursive: true, mode: 0o700 });
   }
 
@@ -133,6 +147,19 @@ export class SessionStore extends SessionReader {
     return record;
   }
 
+  /**
+   * Resolves once every user line appended to the session so far is on disk
+   * (rejects if its fdatasync failed). A turn awaits it before it starts.
+   */
+  whenDurable(sessionId: string): Promise<void> {
+    return this.syncing.get(sessionId) ?? Promise.resolve();
+  }
+
+  /** Closes the transcripts this store keeps open (once their fdatasyncs are done). */
+  close(): void {
+    this.files.closeAll();
+  }
+
   appendAssistantTurn(sessionId: string, turn: { obligationId: string; text: string; replyTo?: string }): AssistantTurn {
     const record: AssistantTurn = {
       type: 'assistant',
@@ -155,9 +182,32 @@ export class SessionStore extends SessionReader {
    * was interrupted (crash, kill, power loss). Whether one also has a delivery
    * obligation is the ledger's to say; the pipeline decides what to do.
    */
-  /** Each conversation's current session active since `since` (recovery after a crash). */
+  /** Each conversation's current session active since `since`. */
   activeSince(since: number): SessionSummary[] {
     return this.index.activeSince(since);
+  }
+
+  /**
+   * The conversations that may hold a message waiting for its reply, for
+   * recovery after a crash: those the index counts as waiting (exact after the
+   * process was killed: every count is committed before its line is written).
+   * After a possible power cut (`powerLoss`) the newest commits may be gone, so
+   * instead every current session whose transcript changed since `since`.
+   */
+  waitingSince(since: number, options: { readonly powerLoss: boolean }): SessionSummary[] {
+    if (!options.powerLoss) return this.index.waitingSince(since);
+    return this.index.currentSessions().filter((session) => {
+      try {
+        return statSync(this.transcriptPath(session.sessionId)).mtimeMs >= since;
+      } catch {
+        return false; // no transcript: nothing was said
+      }
+    });
+  }
+
+  /** Recovery read the session's transcript: this many messages wait for a reply. */
+  noteUnanswered(sessionId: string, count: number): void {
+    this.index.setUnanswered(sessionId, count);
   }
 
   /** How long after a message its interrupted turn is still answered again (seconds). */
@@ -224,17 +274,42 @@ export class SessionStore extends SessionReader {
     const session = this.get(sessionId);
     if (!session) throw new SessionNotFoundError(`no session ${JSON.stringify(sessionId.slice(0, 80))}`);
     const path = this.checkedPath(sessionId);
-    const lines: TranscriptRecord[] = isEmpty(path) ? [headerOf(session)] : [];
+    const lines: TranscriptRecord[] = this.files.isEmpty(path) ? [headerOf(session)] : [];
     lines.push(turn);
+    const user = turn.type === 'user';
+    // Before the line: recovery finds waiting messages by this count (see the class comment).
+    if (user) this.index.markUnanswered(sessionId, turn.at);
+    let durable: Promise<void>;
     try {
-      appendDurably(path, lines.map(formatRecord).join(''));
+      durable = this.files.append(path, lines.map(formatRecord).join(''), user);
     } catch (error) {
       // A failed write (disk full) may have left part of a line: check again next time.
       this.checked.delete(sessionId);
       throw error;
     }
-    this.index.recordMessage(sessionId, turn.type, turn.at, toDisplayLine(turn.text, MAX_PREVIEW));
-    this.announce(sessionId, 'message', turn.at);
+    if (user) this.trackSync(sessionId, durable);
+    const preview = toDisplayLine(turn.text, MAX_PREVIEW);
+    const count = () => {
+      this.index.recordMessage(sessionId, turn.type, turn.at, preview);
+      this.announce(sessionId, 'message', turn.at);
+    };
+    if (this.group) this.group.later(count, (error) => this.logger.warn('a session counter could not be written', { sessionId, error }));
+    else count();
+  }
+
+  private trackSync(sessionId: string, durable: Promise<void>): void {
+    const previous = this.syncing.get(sessionId);
+    const all = previous ? Promise.all([previous, durable]).then(() => undefined) : durable;
+    this.syncing.set(sessionId, all);
+    // Forgotten once on disk; a failure is the caller's to hear (whenDurable), not an unhandled rejection.
+    all.then(
+      () => {
+        if (this.syncing.get(sessionId) === all) this.syncing.delete(sessionId);
+      },
+      () => {
+        if (this.syncing.get(sessionId) === all) this.syncing.delete(sessionId);
+      },
+    );
   }
 
   /** The transcript's path, its torn tail (from a killed earlier run) cut off once per process. */
@@ -280,13 +355,4 @@ function headerOf(session: SessionSummary): TranscriptRecord {
     chatType: session.chatType,
     chat: session.chat,
   };
-}
-
-function isEmpty(path: string): boolean {
-  try {
-    return statSync(path).size === 0;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
-    throw error;
-  }
 }

@@ -1,4 +1,4 @@
-import { closeSync, constants, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { close, closeSync, constants, existsSync, fdatasync, fstatSync, fsync, fsyncSync, ftruncateSync, open, openSync, readSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -27,6 +27,131 @@ export function appendDurably(path: string, text: string): void {
     closeSync(fd);
   }
   if (created) fsyncDirectory(dirname(path));
+}
+
+/** Open transcripts kept at most; the least recently written is closed beyond it. */
+const MAX_OPEN = 64;
+
+interface OpenTranscript {
+  readonly fd: number;
+  size: number;
+  /** fdatasyncs in flight: the file is not closed under them. */
+  syncing: number;
+}
+
+/**
+ * The transcripts being written, each kept open while its conversation is
+ * active (instead of open + stat + close per append), least recently written
+ * closed first beyond MAX_OPEN.
+ *
+ * `append` writes complete lines before it returns — from then on they survive
+ * the process being killed (the OS has them). With `durable` it also returns a
+ * promise that settles once they are on disk (an fdatasync, run off the event
+ * loop; for a new file its directory entry too), for what must survive a power
+ * cut before Homing acts on it. An fdatasync covers everything written to the
+ * file before it, so lines appended without one become durable with the next.
+ */
+export class TranscriptFiles {
+  private readonly files = new Map<string, OpenTranscript>();
+
+  /** Whether the file is empty or absent (a new transcript starts with its header). */
+  isEmpty(path: string): boolean {
+    const open = this.files.get(path);
+    if (open) return open.size === 0;
+    try {
+      return fstatSizeOf(path) === 0;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+      throw error;
+    }
+  }
+
+  append(path: string, text: string, durable: boolean): Promise<void> {
+    let file = this.files.get(path);
+    let created = false;
+    if (file) {
+      // Most recently written last: the map's order is the eviction order.
+      this.files.delete(path);
+    } else {
+      created = !existsSync(path);
+      const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NO_FOLLOW, 0o600);
+      file = { fd, size: fstatSync(fd).size, syncing: 0 };
+    }
+    this.files.set(path, file);
+    try {
+      const bytes = Buffer.from(text, 'utf8');
+      let written = 0;
+      while (written < bytes.length) written += writeSync(file.fd, bytes, written, bytes.length - written);
+      file.size += bytes.length;
+    } catch (error) {
+      // Part of a line may be on disk: the caller repairs the tail; this handle is dropped.
+      this.forget(path);
+      throw error;
+    }
+    this.evict();
+    if (!durable) return Promise.resolve();
+    const opened = file;
+    opened.syncing += 1;
+    const synced = new Promise<void>((resolve, reject) => fdatasync(opened.fd, (error) => (error ? reject(error) : resolve())));
+    const directory = created ? syncDirectory(dirname(path)) : Promise.resolve();
+    return Promise.all([synced, directory])
+      .then(() => undefined)
+      .finally(() => {
+        opened.syncing -= 1;
+        if (!this.files.has(path) || this.files.get(path) !== opened) this.closeIfIdle(opened);
+      });
+  }
+
+  /** Closes a file's handle (before something else rewrites the file). */
+  forget(path: string): void {
+    const file = this.files.get(path);
+    if (!file) return;
+    this.files.delete(path);
+    this.closeIfIdle(file);
+  }
+
+  /** Closes every handle (once their fdatasyncs are done). */
+  closeAll(): void {
+    for (const path of [...this.files.keys()]) this.forget(path);
+  }
+
+  private evict(): void {
+    for (const [path, file] of this.files) {
+      if (this.files.size <= MAX_OPEN) return;
+      if (file.syncing > 0) continue;
+      this.files.delete(path);
+      this.closeIfIdle(file);
+    }
+  }
+
+  private closeIfIdle(file: OpenTranscript): void {
+    if (file.syncing > 0) return; // closed when its last fdatasync settles
+    try {
+      closeSync(file.fd);
+    } catch {
+      // Already closed.
+    }
+  }
+}
+
+function fstatSizeOf(path: string): number {
+  const fd = openSync(path, constants.O_RDONLY | NO_FOLLOW);
+  try {
+    return fstatSync(fd).size;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** fsync of a directory, off the event loop (a new file's entry must be on disk too). */
+function syncDirectory(dir: string): Promise<void> {
+  if (process.platform === 'win32') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    open(dir, 'r', (openError, fd) => {
+      if (openError) return reject(openError);
+      fsync(fd, (syncError) => close(fd, () => (syncError ? reject(syncError) : resolve())));
+    });
+  });
 }
 
 function fsyncDirectory(dir: string): void {

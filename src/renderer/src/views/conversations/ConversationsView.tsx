@@ -19,7 +19,7 @@ interface ConversationsViewProps {
 
 /** The conversation list beside (or, when narrow, instead of) the open transcript. */
 export function ConversationsView({ api, selected, showingTranscript, onSelect, onBack }: ConversationsViewProps) {
-  const { sessions, live, error } = useSessions(api);
+  const { sessions, live, error, more, loadMore } = useSessions(api);
   const now = useNow();
   const localSession = sessions.find((session) => session.platform === 'local') ?? null;
   const session = (selected ? sessions.find((candidate) => candidate.sessionId === selected) : localSession) ?? null;
@@ -35,6 +35,11 @@ export function ConversationsView({ api, selected, showingTranscript, onSelect, 
       <div className="conversation-pane">
         <ErrorNote message={error && explainApiError('load the conversations', error)} />
         <ConversationList sessions={sessions} live={live} unread={unread} selected={session?.sessionId ?? null} now={now} onSelect={onSelect} />
+        {more && (
+          <button type="button" className="load-more" onClick={loadMore} data-testid="older-conversations">
+            Show older conversations
+          </button>
+        )}
       </div>
       <Transcript api={api} session={session} local={isLocal} onBack={onBack} />
     </section>

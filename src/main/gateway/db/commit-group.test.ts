@@ -1,0 +1,81 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openTestDb, removeTempDirs, tempDir } from '../ledger/fixtures/test-ledger';
+import { CommitGroup } from './commit-group';
+import type { Db } from './database';
+
+afterEach(removeTempDirs);
+
+function table(): Db {
+  const db = openTestDb(join(tempDir(), 'homing.db'), 50);
+  db.exec('CREATE TABLE t (v TEXT NOT NULL UNIQUE)');
+  return db;
+}
+
+const values = (db: Db) => (db.prepare('SELECT v FROM t ORDER BY rowid').all() as { v: string }[]).map((row) => row.v);
+
+describe('group commit', () => {
+  it('commits the work of one event-loop turn in one transaction, at FULL when any of it is durable', async () => {
+    const db = table();
+    const group = new CommitGroup(db);
+    const levels: number[] = [];
+    const insert = (v: string) => () => {
+      levels.push(db.pragma('synchronous', { simple: true }) as number);
+      db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
+      return v;
+    };
+    group.later(insert('mark'));
+    const results = Promise.all([group.durable(insert('a')), group.durable(insert('b'))]);
+    expect(values(db)).toEqual([]); // nothing before the flush
+    expect(await results).toEqual(['a', 'b']);
+    expect(values(db)).toEqual(['mark', 'a', 'b']);
+    expect(levels).toEqual([2, 2, 2]);
+    expect(db.inTransaction).toBe(false);
+    expect(db.pragma('synchronous', { simple: true })).toBe(1);
+
+    // Only bookkeeping queued: committed at NORMAL.
+    levels.length = 0;
+    group.later(insert('c'));
+    await group.flushed();
+    expect(levels).toEqual([1]);
+    db.close();
+  });
+
+  it('fails a piece of work that throws alone, rolled back to its savepoint', async () => {
+    const db = table();
+    const group = new CommitGroup(db);
+    const errors: unknown[] = [];
+    const good = group.durable(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('x'));
+    const bad = group.durable(() => {
+      db.prepare('INSERT INTO t (v) VALUES (?)').run('half');
+      db.prepare('INSERT INTO t (v) VALUES (?)').run('x'); // UNIQUE: throws
+    });
+    group.later(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('y'), (error) => errors.push(error));
+    await expect(good).resolves.toBeDefined();
+    await expect(bad).rejects.toThrow(/UNIQUE/);
+    expect(values(db)).toEqual(['x', 'y']);
+    expect(errors).toEqual([]);
+    db.close();
+  });
+
+  it('fails every piece of work when the commit itself cannot happen (the database is locked)', async () => {
+    const db = table();
+    const file = db.name;
+    const locker = new Database(file);
+    locker.exec('BEGIN EXCLUSIVE');
+    const group = new CommitGroup(db);
+    const errors: unknown[] = [];
+    const durable = group.durable(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('a'));
+    group.later(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('b'), (error) => errors.push(error));
+    await expect(durable).rejects.toThrow(/locked|busy/i);
+    await group.flushed();
+    expect(errors).toHaveLength(1);
+    locker.exec('ROLLBACK');
+    locker.close();
+    expect(values(db)).toEqual([]);
+    expect(db.inTransaction).toBe(false);
+    expect(db.pragma('synchronous', { simple: true })).toBe(1);
+    db.close();
+  });
+});
