@@ -160,7 +160,7 @@ describe('the headless gateway (a real `homing gateway` process)', () => {
     await page.goto(gateway.url);
     const other = await context.newPage();
     await other.goto(`http://127.0.0.1:${gateway.port}/`);
-    await other.getByText(/no access token: open the URL that `homing url` prints/).first().waitFor({ timeout: 10_000 });
+    await other.getByText(/no access token: open the URL that npx homing url prints/).first().waitFor({ timeout: 10_000 });
     await context.close();
   });
 });

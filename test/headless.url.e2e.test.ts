@@ -55,7 +55,7 @@ describe('a headless window URL that survives restarts (real `homing gateway` an
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim()).toBe(
-      `homing: no headless window has been served from ${dataDir} yet: start \`homing gateway\` (it prints the URL)`,
+      `homing: no headless window has been served from ${dataDir} yet: start \`npx homing gateway\` (it prints the URL)`,
     );
   });
 
@@ -85,7 +85,7 @@ describe('a headless window URL that survives restarts (real `homing gateway` an
     expect(gateway.port).not.toBe(port);
     expect(gateway.token).toBe(token);
     expect(gateway.output()).toContain(
-      `homing: port ${port} on 127.0.0.1 is in use, so the window moved to port ${gateway.port} (kept for the next starts; \`homing url\` prints the URL)`,
+      `homing: port ${port} on 127.0.0.1 is in use, so the window moved to port ${gateway.port} (kept for the next starts; \`npx homing url\` prints the URL)`,
     );
     expect(JSON.parse(readFileSync(join(dataDir, 'headless.json'), 'utf8'))).toEqual({ port: gateway.port, token });
     expect((await homing(['url', '--data-dir', dataDir])).stdout).toBe(`${gateway.url}\n`);

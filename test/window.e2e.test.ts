@@ -75,11 +75,11 @@ describe('the window on demo data', () => {
     const rows = page.getByTestId('delivery-row');
     await rows.first().waitFor();
     const why = await page.getByTestId('delivery-why').allTextContents();
-    expect(why.some((text) => /^Platform problem: Waiting for IRC: not connected — nothing answers at 127\.0\.0\.1:\d+/.test(text))).toBe(true);
-    expect(why.some((text) => /^Needs you: IRC did not take it: bob is not online, so IRC cannot deliver it\. Homing tries again by itself\./.test(text))).toBe(true);
+    expect(why.some((text) => /^Waiting: IRC: not connected — nothing answers at 127\.0\.0\.1:\d+/.test(text))).toBe(true);
+    expect(why.some((text) => /^Retrying: IRC did not take it: bob is not online, so IRC cannot deliver it\. Homing tries again by itself\./.test(text))).toBe(true);
     // Failed for good is given up, not owed: it waits for nobody but you.
     await page.getByRole('tab', { name: 'Given up' }).click();
-    await expect.poll(async () => (await page.getByTestId('delivery-why').allTextContents()).join('\n')).toMatch(/gave up after 5 attempts/);
+    await expect.poll(async () => (await page.getByTestId('delivery-why').allTextContents()).join('\n')).toMatch(/^Given up: Homing stopped trying after 5 attempts/m);
     const givenUp = await page.getByTestId('delivery-why').allTextContents();
     expect(givenUp.some((text) => /^Needs you: IRC refused it for good: .*#homelab.*Retry once that is fixed, or discard it\./.test(text))).toBe(true);
     await page.close();
@@ -138,6 +138,9 @@ describe('the window on demo data', () => {
     const message = page.getByTestId('irc-form-message');
     await message.getByText(/platforms\.irc\.nick/).waitFor();
     expect(await message.getAttribute('role')).toBe('alert');
+    // In the form's words, with the field at fault marked.
+    expect(await message.textContent()).toMatch(/^Not saved: Nick must be an IRC nick/);
+    expect(await page.getByLabel('Nick', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     // The rest of the window is still there.
     expect(await page.getByTestId('platform-irc').isVisible()).toBe(true);
     expect(errors).toEqual([]);

@@ -111,7 +111,7 @@ describe('the window while IRC goes down and comes back (real ngircd, a real use
     const why = row.getByTestId('delivery-why');
     // The adapter keeps trying: once one attempt was refused, the row says so (between attempts it says "connecting…").
     await why
-      .getByText(new RegExp(`^Platform problem: Waiting for IRC: not connected — nothing answers at 127\\.0\\.0\\.1:${server.port} \\(is the server running\\?\\)\\.$`))
+      .getByText(new RegExp(`^Waiting: IRC: not connected — nothing answers at 127\\.0\\.0\\.1:${server.port} \\(is the server running\\?\\)\\. It goes out once IRC is back\\.$`))
       .waitFor({ timeout: 15_000 });
     await expect.poll(() => count(page, 'owed')).toBe(1);
     expect(await page.getByTestId('nav-owed').textContent()).toBe('1');
@@ -124,9 +124,9 @@ describe('the window while IRC goes down and comes back (real ngircd, a real use
     await server.start();
     await event('platform.state', ircState('connected'), beforeStart);
     await event('delivery.changed', (seen) => seen.delivery.id === obligationId && seen.delivery.state === 'failed', beforeStart);
-    await why.getByText(/^Needs you: IRC did not take it: alice is not online, so IRC cannot deliver it\. Homing tries again by itself\.$/).waitFor();
+    await why.getByText(/^Retrying: IRC did not take it: alice is not online, so IRC cannot deliver it\. Homing tries again by itself\.$/).waitFor();
     expect(await row.getAttribute('data-state')).toBe('failed');
-    await row.getByText(/^next try in /).waitFor();
+    await row.getByText(/^next try \d.* \(in /).waitFor();
     expect(await count(page, 'owed')).toBe(1);
     await expect.poll(() => page.getByTestId('summary').textContent()).toBe('1 reply owed');
 

@@ -26,7 +26,7 @@ interface ParentPort {
 
 const parentPort = (process as unknown as { parentPort?: ParentPort }).parentPort;
 if (!parentPort) {
-  process.stderr.write('gateway-host runs inside the Homing app; use `homing gateway` for the headless gateway\n');
+  process.stderr.write('gateway-host runs inside the Homing app; use `npx homing gateway` for the headless gateway\n');
   process.exit(2);
 }
 

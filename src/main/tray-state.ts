@@ -104,8 +104,9 @@ function attentionReasons(state: ShellState): string[] {
   const overview = state.overview;
   if (!overview || state.gateway.state === 'failed') return reasons;
   const { deliveries } = overview;
-  if (deliveries.failedPermanently > 0) reasons.push(`${plural(deliveries.failedPermanently, 'reply', 'replies')} failed for good`);
-  if (deliveries.abandoned > 0) reasons.push(`${plural(deliveries.abandoned, 'reply', 'replies')} abandoned`);
+  // The window's words (Deliveries: "Needs you", "Given up").
+  if (deliveries.failedPermanently > 0) reasons.push(`${plural(deliveries.failedPermanently, 'reply', 'replies')} need${deliveries.failedPermanently === 1 ? 's' : ''} you`);
+  if (deliveries.abandoned > 0) reasons.push(`${plural(deliveries.abandoned, 'reply', 'replies')} given up`);
   for (const platform of overview.platforms) {
     if (platform.state === 'auth-failed') reasons.push(`${platform.name}: login failed`);
   }

@@ -111,8 +111,8 @@ describe('the tray icon and tooltip', () => {
 
   it('asks for attention when a reply failed for good, was abandoned, a login failed or the ledger fails', () => {
     const cases: [GatewayOverview, string][] = [
-      [overview({ deliveries: { failedPermanently: 1 } }), '1 reply failed for good'],
-      [overview({ deliveries: { abandoned: 3 } }), '3 replies abandoned'],
+      [overview({ deliveries: { failedPermanently: 1 } }), '1 reply needs you'],
+      [overview({ deliveries: { abandoned: 3 } }), '3 replies given up'],
       [overview({ platforms: [{ name: 'irc', state: 'auth-failed', error: 'bad password' }] }), 'irc: login failed'],
       [overview({ ledger: { ok: false, failures: 2, lastError: 'disk full', lastFailureAt: 1 } }), 'The delivery ledger is failing'],
     ];
@@ -192,7 +192,7 @@ describe('the tray menu', () => {
   it('lists what needs attention and offers Deliveries for failed replies', () => {
     const tray = fakeTray();
     tray.presenter.render(state({ overview: overview({ deliveries: { failedPermanently: 2 } }) }));
-    expect(tray.labels()).toEqual(['Needs attention', '2 replies failed for good', '---', 'Open Homing', 'Show deliveries', ...base.slice(1)]);
+    expect(tray.labels()).toEqual(['Needs attention', '2 replies need you', '---', 'Open Homing', 'Show deliveries', ...base.slice(1)]);
   });
 
   it('offers Resume when paused', () => {

@@ -25,6 +25,8 @@ export class ApiClient {
   private readonly listeners = new Set<(event: GatewayEvent) => void>();
   private readonly callTimeoutMs: number;
   private refusal: string | undefined;
+  /** Set while a pipe that was there is gone: calls fail at once instead of waiting out their timeout. */
+  private lostReason: string | undefined;
 
   constructor(options: ApiClientOptions = {}) {
     this.callTimeoutMs = options.callTimeoutMs ?? 15_000;
@@ -33,6 +35,7 @@ export class ApiClient {
 
   attach(pipe: MessagePipe): void {
     this.detach('the gateway connection was replaced');
+    this.lostReason = undefined;
     this.pipe = pipe;
     pipe.onMessage((message) => this.receive(message));
     pipe.onClose(() => {
@@ -49,6 +52,16 @@ export class ApiClient {
    */
   refuse(reason: string): void {
     this.refusal = reason;
+    for (const call of this.queued.splice(0)) this.settle(call.id, failure('disconnected', reason));
+  }
+
+  /**
+   * The pipe is gone and the next one may take a while (the gateway stopped or
+   * restarts): calls fail at once with this reason until `attach`, so the
+   * window shows what it last knew instead of spinning for the call timeout.
+   */
+  lost(reason: string): void {
+    this.lostReason = reason;
     for (const call of this.queued.splice(0)) this.settle(call.id, failure('disconnected', reason));
   }
 
@@ -74,13 +87,14 @@ export class ApiClient {
 
   private call(method: MethodName, params: unknown): Promise<ApiResult<unknown>> {
     if (this.refusal !== undefined) return Promise.resolve(failure('disconnected', this.refusal));
+    if (this.lostReason !== undefined && !this.pipe) return Promise.resolve(failure('disconnected', this.lostReason));
     return new Promise((resolve) => {
       const id = this.allocateId();
       const timer = setTimeout(() => {
         this.pending.delete(id);
         const index = this.queued.findIndex((call) => call.id === id);
         if (index >= 0) this.queued.splice(index, 1);
-        resolve(failure('timeout', `the gateway did not answer ${method} in time`));
+        resolve(failure('timeout', 'the gateway did not answer in time'));
       }, this.callTimeoutMs);
       this.pending.set(id, { resolve, timer });
       const message = { id, method, params };

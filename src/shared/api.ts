@@ -178,6 +178,8 @@ export interface PlatformStatus {
   readonly state: PlatformState;
   /** The last error in plain words, when the platform is not connected. */
   readonly error: string | null;
+  /** When it tries to connect again by itself (its reconnect backoff); null or absent when no try is scheduled. */
+  readonly nextAttemptAt?: number | null;
 }
 
 /** config.json as the window edits it; secrets are never included, only whether each is set. */
@@ -185,6 +187,11 @@ export interface ConfigView {
   readonly path: string;
   /** The configuration in force (defaults filled in). */
   readonly config: unknown;
+  /**
+   * What the last valid config.json itself says (no defaults filled in; {} when
+   * there is no file). Forms patch this, so a save writes only what the user set.
+   */
+  readonly written: unknown;
   /** Why the file on disk is not in force (the last good one is), or null. */
   readonly error: string | null;
   readonly secretsSet: readonly string[];
@@ -242,7 +249,9 @@ export type GatewayEvent =
   | { readonly type: 'config.changed'; readonly error: string | null; readonly at: number }
   | { readonly type: 'gateway.resumed'; readonly sleptMs: number; readonly at: number }
   /** A pairing request arrived, or one was approved or denied (the window refreshes its list). */
-  | { readonly type: 'pairing.changed'; readonly at: number };
+  | { readonly type: 'pairing.changed'; readonly at: number }
+  /** A platform refused someone not allowed to talk to the agent (the IRC allowlist); `sender` is their name on the platform. */
+  | { readonly type: 'sender.refused'; readonly platform: string; readonly sender: string; readonly at: number };
 
 /** Someone who asked to talk to the agent (pairing), as the window and the CLI show them: a name and a pseudonym, never the raw id. */
 export interface PairingRequest {
@@ -350,7 +359,11 @@ export const apiParams = {
   setPaused: z.object({ paused: z.boolean() }).strict(),
   testConnection: z.object({ target: z.enum(CONNECTION_TARGETS), config: configObject }).strict(),
   getConfig: z.undefined(),
+  /** The gateway's last log lines (the Logs panel in Status). */
+  getLogTail: z.object({ lines: z.number().int().min(1).max(300).optional() }).strict().optional(),
   setConfig: z.object({ config: configObject }).strict(),
+  /** Replaces a config.json that has an error, after copying it to a timestamped backup beside it. */
+  replaceConfig: z.object({ config: configObject }).strict(),
   setSecret: z
     .object({ name: z.enum(['agent.apiKey', 'irc.password', 'telegram.token']), value: z.string().max(10_000).nullable() })
     .strict(),
@@ -386,7 +399,9 @@ export interface ApiResults {
   setPaused: { readonly paused: boolean };
   testConnection: ConnectionTestResult;
   getConfig: ConfigView;
+  getLogTail: { readonly lines: readonly string[] };
   setConfig: ConfigView;
+  replaceConfig: { readonly view: ConfigView; readonly backup: string | null };
   setSecret: { readonly secretsSet: readonly string[] };
   listPairing: PairingOverview;
   decidePairing: { readonly decision: 'approve' | 'deny'; readonly platform: string; readonly name: string | null };

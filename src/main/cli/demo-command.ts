@@ -20,7 +20,7 @@ const USAGE = `Usage: homing demo --data-dir DIR [--irc-port N] [--owed N]
   discarded, delivered), so the window can be seen full:
 
     homing demo --data-dir /tmp/homing-demo
-    homing gateway --data-dir /tmp/homing-demo
+    npx homing gateway --data-dir /tmp/homing-demo
 
   DIR must be empty, missing, or a previous demo (which is replaced).
   IRC points at 127.0.0.1, so its card shows a real state (usually: nothing
@@ -58,7 +58,7 @@ export const demoCommand: Command = {
     prepareDirectory(dataDir);
     const counts = fillDemo(dataDir, { ircPort, extraOwed, now: Date.now() });
     context.stdout(`Demo data in ${dataDir}: ${counts.conversations} conversations, ${counts.deliveries} replies in the ledger.`);
-    context.stdout(`See it: homing gateway --data-dir ${dataDir}`);
+    context.stdout(`See it: npx homing gateway --data-dir ${dataDir}`);
     return 0;
   },
 };

@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Gateway } from '../gateway/gateway';
@@ -25,7 +26,7 @@ export const gatewayCommand: Command = {
     '  --port N        port on 127.0.0.1 for the window; 0: any free port. Default: the',
     `                  port used last time with this data directory, else ${DEFAULT_HEADLESS_PORT}, else`,
     '                  any free one (then kept). Port and token live in headless.json',
-    '                  (0600) in the data directory: the URL survives restarts (`homing url`)',
+    '                  (0600) in the data directory: the URL survives restarts (`npx homing url`)',
     '  --no-ui         serve no window: the gateway and its platforms only',
   ].join('\n'),
   async run(args, context) {
@@ -36,6 +37,11 @@ export const gatewayCommand: Command = {
       'no-ui': { type: 'boolean' },
     });
     const port = values.port === undefined ? undefined : parsePort('gateway', values.port, 0);
+    // A --config that names nothing is a typo, not a wish for the defaults: say so before anything starts.
+    if (values.config !== undefined && !isFile(resolve(values.config))) {
+      context.stderr(`homing: gateway: --config ${values.config}: no such file (leave --config out to use config.json in the data directory)`);
+      return 2;
+    }
     const dataDir = resolveDataDir(values['data-dir'], context.env);
     const logger = createLineLogger({ level: context.env.HOMING_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
 
@@ -83,7 +89,7 @@ export const gatewayCommand: Command = {
         server = started.server;
         if (started.movedFrom !== undefined) {
           context.stderr(
-            `homing: port ${started.movedFrom} on 127.0.0.1 is in use, so the window moved to port ${server.port} (kept for the next starts; \`homing url\` prints the URL)`,
+            `homing: port ${started.movedFrom} on 127.0.0.1 is in use, so the window moved to port ${server.port} (kept for the next starts; \`npx homing url\` prints the URL)`,
           );
         }
       } catch (error) {
@@ -120,6 +126,10 @@ export const gatewayCommand: Command = {
     return 0;
   },
 };
+
+function isFile(path: string): boolean {
+  return existsSync(path) && statSync(path).isFile();
+}
 
 /** The window's address without its access token (for gateway.json, which others may read). */
 function withoutToken(url: string): string {

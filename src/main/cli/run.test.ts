@@ -24,6 +24,7 @@ describe('homing (the CLI)', () => {
     [['gateway', '--port', '70000'], /--port must be a number from 0 to 65535/],
     [['gateway', '--port'], /^homing: gateway: Option '--port <value>' argument missing/],
     [['gateway', 'extra'], /^homing: gateway: unexpected argument "extra"/],
+    [['gateway', '--config', '/nonexistent/homing-config.json'], /^homing: gateway: --config \/nonexistent\/homing-config\.json: no such file/],
   ])('rejects %j with one clear line and exit code 2', async (argv, message) => {
     const { context, err, out } = capture();
     expect(await runCli(argv, context)).toBe(2);

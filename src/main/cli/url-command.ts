@@ -22,8 +22,8 @@ export const urlCommand: Command = {
     if (!saved.ok) {
       context.stderr(
         saved.reason === 'missing'
-          ? `homing: no headless window has been served from ${dataDir} yet: start \`homing gateway\` (it prints the URL)`
-          : `homing: ${saved.message}; delete ${savedAccessPath(dataDir)} and start \`homing gateway\` for a new URL`,
+          ? `homing: no headless window has been served from ${dataDir} yet: start \`npx homing gateway\` (it prints the URL)`
+          : `homing: ${saved.message}; delete ${savedAccessPath(dataDir)} and start \`npx homing gateway\` for a new URL`,
       );
       return 1;
     }

@@ -29,6 +29,7 @@ import { Pipeline } from './pipeline/pipeline';
 import { pipelineApiHandlers } from './pipeline/api-handlers';
 import { recoverInterruptedTurns, type RecoveryReport } from './pipeline/recovery';
 import { digest, platformWanted, type PlatformTuning } from './platforms/catalog';
+import { LogTail, teeLogger } from './log-tail';
 import { LocalAdapter } from './platforms/local/local-adapter';
 import { PlatformManager } from './platforms/manager';
 import { SleepDetector } from './power/sleep-detector';
@@ -96,12 +97,14 @@ export class Gateway {
   private state: GatewayState = 'starting';
   private readonly startedAt: number;
   private readonly startedMonotonic: number;
-  private readonly clock: Clock;
+  readonly clock: Clock;
   private readonly queue: ConversationQueue;
   private readonly group: CommitGroup;
   private readonly sleep: SleepDetector;
   private suggestion: ConfigView['suggestion'] = null;
   private control: ControlSocket | undefined;
+  /** The last log lines (getLogTail). */
+  logTail = new LogTail();
 
   private constructor(
     private readonly options: GatewayOptions,
@@ -172,7 +175,10 @@ export class Gateway {
   }
 
   /** Starts the gateway; throws DataDirLocked (naming the running one) when another gateway holds the data directory. */
-  static start(options: GatewayOptions): Gateway {
+  static start(given: GatewayOptions): Gateway {
+    // Every line the gateway logs is also kept for the window's Logs panel.
+    const logTail = new LogTail();
+    const options = { ...given, logger: teeLogger(given.logger, logTail) };
     ensureDataDir(options.dataDir, options.logger);
     const lock = options.lock ?? acquireDataDirLock(options.dataDir, { mode: options.mode });
     let db: Db | undefined;
@@ -182,6 +188,7 @@ export class Gateway {
       // Before any turn runs (recovery re-runs interrupted ones): agents a killed gateway left running die first.
       reapOrphanedAgents(db, options.logger);
       gateway = new Gateway(options, db, lock);
+      gateway.logTail = logTail;
     } catch (error) {
       db?.close();
       lock.release();
@@ -389,7 +396,6 @@ export class Gateway {
     const built = createAgent(config.agent, {
       ...(apiKey !== undefined ? { apiKey } : {}),
       env: this.env,
-      dataDir: this.options.dataDir,
       version: this.options.version,
       processes: trackAgentProcesses({ db: this.db, logger: this.options.logger }),
       status: () => ({
@@ -414,6 +420,7 @@ export class Gateway {
       tuning: this.options.tuning ?? {},
       dataDir: this.options.dataDir,
       pairing: this.pairing,
+      onRefused: (platform, sender) => this.bus.emit({ type: 'sender.refused', platform, sender, at: this.clock.now() }),
     });
   }
 

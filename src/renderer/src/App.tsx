@@ -1,7 +1,10 @@
-import { useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import type { HomingApi } from '../../shared/api';
 import { ErrorNote } from './components/ErrorNote';
+import { ConnectionContext, isOnline, useConnectionState, type ConnectionMonitor } from './connection';
+import { ConnectionStatus } from './ConnectionStatus';
 import { useActivityLog } from './hooks/useActivity';
+import { useApiRead } from './hooks/useApiRead';
 import { useOverview } from './hooks/useOverview';
 import { explainApiError, owedTotal } from './plain-words';
 import { Summary } from './Summary';
@@ -26,8 +29,21 @@ function badgeText(count: number): string {
 }
 
 /** The window: a summary line that answers "is anything owed?", four views, and the API passed in (Electron or browser alike). */
-export function App({ api }: { api: HomingApi }) {
+export function App({ api, connection }: { api: HomingApi; connection: ConnectionMonitor }) {
+  return (
+    <ConnectionContext.Provider value={connection}>
+      <Window api={api} connection={connection} />
+    </ConnectionContext.Provider>
+  );
+}
+
+function Window({ api, connection }: { api: HomingApi; connection: ConnectionMonitor }) {
   const [view, setView] = useState<ViewName>('conversations');
+  const state = useConnectionState(connection);
+  const online = isOnline(state);
+  // The data directory, for the "start it again with …" advice.
+  const status = useApiRead(useCallback(() => api.getStatus(), [api]), 'status');
+  useEffect(status.load, [status.load]);
   const [conversation, setConversation] = useState<string | null>(null);
   const [showingTranscript, setShowingTranscript] = useState(false);
   const overview = useOverview(api);
@@ -41,10 +57,13 @@ export function App({ api }: { api: HomingApi }) {
   };
 
   return (
-    <div className="app">
+    <div className={`app${online ? '' : ' offline'}`}>
       <header className="app-header">
-        <h1>Homing</h1>
-        <Summary overview={overview.overview} onShowDeliveries={() => setView('deliveries')} />
+        <div className="title-row">
+          <h1>Homing</h1>
+          <ConnectionStatus state={state} mode={connection.mode} dataDir={status.value?.dataDir ?? null} />
+        </div>
+        <Summary overview={overview.overview} lastKnown={!online} onShowDeliveries={() => setView('deliveries')} />
       </header>
       <nav className="views-nav" aria-label="Views">
         {VIEWS.map(([name, label, short]) => (
@@ -60,7 +79,7 @@ export function App({ api }: { api: HomingApi }) {
               </>
             )}
             {name === 'deliveries' && owed > 0 && (
-              <span className="nav-count" aria-label={`${owed} owed`} data-testid="nav-owed">
+              <span className="nav-count" aria-label={`${owed} owed${online ? '' : ' (last known)'}`} data-testid="nav-owed">
                 {badgeText(owed)}
               </span>
             )}
@@ -68,7 +87,15 @@ export function App({ api }: { api: HomingApi }) {
         ))}
       </nav>
       <main className="app-main">
-        <ErrorNote message={overview.error && explainApiError('reach the gateway', overview.error)} />
+        {online ? (
+          <ErrorNote message={overview.error && explainApiError('reach the gateway', overview.error)} />
+        ) : (
+          state.kind !== 'connecting' && (
+            <p className="stale-note" data-testid="stale-note">
+              Not connected: what you see is what Homing last knew, not what is true now. Actions come back when the gateway does.
+            </p>
+          )
+        )}
         {view === 'conversations' && (
           <ConversationsView
             api={api}

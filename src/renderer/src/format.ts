@@ -36,3 +36,17 @@ const CLOCK = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-d
 export function clockTime(at: number): string {
   return CLOCK.format(at);
 }
+
+const DAY = new Intl.DateTimeFormat(undefined, { weekday: 'long', day: 'numeric', month: 'long' });
+const DAY_WITH_YEAR = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'long', year: 'numeric' });
+
+export function sameDay(a: number, b: number): boolean {
+  return new Date(a).toDateString() === new Date(b).toDateString();
+}
+
+/** "Today", "Yesterday", "Monday 30 November", or with the year when it is another year: the transcript's day separators. */
+export function dayLabel(at: number, now: number): string {
+  if (sameDay(at, now)) return 'Today';
+  if (sameDay(at, now - 86_400_000)) return 'Yesterday';
+  return new Date(at).getFullYear() === new Date(now).getFullYear() ? DAY.format(at) : DAY_WITH_YEAR.format(at);
+}

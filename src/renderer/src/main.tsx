@@ -11,11 +11,11 @@ declare global {
   }
 }
 
-const client = connectHoming();
+const { client, connection } = connectHoming();
 window.homing = client.api;
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App api={client.api} />
+    <App api={client.api} connection={connection} />
   </StrictMode>,
 );

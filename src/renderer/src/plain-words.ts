@@ -5,25 +5,54 @@ export type Blame = 'none' | 'you' | 'platform' | 'homing';
 
 export interface Explanation {
   readonly blame: Blame;
+  /** The row's kind in the one vocabulary: the "why" line starts with its label. */
+  readonly kind: DeliveryKind;
   /** One sentence a newcomer understands. */
   readonly text: string;
 }
 
-export const BLAME_LABEL: Record<Blame, string> = {
-  none: 'On its way',
-  you: 'Needs you',
-  platform: 'Platform problem',
-  homing: 'Homing problem',
+/**
+ * The window's one vocabulary for a reply's delivery, from the core's one
+ * definition of owed (ledger/states.ts): waiting, sending and retrying are
+ * owed (the Owed tab and tile); needs-you, given-up and discarded are settled
+ * without being delivered (the Given up tab and tile). Badges, tiles, the
+ * transcript's ticks and the "why" line all use these words.
+ */
+export type DeliveryKind = 'waiting' | 'sending' | 'retrying' | 'needs-you' | 'given-up' | 'discarded' | 'delivered';
+
+export const KIND_LABEL: Record<DeliveryKind, string> = {
+  waiting: 'Waiting',
+  sending: 'Sending',
+  retrying: 'Retrying',
+  'needs-you': 'Needs you',
+  'given-up': 'Given up',
+  discarded: 'Discarded',
+  delivered: 'Delivered',
 };
+
+export function deliveryKind(row: Pick<DeliveryRow, 'state' | 'nextAttemptAt' | 'abandonReason'>): DeliveryKind {
+  switch (row.state) {
+    case 'pending':
+      return 'waiting';
+    case 'attempting':
+      return 'sending';
+    case 'failed':
+      return row.nextAttemptAt === null ? 'needs-you' : 'retrying';
+    case 'abandoned':
+      return isDiscarded(row) ? 'discarded' : 'given-up';
+    case 'delivered':
+      return 'delivered';
+  }
+}
 
 /** The one place where ledger and adapter errors become plain words. */
 /** Failed, and not retried by itself (blocked, chat gone): the user must act. */
-export function failedForGood(row: DeliveryRow): boolean {
+export function failedForGood(row: Pick<DeliveryRow, 'state' | 'nextAttemptAt'>): boolean {
   return row.state === 'failed' && row.nextAttemptAt === null;
 }
 
 /** Given up because the user discarded it (not by the ledger's own rules). */
-export function isDiscarded(row: DeliveryRow): boolean {
+export function isDiscarded(row: Pick<DeliveryRow, 'abandonReason'>): boolean {
   return row.abandonReason?.startsWith('discarded') ?? false;
 }
 
@@ -37,35 +66,41 @@ export function owedTotal(counts: GatewayOverview['deliveries']): number {
   return counts.owed;
 }
 
-export function explainDelivery(row: DeliveryRow, platform: PlatformStatus | undefined): Explanation {
-  const name = platformLabel(row.platform);
-  switch (row.state) {
-    case 'delivered':
-      return { blame: 'none', text: `Delivered to ${chatLabel(row)} on ${name}.` };
-    case 'pending':
-    case 'attempting':
-      if (platform && platform.state !== 'connected') {
-        return { blame: platformBlame(platform), text: `Waiting for ${name}: ${explainPlatform(platform)}` };
-      }
-      return row.state === 'pending'
-        ? { blame: 'none', text: `Recorded; it is sent as soon as ${name} takes it.` }
-        : { blame: 'none', text: `Sending now (${row.chunksDelivered} of ${row.chunksTotal} parts arrived).` };
-    case 'failed':
-      if (failedForGood(row)) return { blame: 'you', text: `${name} refused it for good: ${errorWords(row.lastError)} Retry once that is fixed, or discard it.` };
-      return { blame: errorBlame(row.lastError), text: `${name} did not take it: ${errorWords(row.lastError)} Homing tries again by itself.` };
-    case 'abandoned':
-      return explainAbandoned(row, name);
-  }
+/** The Given up tab's rows (ledger/states.ts GIVEN_UP): failed for good, stopped trying, discarded. */
+export function givenUpTotal(counts: GatewayOverview['deliveries']): number {
+  return counts.failedPermanently + counts.abandoned + counts.discarded;
 }
 
-function explainAbandoned(row: DeliveryRow, name: string): Explanation {
-  const reason = row.abandonReason ?? '';
-  if (isDiscarded(row)) return { blame: 'none', text: 'You discarded it: it will not be sent.' };
-  if (reason.startsWith('stale')) {
-    return { blame: 'platform', text: `Homing gave up: ${name} could not be reached for a day, so the reply went stale. Retry to send it anyway.` };
+export function explainDelivery(row: DeliveryRow, platform: PlatformStatus | undefined): Explanation {
+  const name = platformLabel(row.platform);
+  const kind = deliveryKind(row);
+  const say = (blame: Blame, text: string): Explanation => ({ blame, kind, text });
+  switch (kind) {
+    case 'delivered':
+      return say('none', `Delivered to ${chatLabel(row)} on ${name}.`);
+    case 'waiting':
+    case 'sending':
+      if (platform && platform.state !== 'connected') {
+        return say(platformBlame(platform), `${name}: ${explainPlatform(platform)} It goes out once ${name} is back.`);
+      }
+      return kind === 'waiting'
+        ? say('none', `Recorded; it is sent as soon as ${name} takes it.`)
+        : say('none', `Sending now (${row.chunksDelivered} of ${row.chunksTotal} parts arrived).`);
+    case 'retrying':
+      return say(errorBlame(row.lastError), `${name} did not take it: ${errorWords(row.lastError)} Homing tries again by itself.`);
+    case 'needs-you':
+      return say('you', `${name} refused it for good: ${errorWords(row.lastError)} Retry once that is fixed, or discard it.`);
+    case 'discarded':
+      return say('none', 'You discarded it: it will not be sent.');
+    case 'given-up': {
+      const reason = row.abandonReason ?? '';
+      if (reason.startsWith('stale')) {
+        return say('platform', `Homing stopped trying: ${name} could not be reached for a day, so the reply went stale. Retry to send it anyway.`);
+      }
+      const last = row.lastError ? ` The last error: ${errorWords(row.lastError)}` : '';
+      return say(errorBlame(row.lastError), `Homing stopped trying after ${row.attempts} attempts.${last} Retry to try again.`);
+    }
   }
-  const last = row.lastError ? ` The last error: ${errorWords(row.lastError)}` : '';
-  return { blame: errorBlame(row.lastError), text: `Homing gave up after ${row.attempts} attempts.${last} Retry to try again.` };
 }
 
 /** A platform's state and last error, in words. */
@@ -125,7 +160,8 @@ export function explainApiError(action: string, error: ApiError): string {
     case 'disconnected':
     case 'timeout':
     case 'unavailable':
-      return `Could not ${action}: Homing's gateway is not answering (${error.message}). It restarts by itself; try again in a moment.`;
+      // What to do about it depends on the mode; the header says it (ConnectionStatus).
+      return `Could not ${action}: this window is not connected to Homing's gateway.`;
     case 'busy':
       return `Could not ${action}: Homing's gateway is busy with this window's other requests. Try again in a moment.`;
     case 'not-found':
@@ -135,6 +171,8 @@ export function explainApiError(action: string, error: ApiError): string {
     case 'bad-request':
       return `Could not ${action}: ${error.message}.`;
     case 'unknown-method':
+      // An older gateway than this window: the method's name means nothing to a reader.
+      return `Could not ${action}: the gateway is an older version than this window. Restart Homing.`;
     case 'internal':
       return `Could not ${action}: Homing failed (${error.message}). This is a bug in Homing.`;
   }

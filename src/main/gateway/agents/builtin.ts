@@ -14,8 +14,6 @@ export type StatusProvider = () => GatewayStatus | Promise<GatewayStatus>;
 
 export interface BuiltinAgentOptions {
   readonly status?: StatusProvider | undefined;
-  /** Where `config.json` lives, so the reply can name the real path. */
-  readonly dataDir?: string | undefined;
 }
 
 /**
@@ -48,19 +46,19 @@ async function builtinReply(message: string, options: BuiltinAgentOptions): Prom
     case 'new':
       return 'Started a new conversation. What came before is kept in the history, but I will not continue from it.';
     default:
-      return introText(configPath(options.dataDir));
+      return introText();
   }
 }
 
-function configPath(dataDir: string | undefined): string {
-  return dataDir ? `${dataDir.replace(/[\\/]+$/, '')}/config.json` : 'config.json in Homing’s data directory';
-}
-
-function introText(config: string): string {
+/**
+ * The reply goes to whichever chat asked (an IRC channel too): it names where
+ * to look in Homing, never a path, a program or a host of this machine.
+ */
+function introText(): string {
   return [
     'Hello! I am Homing’s built-in agent. I only answer a few commands, so that Homing works before anything else is set up.',
     '',
-    `To talk to a real assistant, set "agent" in ${config} to one of:`,
+    'To talk to a real assistant, open Homing’s Platforms view and choose an agent there (or set "agent" in Homing’s config.json) — one of:',
     '• Ollama: {"type": "openai", "baseUrl": "http://127.0.0.1:11434/v1", "model": "llama3.2"}',
     '• any OpenAI-compatible server (LM Studio, llama.cpp, vLLM, a hosted one): {"type": "openai", "baseUrl": "…/v1", "model": "…", "apiKeyEnv": "OPENAI_API_KEY"}',
     '• a local program: {"type": "command", "command": "/path/to/program", "args": []}',

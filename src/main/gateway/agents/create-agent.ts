@@ -13,8 +13,6 @@ export interface CreateAgentDeps {
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
   /** For the built-in agent's /status. */
   readonly status?: StatusProvider | undefined;
-  /** For the built-in agent's pointer to config.json. */
-  readonly dataDir?: string | undefined;
   /** Homing's version, announced to ACP agents. */
   readonly version?: string | undefined;
   readonly fetch?: typeof fetch | undefined;
@@ -28,7 +26,7 @@ export type CreateAgentResult = { readonly ok: true; readonly agent: Agent } | {
 export function createAgent(config: AgentConfig, deps: CreateAgentDeps = {}): CreateAgentResult {
   switch (config.type) {
     case 'builtin':
-      return { ok: true, agent: createBuiltinAgent({ status: deps.status, dataDir: deps.dataDir }) };
+      return { ok: true, agent: createBuiltinAgent({ status: deps.status }) };
     case 'openai': {
       let apiKey = deps.apiKey;
       if (apiKey === undefined && config.apiKeyEnv !== undefined) {

@@ -65,6 +65,26 @@ describe('saving from the window', () => {
     expect(readFileSync(file, 'utf8')).toContain('colour');
   });
 
+  it('replaces a file with an error only when asked, copying it to a timestamped backup first', async () => {
+    writeFileSync(file, '{ "maxConcurrentTurns": 3 }\n');
+    const service = open();
+    writeFileSync(file, '{ "maxConcurrentTurns": 3, oops }\n');
+    await service.reload();
+    expect(await service.write({ maxConcurrentTurns: 4 })).toMatchObject({ ok: false, conflict: true });
+    const result = await service.replace({ maxConcurrentTurns: 4 }, new Date('2026-12-01T21:30:00.123Z'));
+    expect(result).toMatchObject({ ok: true, backup: `${file}.2026-12-01T21-30-00-123Z.bak` });
+    expect(readFileSync(`${file}.2026-12-01T21-30-00-123Z.bak`, 'utf8')).toBe('{ "maxConcurrentTurns": 3, oops }\n');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ maxConcurrentTurns: 4 });
+    expect(service.current.maxConcurrentTurns).toBe(4);
+  });
+
+  it('shows forms what the file itself says, without the defaults filled in', () => {
+    writeFileSync(file, '{ "maxConcurrentTurns": 3 }\n');
+    const view = open().view([]);
+    expect(view.written).toEqual({ maxConcurrentTurns: 3 });
+    expect(Object.keys(view.config as object).length).toBeGreaterThan(1);
+  });
+
   it('never overwrites hand edits it has not seen: it takes them and asks for a second save', async () => {
     writeFileSync(file, '{ "maxConcurrentTurns": 3 }\n');
     const service = open();

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, unwatchFile, watchFile } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, statSync, unwatchFile, watchFile } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { ConfigView } from '../../../shared/api';
 import type { Logger } from '../logger';
@@ -27,7 +27,7 @@ type FileState =
   | { readonly kind: 'unreadable'; readonly error: string }
   | { readonly kind: 'not-json'; readonly error: string }
   | { readonly kind: 'invalid'; readonly error: string }
-  | { readonly kind: 'valid'; readonly config: HomingConfig };
+  | { readonly kind: 'valid'; readonly config: HomingConfig; readonly written: Record<string, unknown> };
 
 /**
  * The configuration in force. A file that fails validation never replaces a
@@ -41,6 +41,8 @@ type FileState =
  */
 export class ConfigService {
   private config: HomingConfig = DEFAULT_CONFIG;
+  /** The last valid file's own keys (no defaults filled in): what forms patch, so defaults stay implicit. */
+  private written: Record<string, unknown> = {};
   private error: string | null = null;
   private watching = false;
   private queue: Promise<void> = Promise.resolve();
@@ -55,8 +57,10 @@ export class ConfigService {
     this.settleMs = options.settleMs ?? 300;
     // At start an empty file means the embedded defaults (nothing was in force before it).
     const state = this.readFile();
-    if (state.kind === 'valid') this.config = state.config;
-    else if (state.kind !== 'missing' && state.kind !== 'empty') this.fail(state.error, 'running on the embedded defaults');
+    if (state.kind === 'valid') {
+      this.config = state.config;
+      this.written = state.written;
+    } else if (state.kind !== 'missing' && state.kind !== 'empty') this.fail(state.error, 'running on the embedded defaults');
   }
 
   get current(): HomingConfig {
@@ -68,7 +72,7 @@ export class ConfigService {
   }
 
   view(secretsSet: readonly string[], suggestion: ConfigView['suggestion'] = null): ConfigView {
-    return { path: this.file, config: this.config, error: this.error, secretsSet, suggestion };
+    return { path: this.file, config: this.config, written: this.written, error: this.error, secretsSet, suggestion };
   }
 
   /**
@@ -85,8 +89,10 @@ export class ConfigService {
     }
     switch (state.kind) {
       case 'valid':
+        this.written = state.written;
         return this.adopt(state.config);
       case 'missing':
+        this.written = {};
         return this.adopt(DEFAULT_CONFIG);
       case 'empty':
         this.logger.info(`${this.file} is empty: keeping the configuration in force (delete the file to use the defaults)`);
@@ -121,6 +127,7 @@ export class ConfigService {
         };
       case 'valid':
         if (!isDeepStrictEqual(onDisk.config, this.config)) {
+          this.written = onDisk.written;
           await this.adopt(onDisk.config);
           return {
             ok: false,
@@ -134,8 +141,28 @@ export class ConfigService {
         break;
     }
     writeConfigFile(this.file, input);
+    this.written = input as Record<string, unknown>;
     await this.adopt(result.value);
     return result;
+  }
+
+  /**
+   * Replaces a file that has an error (the user chose to, in the window): its
+   * bytes are first copied to `config.json.<timestamp>.bak` beside it, so no
+   * hand edit is ever lost. `at` names the backup (injected clock).
+   */
+  async replace(input: unknown, at: Date): Promise<ConfigWriteResult & { backup?: string }> {
+    const result = parseConfigValue(input, homingConfigSchema, 'config');
+    if (!result.ok) return result;
+    let backup: string | undefined;
+    if (existsSync(this.file)) {
+      backup = `${this.file}.${at.toISOString().replace(/[:.]/g, '-')}.bak`;
+      copyFileSync(this.file, backup);
+    }
+    writeConfigFile(this.file, input);
+    this.written = input as Record<string, unknown>;
+    await this.adopt(result.value);
+    return backup === undefined ? result : { ...result, backup };
   }
 
   /** Runs `task` in the queue of config changes (after every change queued before it). */
@@ -186,7 +213,7 @@ export class ConfigService {
       return { kind: 'not-json', error: described.ok ? `${this.file}: not valid JSON` : described.error };
     }
     const result = parseConfigValue(raw, homingConfigSchema, this.file);
-    return result.ok ? { kind: 'valid', config: result.value } : { kind: 'invalid', error: result.error };
+    return result.ok ? { kind: 'valid', config: result.value, written: raw as Record<string, unknown> } : { kind: 'invalid', error: result.error };
   }
 
   private adopt(config: HomingConfig): Promise<void> {

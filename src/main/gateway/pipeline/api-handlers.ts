@@ -4,7 +4,7 @@ import { testConnection } from '../platforms/connection-test';
 
 type PipelineHandlers = Pick<
   ApiHandlers,
-  'sendLocalMessage' | 'cancelTurn' | 'listPlatforms' | 'reconnectPlatform' | 'testConnection' | 'getConfig' | 'setConfig' | 'setSecret'
+  'sendLocalMessage' | 'cancelTurn' | 'listPlatforms' | 'reconnectPlatform' | 'testConnection' | 'getConfig' | 'setConfig' | 'replaceConfig' | 'getLogTail' | 'setSecret'
 >;
 
 /** The API's methods for the local chat, platforms and configuration. */
@@ -30,11 +30,17 @@ export function pipelineApiHandlers(gateway: Gateway): PipelineHandlers {
         savedConfig: gateway.config.current,
       }),
     getConfig: () => gateway.configView(),
+    getLogTail: (params) => ({ lines: gateway.logTail.tail(params?.lines ?? 200) }),
     // Answers once the new config is in force (or refused, with nothing written).
     setConfig: async ({ config }) => {
       const result = await gateway.config.write(config);
       if (!result.ok) throw new ApiFailure('conflict' in result ? 'conflict' : 'bad-request', result.error);
       return gateway.configView();
+    },
+    replaceConfig: async ({ config }) => {
+      const result = await gateway.config.replace(config, new Date(gateway.clock.now()));
+      if (!result.ok) throw new ApiFailure('bad-request', result.error);
+      return { view: gateway.configView(), backup: result.backup ?? null };
     },
     setSecret: async ({ name, value }) => {
       if (value === null) gateway.secrets.delete(name);

@@ -262,7 +262,7 @@ export class Pipeline {
     const kind: TurnOutcomeKind = result.ok ? 'answered' : result.kind === 'cancelled' ? 'cancelled' : 'agent-error';
     bus.emit({ type: 'turn.finished', sessionId, outcome: kind, error: result.ok ? null : result.error, at: clock.now() });
     if (!result.ok) this.options.logger.warn('the agent failed a turn', { sessionId, kind: result.kind, error: result.error });
-    return this.reply(context, result.ok ? result.text : agentErrorReply(result), kind);
+    return this.reply(context, result.ok ? result.text : agentErrorReply(result, context.platform), kind);
   }
 
   /** "typing…" on platforms that show it, while the agent works; never lets a failure stop the turn. */
@@ -347,8 +347,23 @@ function toTurnMessage(turn: Turn): TurnMessage {
   return { role: 'user', text: turn.text, sender: { pseudonym: turn.sender.id, displayName: turn.sender.name } };
 }
 
-/** What the user sees when the agent failed: short, and says what happened. */
-export function agentErrorReply(result: Extract<AgentResult, { ok: false }>): string {
+/**
+ * What the user sees when the agent failed: short, and says what happened.
+ * The details (a program's path, a server's address, stderr) stay on this
+ * machine: only the local chat's reply carries them; a chat platform's reply
+ * says where to look instead (the log and the window have the details).
+ */
+export function agentErrorReply(result: Extract<AgentResult, { ok: false }>, platform = 'local'): string {
+  if (platform !== 'local') {
+    switch (result.kind) {
+      case 'cancelled':
+        return '⚠ The answer to this message was cancelled.';
+      case 'timeout':
+        return '⚠ The agent did not answer in time, so this message went unanswered. The owner can see why in Homing’s Status view.';
+      default:
+        return '⚠ The agent failed, so this message went unanswered. The owner can see why in Homing’s Status view.';
+    }
+  }
   switch (result.kind) {
     case 'timeout':
       return `⚠ The agent did not answer in time, so this message went unanswered. (${result.error})`;

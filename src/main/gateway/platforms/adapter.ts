@@ -52,7 +52,13 @@ export interface MessageLimits {
 }
 
 export type AdapterEvent =
-  | { readonly type: 'state'; readonly state: AdapterState; readonly error?: string | undefined }
+  | {
+      readonly type: 'state';
+      readonly state: AdapterState;
+      readonly error?: string | undefined;
+      /** Wall-clock ms of the adapter's next reconnect try, when one is scheduled (its backoff). */
+      readonly nextAttemptAt?: number | undefined;
+    }
   /** `ack`, when present, is called once with what became of the message at intake. */
   | { readonly type: 'message'; readonly message: InboundMessage; readonly ack?: ((outcome: IntakeOutcome) => void) | undefined }
   /** More destinations can take sends now (IRC joined a channel): what waited for them may go. */

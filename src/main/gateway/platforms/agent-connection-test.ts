@@ -29,14 +29,8 @@ export async function testAgentConnection(input: unknown, deps: AgentTestDeps): 
     return { ok: false, message: `${where}: ${issue?.message ?? 'invalid'}` };
   }
   const config = parsed.data;
-  if (config.type !== 'openai') {
-    const built = createAgent(config, { env: deps.env });
-    if (!built.ok) return { ok: false, message: built.error };
-    await built.agent.close().catch(() => undefined);
-    return config.type === 'builtin'
-      ? { ok: true, message: 'the built-in agent needs nothing: it is ready' }
-      : { ok: true, message: `the settings are valid; ${config.command} is started for each turn` };
-  }
+  if (config.type === 'builtin') return { ok: true, message: 'the built-in agent needs nothing: it is ready' };
+  if (config.type !== 'openai') return testProgramAgent(config, deps);
   if (config.apiKeyEnv !== undefined && deps.secrets.get('agent.apiKey') === undefined && !deps.env[config.apiKeyEnv]) {
     return { ok: false, message: `agent.apiKeyEnv names ${config.apiKeyEnv}, but that environment variable is not set` };
   }
@@ -46,6 +40,42 @@ export async function testAgentConnection(input: unknown, deps: AgentTestDeps): 
 }
 
 type OpenAiConfig = Extract<AgentConfig, { type: 'openai' }>;
+type ProgramConfig = Extract<AgentConfig, { type: 'command' | 'acp' }>;
+
+/** What the test turn asks: short, so a real agent answers quickly. */
+export const TEST_TURN_TEXT = 'This is a connection test from Homing. Please answer with one short sentence.';
+
+/**
+ * Starts the program and runs one real turn (for ACP: the handshake, a session
+ * and a prompt) with a short timeout, then stops it: valid settings that name a
+ * program which does not exist, crashes or never answers fail here, not on the
+ * first message from a chat.
+ */
+async function testProgramAgent(config: ProgramConfig, deps: AgentTestDeps): Promise<ConnectionTestResult> {
+  const built = createAgent(config, { env: deps.env });
+  if (!built.ok) return { ok: false, message: built.error };
+  const what = config.type === 'acp' ? `the ACP agent ${config.command}` : config.command;
+  try {
+    const result = await built.agent.runTurn({
+      sessionId: 'homing-connection-test',
+      history: [],
+      message: { role: 'user', text: TEST_TURN_TEXT },
+      signal: AbortSignal.timeout(deps.timeoutMs),
+      onToken: () => {},
+    });
+    if (!result.ok) {
+      if (result.kind === 'timeout' || result.kind === 'cancelled') {
+        return { ok: false, message: `started ${what}, but it did not answer a test message within ${Math.round(deps.timeoutMs / 1000)} s` };
+      }
+      return { ok: false, message: `${what} did not work: ${result.error}` };
+    }
+    const reply = result.text.trim().replace(/\s+/g, ' ');
+    const shown = reply.length > 80 ? `${reply.slice(0, 79)}…` : reply;
+    return { ok: true, message: `started ${what} and it answered a test message${shown ? `: “${shown}”` : ' (with an empty reply)'}` };
+  } finally {
+    await built.agent.close().catch(() => undefined);
+  }
+}
 
 /** The key the running agent would send to this server, or why none is sent. */
 function savedKeyFor(form: OpenAiConfig, deps: AgentTestDeps): { apiKey?: string; withheld?: string } {

@@ -27,6 +27,8 @@ export interface CatalogDeps {
   readonly dataDir: string;
   /** Who may talk to the agent (pairing of new senders). */
   readonly pairing: PairingStore;
+  /** Told when a platform refuses a sender who is not allowed to talk to the agent (the window's activity log shows it). */
+  readonly onRefused?: (platform: string, sender: string) => void;
 }
 
 /**
@@ -52,6 +54,7 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
             isApproved: (senderId) => deps.pairing.isApproved('irc', senderId),
             requestPairing: (sender) => deps.pairing.request('irc', sender),
           },
+          ...(deps.onRefused ? { onRefused: (nick: string) => deps.onRefused!('irc', nick) } : {}),
           ...deps.tuning.irc,
         }),
     });

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../logger';
 import { FileSecretStore } from '../secrets/secret-store';
@@ -96,3 +97,34 @@ async function recordingServer(): Promise<{ baseUrl: string; authorizations: (st
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, authorizations };
 }
+
+describe('Test connection for a command or ACP agent', () => {
+  const fixture = (name: string) => fileURLToPath(new URL(`../agents/fixtures/${name}`, import.meta.url));
+
+  it('fails for a program that does not exist, instead of calling the settings valid', async () => {
+    const result = await testConnection('agent', { type: 'command', command: '/nonexistent/agent-program' }, { secrets: secrets(), env: {} });
+    expect(result.ok).toBe(false);
+    expect(result.message).toMatch(/^\/nonexistent\/agent-program did not work: /);
+  });
+
+  it('starts the program and reports its answer to a test message', async () => {
+    const result = await testConnection('agent', { type: 'command', command: process.execPath, args: [fixture('command-agent.mjs'), 'echo'] }, { secrets: secrets(), env: {} });
+    expect(result).toEqual({ ok: true, message: expect.stringMatching(/started .* and it answered a test message: “session homing-connection-test; /) });
+  });
+
+  it('reports a program that fails, and one that never answers within the timeout', async () => {
+    const failing = await testConnection('agent', { type: 'command', command: process.execPath, args: [fixture('command-agent.mjs'), 'fail'] }, { secrets: secrets(), env: {} });
+    expect(failing).toMatchObject({ ok: false, message: expect.stringMatching(/did not work/) });
+    const slow = await testConnection(
+      'agent',
+      { type: 'command', command: process.execPath, args: [fixture('command-agent.mjs'), 'slow'] },
+      { secrets: secrets(), env: {}, timeoutMs: 500 },
+    );
+    expect(slow).toMatchObject({ ok: false, message: expect.stringMatching(/did not answer a test message within/) });
+  });
+
+  it('runs the ACP handshake and a prompt', async () => {
+    const result = await testConnection('agent', { type: 'acp', command: process.execPath, args: [fixture('acp-agent.mjs')] }, { secrets: secrets(), env: {} });
+    expect(result).toMatchObject({ ok: true, message: expect.stringMatching(/^started the ACP agent .* and it answered a test message/) });
+  });
+});

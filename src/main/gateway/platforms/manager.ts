@@ -27,6 +27,8 @@ interface Entry {
   readonly fingerprint: string;
   state: PlatformState;
   error: string | null;
+  /** Wall-clock ms of its next reconnect try (the adapter's backoff), or null. */
+  nextAttemptAt: number | null;
   unregister: (() => void) | undefined;
   unsubscribe: () => void;
 }
@@ -70,6 +72,7 @@ export class PlatformManager {
         fingerprint: next.fingerprint,
         state: adapter.state(),
         error: null,
+        nextAttemptAt: null,
         unregister: undefined,
         unsubscribe: adapter.onEvent((event) => this.onEvent(name, event)),
       };
@@ -85,14 +88,14 @@ export class PlatformManager {
 
   list(): PlatformStatus[] {
     return [
-      ...[...this.entries].map(([name, entry]) => ({ name, state: entry.state, error: entry.error })),
+      ...[...this.entries].map(([name, entry]) => ({ name, state: entry.state, error: entry.error, nextAttemptAt: entry.nextAttemptAt })),
       ...[...this.unavailable].map(([name, failed]) => ({ name, state: 'disconnected' as const, error: failed.error })),
     ];
   }
 
   status(name: string): PlatformStatus | undefined {
     const entry = this.entries.get(name);
-    if (entry) return { name, state: entry.state, error: entry.error };
+    if (entry) return { name, state: entry.state, error: entry.error, nextAttemptAt: entry.nextAttemptAt };
     const failed = this.unavailable.get(name);
     return failed ? { name, state: 'disconnected', error: failed.error } : undefined;
   }
@@ -151,7 +154,7 @@ export class PlatformManager {
     } catch (error) {
       this.options.logger.warn('a platform did not disconnect cleanly', { platform: name, error });
     }
-    this.publish({ name, state: 'disconnected', error: null });
+    this.publish({ name, state: 'disconnected', error: null, nextAttemptAt: null });
   }
 
   private onEvent(name: string, event: AdapterEvent): void {
@@ -167,6 +170,7 @@ export class PlatformManager {
     }
     entry.state = event.state;
     entry.error = event.state === 'connected' ? null : (event.error ?? entry.error);
+    entry.nextAttemptAt = event.nextAttemptAt ?? null;
     // Degraded (one channel refused) still sends where it can: canSend says where.
     if (event.state === 'connected' || event.state === 'degraded') {
       if (!entry.unregister) {
@@ -186,7 +190,7 @@ export class PlatformManager {
       entry.unregister?.();
       entry.unregister = undefined;
     }
-    this.publish({ name, state: entry.state, error: entry.error });
+    this.publish({ name, state: entry.state, error: entry.error, nextAttemptAt: entry.nextAttemptAt });
   }
 
   private publish(platform: PlatformStatus): void {

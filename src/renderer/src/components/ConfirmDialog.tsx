@@ -4,6 +4,10 @@ interface ConfirmDialogProps {
   readonly title: string;
   readonly body: string;
   readonly confirmLabel: string;
+  /** The safe choice's label (default "Keep it"). */
+  readonly cancelLabel?: string;
+  /** Whether confirming destroys something (a red button); default true. */
+  readonly danger?: boolean;
   readonly onConfirm: () => void;
   readonly onCancel: () => void;
 }
@@ -12,7 +16,7 @@ interface ConfirmDialogProps {
  * A modal question (native <dialog>: focus is trapped and Escape cancels). Cancel has focus first: the safe choice.
  * When it goes away, focus goes back to what opened it, so a keyboard user continues where they were.
  */
-export function ConfirmDialog({ title, body, confirmLabel, onConfirm, onCancel }: ConfirmDialogProps) {
+export function ConfirmDialog({ title, body, confirmLabel, cancelLabel = 'Keep it', danger = true, onConfirm, onCancel }: ConfirmDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   // Read during the first render, before the dialog takes focus.
   const [opener] = useState(() => (document.activeElement instanceof HTMLElement ? document.activeElement : null));
@@ -40,9 +44,9 @@ export function ConfirmDialog({ title, body, confirmLabel, onConfirm, onCancel }
       <p id="confirm-body">{body}</p>
       <div className="actions">
         <button type="button" autoFocus onClick={onCancel}>
-          Keep it
+          {cancelLabel}
         </button>
-        <button type="button" className="danger" onClick={onConfirm}>
+        <button type="button" className={danger ? 'danger' : undefined} onClick={onConfirm}>
           {confirmLabel}
         </button>
       </div>

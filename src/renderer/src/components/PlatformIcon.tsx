@@ -1,9 +1,26 @@
-/** A small badge per platform (text, not an image: no external resources, readable by screen readers via its label). */
-export function PlatformIcon({ platform }: { platform: string }) {
-  const label = platform === 'local' ? 'Local chat' : platform === 'irc' ? 'IRC' : platform === 'telegram' ? 'Telegram' : platform;
-  const glyph = platform === 'local' ? '⌂' : platform === 'irc' ? '#' : platform === 'telegram' ? '✈' : platform.slice(0, 1).toUpperCase();
+import type { SessionSummary } from '../../../shared/api';
+
+type ChatType = SessionSummary['chatType'];
+
+/** What each kind of chat looks like: a person, a channel, a thread (text, not an image: no external resources). */
+const CHAT_GLYPH: Record<ChatType, string> = { direct: '@', group: '#', channel: '#', thread: '↳' };
+const CHAT_WORD: Record<ChatType, string> = { direct: 'direct message', group: 'group', channel: 'channel', thread: 'thread' };
+
+function platformName(platform: string): string {
+  return platform === 'local' ? 'Local chat' : platform === 'irc' ? 'IRC' : platform === 'telegram' ? 'Telegram' : platform;
+}
+
+/**
+ * A small badge per conversation: the local chat's house, else the kind of chat
+ * (DMs, channels and threads look different), coloured by platform. Its label
+ * says both, for screen readers.
+ */
+export function PlatformIcon({ platform, chatType }: { platform: string; chatType?: ChatType | undefined }) {
+  const name = platformName(platform);
+  const label = platform === 'local' ? name : chatType ? `${name} ${CHAT_WORD[chatType]}` : name;
+  const glyph = platform === 'local' ? '⌂' : chatType ? CHAT_GLYPH[chatType] : platform === 'telegram' ? '✈' : platform.slice(0, 1).toUpperCase();
   return (
-    <span className={`platform-icon platform-${platform}`} role="img" aria-label={label} title={label}>
+    <span className={`platform-icon platform-${platform}${chatType ? ` chat-${chatType}` : ''}`} role="img" aria-label={label} title={label}>
       {glyph}
     </span>
   );

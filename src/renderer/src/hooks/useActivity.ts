@@ -1,28 +1,37 @@
-import { useState, useSyncExternalStore } from 'react';
+import { useEffect, useState, useSyncExternalStore } from 'react';
 import type { GatewayEvent, HomingApi } from '../../../shared/api';
+import { describeEvent, type Tone } from '../views/status/describe-event';
 import { useGatewayEvents } from './useGatewayEvents';
 
 export interface ActivityEntry {
   readonly n: number;
   readonly at: number;
-  readonly event: GatewayEvent;
+  readonly text: string;
+  readonly tone: Tone;
 }
 
-/** The last 200 events, kept outside React state: an event re-renders only the list that shows them. */
+/** The last 500 entries, kept outside React state: an event re-renders only the list that shows them. */
 export interface ActivityLog {
   entries(): readonly ActivityEntry[];
   subscribe(listener: () => void): () => void;
 }
 
-const KEPT = 200;
+export const KEPT = 500;
+const STORAGE_KEY = 'homing.activity';
 
 /**
- * The events since the window opened (streamed tokens are left out: the
- * transcript shows them). Lives in App, so switching views keeps it.
+ * The activity log, in plain words, the last 500 entries kept across reloads
+ * (in this window's storage: the tray window and each headless tab keep their
+ * own). Lives in App, so switching views keeps it.
  */
 export function useActivityLog(api: HomingApi): ActivityLog {
-  const [log] = useState(createActivityLog);
+  const [log] = useState(() => createActivityLog(browserStorage()));
   useGatewayEvents(api, log.push);
+  // A reload or a closed tab must not lose the last half second.
+  useEffect(() => {
+    window.addEventListener('pagehide', log.flush);
+    return () => window.removeEventListener('pagehide', log.flush);
+  }, [log]);
   return log;
 }
 
@@ -31,14 +40,56 @@ export function useActivity(log: ActivityLog): readonly ActivityEntry[] {
   return useSyncExternalStore(log.subscribe, log.entries);
 }
 
-function createActivityLog(): ActivityLog & { push(event: GatewayEvent): void } {
-  let entries: readonly ActivityEntry[] = [];
+export interface EntryStorage {
+  load(): readonly ActivityEntry[];
+  save(entries: readonly ActivityEntry[]): void;
+}
+
+function browserStorage(): EntryStorage {
+  return {
+    load() {
+      try {
+        const parsed = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? '[]') as unknown;
+        if (!Array.isArray(parsed)) return [];
+        return parsed.filter((entry): entry is ActivityEntry => typeof entry?.text === 'string' && typeof entry?.at === 'number').slice(0, KEPT);
+      } catch {
+        return [];
+      }
+    },
+    save(entries) {
+      try {
+        localStorage.setItem(STORAGE_KEY, JSON.stringify(entries));
+      } catch {
+        // Storage full or switched off: the log lasts for this page only.
+      }
+    },
+  };
+}
+
+export function createActivityLog(
+  storage: EntryStorage,
+  now: () => number = Date.now,
+): ActivityLog & { push(event: GatewayEvent): void; flush(): void } {
+  let entries: readonly ActivityEntry[] = storage.load();
   const listeners = new Set<() => void>();
+  let saveTimer: ReturnType<typeof setTimeout> | undefined;
   return {
     push(event) {
-      if (event.type === 'turn.token') return;
-      entries = [{ n: (entries[0]?.n ?? 0) + 1, at: Date.now(), event }, ...entries].slice(0, KEPT);
+      const described = describeEvent(event);
+      if (!described) return;
+      entries = [{ n: (entries[0]?.n ?? 0) + 1, at: now(), ...described }, ...entries].slice(0, KEPT);
+      // A burst of events costs one write.
+      saveTimer ??= setTimeout(() => {
+        saveTimer = undefined;
+        storage.save(entries);
+      }, 500);
       for (const listener of listeners) listener();
+    },
+    flush() {
+      if (saveTimer === undefined) return;
+      clearTimeout(saveTimer);
+      saveTimer = undefined;
+      storage.save(entries);
     },
     entries: () => entries,
     subscribe(listener) {

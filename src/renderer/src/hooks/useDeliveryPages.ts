@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ApiError, DeliveryFilter, DeliveryRow, HomingApi } from '../../../shared/api';
+import { useOnReconnect } from '../connection';
 import { useCoalesced } from './useCoalesced';
 import { useGatewayEvents } from './useGatewayEvents';
 
@@ -112,6 +113,7 @@ export function useDeliveryPages(api: HomingApi, filter: DeliveryFilter): Delive
     void fetchPage(1, true);
   }, [filter, fetchPage]);
 
+  useOnReconnect(reload);
   const reloadSoon = useCoalesced(reload, 250);
   useGatewayEvents(api, (event) => {
     if (event.type === 'delivery.changed') reloadSoon();

@@ -12,7 +12,7 @@ export type OverviewState = { readonly overview: GatewayOverview | null; readonl
  * ten thousand delivery changes costs a handful of reads.
  */
 export function useOverview(api: HomingApi): OverviewState {
-  const { value: overview, error, load } = useApiRead(useCallback(() => api.getOverview(), [api]));
+  const { value: overview, error, load } = useApiRead(useCallback(() => api.getOverview(), [api]), 'overview');
   const refresh = useCoalesced(load, 150);
 
   useEffect(() => {

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { ApiError, HomingApi, SessionSummary } from '../../../shared/api';
+import { useOnReconnect } from '../connection';
 import { useCoalesced } from './useCoalesced';
 import { useGatewayEvents } from './useGatewayEvents';
 
@@ -16,6 +17,11 @@ export interface SessionsState {
 
 const PAGE_SIZE = 200;
 
+type Loaded = { sessions: readonly SessionSummary[]; next: string | null };
+
+/** The list as last read, for the window's lifetime: opened while the gateway is away, the view shows it (marked last known by the header). */
+let lastKnown: Loaded | null = null;
+
 /**
  * The conversation list, newest activity first, kept current by session and
  * turn events. Pages are read by keyset cursor, each after the previous one's
@@ -23,7 +29,7 @@ const PAGE_SIZE = 200;
  * shown, so a conversation that moved up is neither lost nor listed twice.
  */
 export function useSessions(api: HomingApi): SessionsState {
-  const [loaded, setLoaded] = useState<{ sessions: readonly SessionSummary[]; next: string | null } | null>(null);
+  const [loaded, setLoaded] = useState<Loaded | null>(lastKnown);
   const [error, setError] = useState<ApiError | null>(null);
   const pagesShown = useRef(1);
   // Only the newest walk may fill the list: an older one arriving last would show stale rows.
@@ -42,7 +48,8 @@ export function useSessions(api: HomingApi): SessionsState {
         if (!cursor) break;
       }
       setError(null);
-      setLoaded({ sessions, next: cursor });
+      lastKnown = { sessions, next: cursor };
+      setLoaded(lastKnown);
     })();
   }, [api]);
   const sessions = useMemo(() => loaded?.sessions.filter((session) => session.current) ?? [], [loaded]);
@@ -50,6 +57,7 @@ export function useSessions(api: HomingApi): SessionsState {
   const reload = useCoalesced(load, 100);
 
   useEffect(load, [load]);
+  useOnReconnect(load);
 
   useGatewayEvents(api, (event) => {
     switch (event.type) {

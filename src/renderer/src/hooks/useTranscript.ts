@@ -1,11 +1,14 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ApiError, DeliveryRow, HomingApi, TranscriptMessage } from '../../../shared/api';
+import { useOnReconnect } from '../connection';
 import { useGatewayEvents } from './useGatewayEvents';
 
 export interface TranscriptState {
   readonly messages: readonly TranscriptMessage[];
   /** The reply being generated right now, or null. */
   readonly streaming: string | null;
+  /** The session whose turn is streaming here (what Stop cancels), or null. */
+  readonly streamingSession: string | null;
   /** Delivery rows behind the replies, by obligation id (the ticks). */
   readonly deliveries: ReadonlyMap<string, DeliveryRow>;
   /** Whether older messages exist than those shown. */
@@ -19,6 +22,7 @@ const PAGE = 200;
 export function useTranscript(api: HomingApi, sessionId: string | null, followLocal = false): TranscriptState {
   const [messages, setMessages] = useState<readonly TranscriptMessage[]>([]);
   const [streaming, setStreaming] = useState<string | null>(null);
+  const [streamingSession, setStreamingSession] = useState<string | null>(null);
   const [deliveries, setDeliveries] = useState<ReadonlyMap<string, DeliveryRow>>(new Map());
   const [truncated, setTruncated] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
@@ -57,10 +61,13 @@ export function useTranscript(api: HomingApi, sessionId: string | null, followLo
     if (streamingIn.current !== sessionId) {
       streamingIn.current = null;
       setStreaming(null);
+      setStreamingSession(null);
     }
     setDeliveries(new Map());
     void load();
   }, [load]);
+
+  useOnReconnect(() => void load());
 
   useGatewayEvents(api, (event) => {
     switch (event.type) {
@@ -70,6 +77,7 @@ export function useTranscript(api: HomingApi, sessionId: string | null, followLo
       case 'turn.started':
         if (event.sessionId === sessionId || (sessionId === null && followLocal && event.platform === 'local')) {
           streamingIn.current = event.sessionId;
+          setStreamingSession(event.sessionId);
           setStreaming('');
         }
         return;
@@ -83,6 +91,7 @@ export function useTranscript(api: HomingApi, sessionId: string | null, followLo
           void load().then(() => {
             streamingIn.current = null;
             setStreaming(null);
+            setStreamingSession(null);
           });
         }
         return;
@@ -93,5 +102,5 @@ export function useTranscript(api: HomingApi, sessionId: string | null, followLo
         return;
     }
   });
-  return { messages, streaming, deliveries, truncated, error };
+  return { messages, streaming, streamingSession, deliveries, truncated, error };
 }

@@ -3,7 +3,7 @@ import type { Logger } from '../../logger';
 import { AccountBook } from './accounts';
 import type { AccountFact } from './allowlist';
 import { hasControlCharacter, type IrcConfig } from './config-schema';
-import { alternativeNick } from './nick';
+import { alternativeNick, nickLengthFrom, RFC_NICKLEN } from './nick';
 import { BoundedTransport } from './bounded-transport';
 import { guardServerLines } from './server-lines';
 
@@ -56,6 +56,8 @@ export function unsafeSetting(config: IrcConfig): string | undefined {
 export class IrcConnection {
   private readonly client: Client;
   private nickAttempt = 0;
+  /** The longest nick the server takes: its ISUPPORT NICKLEN, or RFC 1459's 9 once it refused a longer one as erroneous. */
+  private nickLength = Infinity;
   private registeredNick: string | undefined;
   private authError: string | undefined;
   private closedReason: CloseReason | undefined;
@@ -250,6 +252,7 @@ export class IrcConnection {
   private onLine(line: IrcParsedLine): void {
     const { command, params } = line;
     this.trackPresence(line);
+    if (command === '005') this.nickLength = nickLengthFrom(params) ?? this.nickLength;
     if (TARGET_ERRORS.has(command) && params[1]) {
       for (const watcher of this.targetWatchers) watcher(params[1], `${command} ${params.slice(1).join(' ')}`);
     }
@@ -313,13 +316,18 @@ export class IrcConnection {
       case '433': // nick in use
       case '432': // erroneous nick (too long for this server, say)
       case '437': {
-        const next = alternativeNick(this.config.nick, ++this.nickAttempt);
+        const refused = params[1] ?? '';
+        // 432 before any ISUPPORT: most likely too long for a server that keeps RFC 1459's 9 (ngircd's default).
+        if (command === '432' && this.nickLength === Infinity && refused.length > RFC_NICKLEN) this.nickLength = RFC_NICKLEN;
+        const next = alternativeNick(this.config.nick, ++this.nickAttempt, this.nickLength);
         if (next === undefined) {
-          this.logger.warn('irc: no free nick, giving up on this connection', { nick: this.config.nick });
+          // The connection closes and the adapter reconnects with its growing backoff.
+          this.logger.warn('irc: no free nick, giving up on this connection', { nick: this.config.nick, tried: this.nickAttempt - 1 });
           this.destroy();
           return;
         }
-        this.logger.info('irc: nick taken, trying another', { taken: params[1], next });
+        // One line for the first refusal; the rest are debug, so a crowded server does not flood the log.
+        this.logger[this.nickAttempt === 1 ? 'info' : 'debug']('irc: nick refused, trying another', { refused, reason: command, next });
         this.client.changeNick(next);
         return;
       }

@@ -384,9 +384,10 @@ export class IrcAdapter implements PlatformAdapter {
       this.setState('auth-failed', reason.error);
       return;
     }
-    this.setState('disconnected', reason.error);
     const delay = this.reconnectImmediately ? 0 : (this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts);
     this.reconnectImmediately = false;
+    // The window shows when the next try is: after a long outage the backoff reaches minutes.
+    this.setState('disconnected', reason.error, this.clock.now() + delay);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       this.attempt();
@@ -399,10 +400,10 @@ export class IrcAdapter implements PlatformAdapter {
     this.reconnectTimer = undefined;
   }
 
-  private setState(state: AdapterState, error?: string): void {
-    if (state === this.current && error === undefined) return;
+  private setState(state: AdapterState, error?: string, nextAttemptAt?: number): void {
+    if (state === this.current && error === undefined && nextAttemptAt === undefined) return;
     this.current = state;
-    this.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
+    this.emit({ type: 'state', state, ...(error === undefined ? {} : { error }), ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }) });
   }
 
   private emit(event: AdapterEvent): void {

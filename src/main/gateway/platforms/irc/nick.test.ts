@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressedText, alternativeNick, mentions } from './nick';
+import { addressedText, alternativeNick, mentions, nickLengthFrom } from './nick';
 
 describe('alternativeNick', () => {
   it('tries nick_, nick__, then numbered nicks, and gives up eventually', () => {
@@ -11,6 +11,18 @@ describe('alternativeNick', () => {
       'homing2',
     ]);
     expect(alternativeNick('homing', 1_000)).toBeUndefined();
+  });
+
+  it('keeps every try within the server’s NICKLEN (ngircd’s default 9)', () => {
+    const tries = [0, 1, 2, 3, 4, 8].map((attempt) => alternativeNick('homingbot', attempt, 9));
+    expect(tries).toEqual(['homingbot', 'homingbo_', 'homingb__', 'homingbo1', 'homingbo2', 'homingbo6']);
+    for (const nick of tries) expect(nick!.length).toBeLessThanOrEqual(9);
+    expect(alternativeNick('homingbot', 9, 9)).toBeUndefined();
+  });
+
+  it('reads NICKLEN from an ISUPPORT line', () => {
+    expect(nickLengthFrom(['homing', 'CHANTYPES=#&', 'NICKLEN=9', 'are supported by this server'])).toBe(9);
+    expect(nickLengthFrom(['homing', 'CHANTYPES=#'])).toBeUndefined();
   });
 });
 

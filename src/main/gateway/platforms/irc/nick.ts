@@ -2,16 +2,31 @@
  * Nicks: what to try when ours is taken, and whether a channel line speaks to us.
  */
 
-/** After `nick_` and `nick__`, numbered nicks; enough tries for any crowded network. */
-const MAX_ALTERNATIVES = 20;
+/** After `nick_` and `nick__`, numbered nicks: a handful of tries, then the connection backs off. */
+const MAX_ALTERNATIVES = 8;
 
-/** The nick to try after `attempt` refusals (0 → the configured nick), or undefined when out of ideas. */
-export function alternativeNick(nick: string, attempt: number): string | undefined {
-  if (attempt === 0) return nick;
-  if (attempt === 1) return `${nick}_`;
-  if (attempt === 2) return `${nick}__`;
+/** RFC 1459's nick length, which servers that have not said otherwise (ngircd's default) enforce. */
+export const RFC_NICKLEN = 9;
+
+/**
+ * The nick to try after `attempt` refusals (0 → the configured nick), or
+ * undefined when out of ideas. With `maxLength` (the server's NICKLEN) the
+ * nick is shortened to make room for the suffix, so every try can fit.
+ */
+export function alternativeNick(nick: string, attempt: number, maxLength = Infinity): string | undefined {
   if (attempt > MAX_ALTERNATIVES) return undefined;
-  return `${nick}${attempt - 2}`;
+  const suffix = attempt === 0 ? '' : attempt === 1 ? '_' : attempt === 2 ? '__' : String(attempt - 2);
+  const room = Math.max(1, maxLength - suffix.length);
+  return nick.slice(0, room) + suffix;
+}
+
+/** NICKLEN from an ISUPPORT (005) line's tokens, or undefined when it says none. */
+export function nickLengthFrom(tokens: readonly string[]): number | undefined {
+  for (const token of tokens) {
+    const match = /^NICKLEN=(\d{1,3})$/i.exec(token);
+    if (match) return Number(match[1]) > 0 ? Number(match[1]) : undefined;
+  }
+  return undefined;
 }
 
 function escapeRegExp(text: string): string {

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { HomingApi } from '../../../../shared/api';
 import { ErrorNote } from '../../components/ErrorNote';
+import { useOnline } from '../../connection';
 import { explainApiError } from '../../plain-words';
 
 /** The local chat's composer: Enter sends, Shift+Enter adds a line. Its height never depends on the transcript. */
@@ -8,10 +9,11 @@ export function Composer({ api }: { api: HomingApi }) {
   const [draft, setDraft] = useState('');
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const online = useOnline();
 
   const send = async () => {
     const text = draft.trim();
-    if (!text || sending) return;
+    if (!text || sending || !online) return;
     setSending(true);
     setError(null);
     const result = await api.sendLocalMessage({ text });
@@ -47,7 +49,7 @@ export function Composer({ api }: { api: HomingApi }) {
             }
           }}
         />
-        <button type="submit" disabled={sending || draft.trim() === ''}>
+        <button type="submit" disabled={sending || !online || draft.trim() === ''}>
           Send
         </button>
       </div>

@@ -6,9 +6,12 @@ import { ago } from '../../format';
 interface ConversationListProps {
   readonly sessions: readonly SessionSummary[];
   readonly live: ReadonlySet<string>;
+  /** Unread messages per conversation (none: absent). */
+  readonly unread: ReadonlyMap<string, number>;
   readonly selected: string | null;
   readonly now: number;
-  readonly onSelect: (sessionId: string) => void;
+  /** null: the local chat, before it has a session. */
+  readonly onSelect: (sessionId: string | null) => void;
 }
 
 export function conversationTitle(session: SessionSummary): string {
@@ -17,7 +20,7 @@ export function conversationTitle(session: SessionSummary): string {
 }
 
 /** Conversations, newest first, with a live marker while the agent answers; searchable by title and last message. */
-export function ConversationList({ sessions, live, selected, now, onSelect }: ConversationListProps) {
+export function ConversationList({ sessions, live, unread, selected, now, onSelect }: ConversationListProps) {
   const [query, setQuery] = useState('');
   const needle = query.trim().toLowerCase();
   const shown = needle
@@ -29,10 +32,19 @@ export function ConversationList({ sessions, live, selected, now, onSelect }: Co
         <span className="visually-hidden">Search conversations</span>
         <input type="search" placeholder="Search by title or text" value={query} onChange={(event) => setQuery(event.target.value)} />
       </label>
-      {shown.length === 0 ? (
-        <p className="muted pad">{needle ? `No conversation matches “${query}”.` : 'No conversations yet. Say hello in the local chat.'}</p>
-      ) : (
-        <ul aria-label="Conversations">
+      <ul aria-label="Conversations">
+        {!needle && !sessions.some((session) => session.platform === 'local') && (
+          // The local chat is always one tap away, even before its first message.
+          <li>
+            <button type="button" className="conversation" aria-current={selected === null ? 'true' : undefined} onClick={() => onSelect(null)} data-testid="conversation">
+              <PlatformIcon platform="local" />
+              <span className="conversation-text">
+                <span className="conversation-title">Local chat</span>
+                <span className="conversation-preview">Talk to your agent here</span>
+              </span>
+            </button>
+          </li>
+        )}
           {shown.map((session) => (
             <li key={session.sessionId}>
               <button
@@ -42,7 +54,7 @@ export function ConversationList({ sessions, live, selected, now, onSelect }: Co
                 onClick={() => onSelect(session.sessionId)}
                 data-testid="conversation"
               >
-                <PlatformIcon platform={session.platform} />
+                <PlatformIcon platform={session.platform} chatType={session.chatType} />
                 <span className="conversation-text">
                   <span className="conversation-title">
                     {conversationTitle(session)}
@@ -54,12 +66,19 @@ export function ConversationList({ sessions, live, selected, now, onSelect }: Co
                   </span>
                   <span className="conversation-preview">{session.lastMessagePreview ?? ''}</span>
                 </span>
-                <span className="conversation-time">{session.lastMessageAt ? ago(session.lastMessageAt, now) : ''}</span>
+                <span className="conversation-side">
+                  <span className="conversation-time">{session.lastMessageAt ? ago(session.lastMessageAt, now) : ''}</span>
+                  {(unread.get(session.sessionId) ?? 0) > 0 && (
+                    <span className="unread" data-testid="unread" aria-label={`${unread.get(session.sessionId)} unread`}>
+                      {unread.get(session.sessionId)! > 99 ? '99+' : unread.get(session.sessionId)}
+                    </span>
+                  )}
+                </span>
               </button>
             </li>
           ))}
-        </ul>
-      )}
+      </ul>
+      {shown.length === 0 && needle && <p className="muted pad">No conversation matches “{query}”.</p>}
     </div>
   );
 }

@@ -2,6 +2,7 @@ import type { HomingApi } from '../../../../shared/api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useNow } from '../../hooks/useNow';
 import { useSessions } from '../../hooks/useSessions';
+import { useUnread } from '../../hooks/useUnread';
 import { explainApiError } from '../../plain-words';
 import { ConversationList } from './ConversationList';
 import { Transcript } from './Transcript';
@@ -23,6 +24,9 @@ export function ConversationsView({ api, selected, showingTranscript, onSelect, 
   const localSession = sessions.find((session) => session.platform === 'local') ?? null;
   const session = (selected ? sessions.find((candidate) => candidate.sessionId === selected) : localSession) ?? null;
   const isLocal = selected === null || session?.platform === 'local';
+  // On a narrow window the open conversation is read only while its transcript shows.
+  const narrow = typeof matchMedia === 'function' && matchMedia('(max-width: 640px)').matches;
+  const unread = useUnread(sessions, narrow && !showingTranscript ? null : (session?.sessionId ?? null));
   return (
     <section className={`view conversations${showingTranscript ? ' show-transcript' : ''}`} aria-labelledby="conversations-title">
       <h2 id="conversations-title" className="visually-hidden">
@@ -30,7 +34,7 @@ export function ConversationsView({ api, selected, showingTranscript, onSelect, 
       </h2>
       <div className="conversation-pane">
         <ErrorNote message={error && explainApiError('load the conversations', error)} />
-        <ConversationList sessions={sessions} live={live} selected={session?.sessionId ?? null} now={now} onSelect={onSelect} />
+        <ConversationList sessions={sessions} live={live} unread={unread} selected={session?.sessionId ?? null} now={now} onSelect={onSelect} />
         {more && (
           <button type="button" className="load-more" onClick={loadMore} data-testid="older-conversations">
             Show older conversations

@@ -1,28 +1,25 @@
 import type { DeliveryRow } from '../../../../shared/api';
-import { failedForGood, isDiscarded } from '../../plain-words';
+import { deliveryKind, KIND_LABEL, type DeliveryKind } from '../../plain-words';
 
-/** A reply's delivery, as a tick: recorded, sending with part progress, delivered, failed. */
+const GLYPH: Record<DeliveryKind, string> = {
+  waiting: '•',
+  sending: '↗',
+  retrying: '↻',
+  'needs-you': '✕',
+  'given-up': '✕',
+  discarded: '✕',
+  delivered: '✓',
+};
+
+/** A reply's delivery, as a tick in the window's one vocabulary (the same words as Deliveries). */
 export function DeliveryTick({ row }: { row: DeliveryRow | undefined }) {
   if (!row) return null;
-  const label = tickLabel(row);
+  const kind = deliveryKind(row);
+  const progress = kind === 'sending' && row.chunksTotal > 1 ? ` ${row.chunksDelivered}/${row.chunksTotal}` : '';
+  const label = `${GLYPH[kind]} ${KIND_LABEL[kind].toLowerCase()}${progress}`;
   return (
-    <span className={`tick tick-${row.state}`} data-testid="delivery-tick" data-state={row.state} title={row.lastError ?? label}>
+    <span className={`tick tick-${row.state} kind-${kind}`} data-testid="delivery-tick" data-state={row.state} data-kind={kind} title={row.lastError ?? label}>
       {label}
     </span>
   );
-}
-
-function tickLabel(row: DeliveryRow): string {
-  switch (row.state) {
-    case 'pending':
-      return '• recorded';
-    case 'attempting':
-      return row.chunksTotal > 1 ? `↗ sending ${row.chunksDelivered}/${row.chunksTotal}` : '↗ sending…';
-    case 'delivered':
-      return '✓ delivered';
-    case 'failed':
-      return failedForGood(row) ? '✕ failed' : '↻ failed, will retry';
-    case 'abandoned':
-      return isDiscarded(row) ? '✕ discarded' : '✕ not delivered';
-  }
 }

@@ -1,10 +1,13 @@
-import { memo, useEffect, useRef } from 'react';
+import { memo, useCallback, useEffect, useRef, useState } from 'react';
 import type { DeliveryRow, HomingApi, SessionSummary, TranscriptMessage } from '../../../../shared/api';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorNote } from '../../components/ErrorNote';
 import { PlatformIcon } from '../../components/PlatformIcon';
-import { clockTime } from '../../format';
+import { useOnline } from '../../connection';
+import { clockTime, dayLabel, sameDay } from '../../format';
 import { useTranscript } from '../../hooks/useTranscript';
-import { explainApiError } from '../../plain-words';
+import { Markdown } from '../../markdown';
+import { deliveryKind, explainApiError } from '../../plain-words';
 import { Composer } from './Composer';
 import { conversationTitle } from './ConversationList';
 import { DeliveryTick } from './DeliveryTick';
@@ -17,43 +20,106 @@ interface TranscriptProps {
   readonly onBack: () => void;
 }
 
+type ReplyAction = (action: 'retry' | 'discard', row: DeliveryRow) => void;
+
 interface MessagesProps {
   readonly messages: readonly TranscriptMessage[];
   readonly deliveries: ReadonlyMap<string, DeliveryRow>;
   readonly showSenders: boolean;
+  readonly online: boolean;
+  readonly onReplyAction: ReplyAction;
 }
 
-/** The stored messages: memoized, so a streamed token re-renders only the streaming bubble. */
-const Messages = memo(function Messages({ messages, deliveries, showSenders }: MessagesProps) {
-  return messages.map((message, index) =>
-    message.role === 'user' ? (
-      <div key={index} className="bubble bubble-user" data-testid="chat-user">
-        {showSenders && message.sender.name && <span className="sender">{message.sender.name}</span>}
-        <span className="text">{message.text}</span>
-        <span className="time">{clockTime(message.at)}</span>
-      </div>
-    ) : (
-      <div key={index} className="bubble bubble-assistant" data-testid="chat-assistant">
-        <span className="text">{message.text}</span>
-        <span className="time">
-          {clockTime(message.at)} <DeliveryTick row={deliveries.get(message.obligationId)} />
-        </span>
-      </div>
-    ),
+/** A failed reply can be retried or discarded right where it is read. */
+function ReplyActions({ row, online, onAction }: { row: DeliveryRow | undefined; online: boolean; onAction: ReplyAction }) {
+  if (!row) return null;
+  const kind = deliveryKind(row);
+  if (kind !== 'retrying' && kind !== 'needs-you' && kind !== 'given-up') return null;
+  return (
+    <span className="reply-actions">
+      <button type="button" disabled={!online} onClick={() => onAction('retry', row)} data-testid="reply-retry">
+        Retry
+      </button>
+      {kind !== 'given-up' && (
+        <button type="button" disabled={!online} onClick={() => onAction('discard', row)} data-testid="reply-discard">
+          Discard
+        </button>
+      )}
+    </span>
   );
+}
+
+/** The stored messages, with a line where the day changes: memoized, so a streamed token re-renders only the streaming bubble. */
+const Messages = memo(function Messages({ messages, deliveries, showSenders, online, onReplyAction }: MessagesProps) {
+  const now = Date.now();
+  return messages.map((message, index) => {
+    const previous = messages[index - 1];
+    const separator =
+      !previous || !sameDay(previous.at, message.at) ? (
+        <p className="day-separator" role="separator" data-testid="day-separator">
+          <span>{dayLabel(message.at, now)}</span>
+        </p>
+      ) : null;
+    const bubble =
+      message.role === 'user' ? (
+        <div className="bubble bubble-user" data-testid="chat-user">
+          {showSenders && message.sender.name && <span className="sender">{message.sender.name}</span>}
+          <span className="text">{message.text}</span>
+          <span className="time">{clockTime(message.at)}</span>
+        </div>
+      ) : (
+        <div className="bubble bubble-assistant" data-testid="chat-assistant">
+          <Markdown text={message.text} />
+          <span className="time">
+            {clockTime(message.at)} <DeliveryTick row={deliveries.get(message.obligationId)} />
+            <ReplyActions row={deliveries.get(message.obligationId)} online={online} onAction={onReplyAction} />
+          </span>
+        </div>
+      );
+    return (
+      <div key={index} className="message">
+        {separator}
+        {bubble}
+      </div>
+    );
+  });
 });
 
-/** One conversation: messages, the reply streaming in, delivery ticks, and (local chat) the composer. */
+/** One conversation: messages, the reply streaming in (with Stop), delivery ticks, and (local chat) the composer. */
 export function Transcript({ api, session, local, onBack }: TranscriptProps) {
   const state = useTranscript(api, session?.sessionId ?? null, local);
+  const online = useOnline();
   const logRef = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
+  const [note, setNote] = useState<string | null>(null);
+  const [discarding, setDiscarding] = useState<DeliveryRow | null>(null);
+  const [stopping, setStopping] = useState(false);
 
   // Follow the end while the reader is at the end; never yank them back while they read older messages.
   useEffect(() => {
     const log = logRef.current;
     if (log && stick.current) log.scrollTop = log.scrollHeight;
   }, [state.messages.length, state.streaming]);
+  useEffect(() => setStopping(false), [state.streamingSession]);
+
+  const stop = async () => {
+    if (!state.streamingSession) return;
+    setStopping(true);
+    const result = await api.cancelTurn({ sessionId: state.streamingSession });
+    if (!result.ok) {
+      setStopping(false);
+      setNote(explainApiError('stop the answer', result.error));
+    }
+  };
+
+  // Stable, so the memoized messages do not re-render for every streamed token.
+  const onReplyAction = useCallback<ReplyAction>(
+    (action, row) => {
+      if (action === 'discard') return setDiscarding(row);
+      void api.retryDelivery({ id: row.id }).then((result) => setNote(result.ok ? null : explainApiError('retry the reply', result.error)));
+    },
+    [api],
+  );
 
   const title = session ? conversationTitle(session) : 'Local chat';
   return (
@@ -62,10 +128,11 @@ export function Transcript({ api, session, local, onBack }: TranscriptProps) {
         <button type="button" className="back" onClick={onBack} aria-label="Back to conversations">
           ←
         </button>
-        <PlatformIcon platform={session?.platform ?? 'local'} />
+        <PlatformIcon platform={session?.platform ?? 'local'} chatType={session?.chatType} />
         <h3 id="transcript-title">{title}</h3>
       </header>
       <ErrorNote message={state.error && explainApiError('load this conversation', state.error)} />
+      <ErrorNote message={note} />
       <div
         ref={logRef}
         className="chat-log"
@@ -83,14 +150,41 @@ export function Transcript({ api, session, local, onBack }: TranscriptProps) {
         {state.messages.length === 0 && state.streaming === null && (
           <p className="muted center">{local ? 'Talk to your agent here. Replies are recorded before they are shown, like on any platform.' : 'No messages.'}</p>
         )}
-        <Messages messages={state.messages} deliveries={state.deliveries} showSenders={session?.chatType !== 'direct'} />
+        <Messages
+          messages={state.messages}
+          deliveries={state.deliveries}
+          showSenders={session?.chatType !== 'direct'}
+          online={online}
+          onReplyAction={onReplyAction}
+        />
         {state.streaming !== null && (
           <div className="bubble bubble-assistant streaming" data-testid="chat-streaming" aria-busy="true">
-            <span className="text">{state.streaming || '…'}</span>
+            {state.streaming ? <Markdown text={state.streaming} /> : <span className="text">…</span>}
           </div>
         )}
       </div>
+      {state.streaming !== null && state.streamingSession && (
+        <div className="stop-row">
+          <span className="muted">The agent is answering…</span>
+          <button type="button" onClick={() => void stop()} disabled={stopping || !online} data-testid="stop-turn">
+            {stopping ? 'Stopping…' : 'Stop'}
+          </button>
+        </div>
+      )}
       {local && <Composer api={api} />}
+      {discarding && (
+        <ConfirmDialog
+          title="Discard this reply?"
+          body="It will never be sent. It stays in this conversation's transcript."
+          confirmLabel="Discard"
+          onCancel={() => setDiscarding(null)}
+          onConfirm={() => {
+            const row = discarding;
+            setDiscarding(null);
+            void api.discardDelivery({ id: row.id }).then((result) => setNote(result.ok ? null : explainApiError('discard the reply', result.error)));
+          }}
+        />
+      )}
     </section>
   );
 }

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { DeliveryFilter, DeliveryRow, GatewayOverview, HomingApi } from '../../../../shared/api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorNote } from '../../components/ErrorNote';
+import { useOnline } from '../../connection';
 import { useDeliveryPages } from '../../hooks/useDeliveryPages';
 import { useNow } from '../../hooks/useNow';
 import { chatLabel, explainApiError, platformLabel } from '../../plain-words';
@@ -10,6 +11,7 @@ import { DeliveryCounts } from './DeliveryCounts';
 import type { RowAction } from './DeliveryItem';
 import { DeliveryList } from './DeliveryList';
 import { EmptyDeliveries } from './EmptyDeliveries';
+import { countRetryAll, replies, retryAllQuestion, type RetryAllCounts } from './retry-all';
 
 interface DeliveriesViewProps {
   readonly api: HomingApi;
@@ -28,10 +30,12 @@ export function DeliveriesView({ api, overview, onOpenConversation }: Deliveries
   const [filter, setFilter] = useState<DeliveryFilter>('owed');
   const data = useDeliveryPages(api, filter);
   const now = useNow();
+  const online = useOnline();
   const [notes, setNotes] = useState<ReadonlyMap<string, { text: string; error: boolean }>>(new Map());
   const [busy, setBusy] = useState<ReadonlySet<string>>(new Set());
   const [confirming, setConfirming] = useState<DeliveryRow | null>(null);
   const [bulkNote, setBulkNote] = useState<{ text: string; error: boolean } | null>(null);
+  const [retryingAll, setRetryingAll] = useState<{ platform: string; counts: RetryAllCounts } | null>(null);
   const platforms = overview?.platforms ?? [];
 
   const note = (id: string, text: string | null, error = false) =>
@@ -106,10 +110,21 @@ export function DeliveriesView({ api, overview, onOpenConversation }: Deliveries
     }
   };
 
-  const retryAll = async (platform: string) => {
+  /** Counts first, then asks: "Retry all" also revives given-up replies, and says how many. */
+  const askRetryAll = async (platform: string) => {
+    const counts = await countRetryAll(api, platform);
+    if (!counts.ok) return setBulkNote({ text: explainApiError(`count the replies to ${platformLabel(platform)}`, counts.error), error: true });
+    if (counts.value.retrying + counts.value.givenUp === 0) {
+      return setBulkNote({ text: `Nothing to retry for ${platformLabel(platform)}: no reply to it failed or was given up.`, error: false });
+    }
+    setRetryingAll({ platform, counts: counts.value });
+  };
+
+  const retryAll = async (platform: string, counts: RetryAllCounts) => {
     const result = await api.retryDeliveries({ platform });
     if (!result.ok) return setBulkNote({ text: explainApiError(`retry everything for ${platformLabel(platform)}`, result.error), error: true });
-    setBulkNote({ text: `${result.value.retried} repl${result.value.retried === 1 ? 'y' : 'ies'} to ${platformLabel(platform)} will be sent again.`, error: false });
+    const revived = counts.givenUp > 0 ? ` (${counts.givenUp} of them had been given up)` : '';
+    setBulkNote({ text: `${replies(result.value.retried)} to ${platformLabel(platform)} will be sent again${revived}.`, error: false });
     data.reload();
   };
 
@@ -144,7 +159,7 @@ export function DeliveriesView({ api, overview, onOpenConversation }: Deliveries
             {platforms
               .filter((platform) => platform.name !== 'local')
               .map((platform) => (
-                <button key={platform.name} type="button" onClick={() => void retryAll(platform.name)}>
+                <button key={platform.name} type="button" disabled={!online} onClick={() => void askRetryAll(platform.name)}>
                   Retry all for {platformLabel(platform.name)}
                 </button>
               ))}
@@ -156,9 +171,14 @@ export function DeliveriesView({ api, overview, onOpenConversation }: Deliveries
           {bulkNote.text}
         </p>
       )}
-      <ErrorNote message={data.error && explainApiError('load the list', data.error)} />
+      {/* While the gateway is away the header says so; the list says only what it cannot show. */}
+      <ErrorNote message={online && data.error ? explainApiError('load the list', data.error) : null} />
       <div id="delivery-panel" role="tabpanel" aria-labelledby={`tab-${filter}`} className="delivery-panel">
-        {data.total === 0 ? (
+        {data.total === null && !online ? (
+          <p className="muted pad" data-testid="deliveries-unknown">
+            This list is read from the gateway page by page, so it cannot be shown while the gateway is away. The counts above are the last known.
+          </p>
+        ) : data.total === 0 ? (
           <EmptyDeliveries filter={filter} />
         ) : (
           <DeliveryList
@@ -173,6 +193,21 @@ export function DeliveriesView({ api, overview, onOpenConversation }: Deliveries
           />
         )}
       </div>
+      {retryingAll && (
+        <ConfirmDialog
+          title={`Retry all for ${platformLabel(retryingAll.platform)}?`}
+          body={retryAllQuestion(retryingAll.platform, retryingAll.counts)}
+          confirmLabel={`Retry ${retryingAll.counts.retrying + retryingAll.counts.givenUp}`}
+          cancelLabel="Cancel"
+          danger={false}
+          onCancel={() => setRetryingAll(null)}
+          onConfirm={() => {
+            const { platform, counts } = retryingAll;
+            setRetryingAll(null);
+            void retryAll(platform, counts);
+          }}
+        />
+      )}
       {confirming && (
         <ConfirmDialog
           title="Discard this reply?"

@@ -1,7 +1,8 @@
 import type { DeliveryRow, PlatformStatus } from '../../../../shared/api';
 import { PlatformIcon } from '../../components/PlatformIcon';
-import { ago, until } from '../../format';
-import { BLAME_LABEL, chatLabel, explainDelivery, failedForGood, isDiscarded } from '../../plain-words';
+import { useOnline } from '../../connection';
+import { ago, clockTime, until } from '../../format';
+import { chatLabel, explainDelivery, KIND_LABEL, platformLabel } from '../../plain-words';
 
 export type RowAction = 'retry' | 'discard' | 'copy' | 'open';
 
@@ -17,18 +18,25 @@ interface DeliveryItemProps {
   readonly onAction: (action: RowAction, row: DeliveryRow) => void;
 }
 
-const STATE_LABEL: Record<DeliveryRow['state'], string> = {
-  pending: 'waiting',
-  attempting: 'sending',
-  failed: 'failed',
-  abandoned: 'given up',
-  delivered: 'delivered',
-};
+/** The chat's kind, from the session key (`agent:<id>:<platform>:<chatType>:…`), for its icon. */
+function chatTypeOf(sessionKey: string): 'direct' | 'group' | 'channel' | 'thread' | undefined {
+  const kind = sessionKey.split(':')[3];
+  return kind === 'direct' || kind === 'group' || kind === 'channel' || kind === 'thread' ? kind : undefined;
+}
+
+/** "next try 14:05 (in 3 min)": when Homing tries by itself, so nobody waits on an invisible backoff. */
+function nextTry(at: number, now: number): string {
+  return `${clockTime(at)} (${until(at, now)})`;
+}
 
 /** One reply in the Deliveries list: where it goes, what it says, why it is owed and what to do. Fixed height (virtualized). */
 export function DeliveryItem({ row, platform, now, index, total, note, busy, onAction }: DeliveryItemProps) {
+  const online = useOnline();
   const why = explainDelivery(row, platform);
-  const state = failedForGood(row) ? 'failed for good' : isDiscarded(row) ? 'discarded' : STATE_LABEL[row.state];
+  const state = KIND_LABEL[why.kind].toLowerCase();
+  const owed = why.kind === 'waiting' || why.kind === 'sending' || why.kind === 'retrying';
+  // A reply waiting for its platform goes out when the platform's reconnect (its backoff) succeeds.
+  const reconnectAt = owed && why.kind !== 'retrying' && platform && platform.state !== 'connected' ? (platform.nextAttemptAt ?? null) : null;
   const settled = row.state === 'delivered';
   const retryLabel = row.state === 'pending' || row.state === 'attempting' ? 'Send now' : 'Retry';
   return (
@@ -43,9 +51,11 @@ export function DeliveryItem({ row, platform, now, index, total, note, busy, onA
       data-state={row.state}
     >
       <header className="delivery-head">
-        <PlatformIcon platform={row.platform} />
+        <PlatformIcon platform={row.platform} chatType={chatTypeOf(row.sessionKey)} />
         <span className="chat">{chatLabel(row)}</span>
-        <span className={`badge state-${row.state}`}>{state}</span>
+        <span className={`badge state-${row.state} kind-${why.kind}`} data-testid="delivery-kind">
+          {state}
+        </span>
         <span className="age" title={new Date(row.createdAt).toLocaleString()}>
           {ago(row.createdAt, now)}
         </span>
@@ -54,7 +64,7 @@ export function DeliveryItem({ row, platform, now, index, total, note, busy, onA
         {row.preview || '(empty reply)'}
       </p>
       <p className="why" data-testid="delivery-why" title={why.text}>
-        <span className="blame">{BLAME_LABEL[why.blame]}:</span> {why.text}
+        <span className="blame">{KIND_LABEL[why.kind]}:</span> {why.text}
       </p>
       <p className="meta">
         <span>
@@ -63,20 +73,25 @@ export function DeliveryItem({ row, platform, now, index, total, note, busy, onA
         <span>
           parts {row.chunksDelivered}/{row.chunksTotal}
         </span>
-        {row.state === 'failed' && row.nextAttemptAt !== null && <span>next try {until(row.nextAttemptAt, now)}</span>}
+        {why.kind === 'retrying' && row.nextAttemptAt !== null && <span data-testid="next-try">next try {nextTry(row.nextAttemptAt, now)}</span>}
+        {reconnectAt !== null && (
+          <span data-testid="next-try">
+            {platformLabel(row.platform)} reconnects {nextTry(reconnectAt, now)}
+          </span>
+        )}
       </p>
       <div className="row-actions">
         {!settled && (
-          <button type="button" disabled={busy} onClick={() => onAction('retry', row)} aria-label={`${retryLabel}: reply to ${chatLabel(row)}`}>
+          <button type="button" disabled={busy || !online} onClick={() => onAction('retry', row)} aria-label={`${retryLabel}: reply to ${chatLabel(row)}`}>
             {retryLabel}
           </button>
         )}
         {!settled && row.state !== 'abandoned' && (
-          <button type="button" disabled={busy} onClick={() => onAction('discard', row)} aria-label={`Discard reply to ${chatLabel(row)}`}>
+          <button type="button" disabled={busy || !online} onClick={() => onAction('discard', row)} aria-label={`Discard reply to ${chatLabel(row)}`}>
             Discard
           </button>
         )}
-        <button type="button" onClick={() => onAction('copy', row)} aria-label={`Copy text of reply to ${chatLabel(row)}`}>
+        <button type="button" disabled={!online} onClick={() => onAction('copy', row)} aria-label={`Copy text of reply to ${chatLabel(row)}`}>
           Copy text
         </button>
         <button type="button" onClick={() => onAction('open', row)} aria-label={`Open conversation with ${chatLabel(row)}`}>

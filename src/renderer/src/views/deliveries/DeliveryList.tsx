@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import type { DeliveryRow, PlatformStatus } from '../../../../shared/api';
 import type { DeliveryPages } from '../../hooks/useDeliveryPages';
 import { useVirtualWindow } from '../../hooks/useVirtualWindow';
@@ -6,6 +6,21 @@ import { DeliveryItem, type RowAction } from './DeliveryItem';
 
 /** Every row has this height, so the list can place row N without measuring rows 0..N-1. */
 const ROW_HEIGHT = 164;
+/** On a narrow window (the CSS's 640 px step) the reason wraps to up to five lines, so rows are taller. */
+const NARROW_ROW_HEIGHT = 236;
+const NARROW = '(max-width: 640px)';
+
+function useRowHeight(): number {
+  const [narrow, setNarrow] = useState(() => typeof matchMedia === 'function' && matchMedia(NARROW).matches);
+  useEffect(() => {
+    if (typeof matchMedia !== 'function') return;
+    const query = matchMedia(NARROW);
+    const update = () => setNarrow(query.matches);
+    query.addEventListener('change', update);
+    return () => query.removeEventListener('change', update);
+  }, []);
+  return narrow ? NARROW_ROW_HEIGHT : ROW_HEIGHT;
+}
 
 interface DeliveryListProps {
   readonly label: string;
@@ -20,7 +35,8 @@ interface DeliveryListProps {
 
 /** The virtualized list: a tall empty box, and only the rows on screen placed inside it. */
 export function DeliveryList({ label, data, total, platforms, now, notes, busy, onAction }: DeliveryListProps) {
-  const view = useVirtualWindow(total, ROW_HEIGHT);
+  const rowHeight = useRowHeight();
+  const view = useVirtualWindow(total, rowHeight);
   const { first, last } = view;
   const { show } = data;
   useEffect(() => {
@@ -32,7 +48,7 @@ export function DeliveryList({ label, data, total, platforms, now, notes, busy, 
   for (let index = first; index <= last && index < total; index++) {
     const row = data.rowAt(index);
     rows.push(
-      <div key={row?.id ?? `loading-${index}`} className="virtual-row" style={{ transform: `translateY(${index * ROW_HEIGHT}px)`, height: ROW_HEIGHT }}>
+      <div key={row?.id ?? `loading-${index}`} className="virtual-row" style={{ transform: `translateY(${index * rowHeight}px)`, height: rowHeight }}>
         {row ? (
           <DeliveryItem
             row={row}
@@ -62,7 +78,7 @@ export function DeliveryList({ label, data, total, platforms, now, notes, busy, 
       aria-label={label}
       data-testid="delivery-list"
     >
-      <div className="virtual-space" style={{ height: total * ROW_HEIGHT }}>
+      <div className="virtual-space" style={{ height: total * rowHeight }}>
         {rows}
       </div>
     </div>

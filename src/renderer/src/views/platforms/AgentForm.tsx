@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { ConfigView, HomingApi } from '../../../../shared/api';
+import { FormMessage } from './FormMessage';
 import { SecretField } from './SecretField';
 import { useSettingsForm } from './useSettingsForm';
 
@@ -49,9 +50,11 @@ export function AgentForm({ api, view, onSaved }: { api: HomingApi; view: Config
   const config = view.config as Record<string, unknown>;
   const [fields, setFields] = useState<AgentFields>(() => fieldsFrom(config));
   useEffect(() => setFields(fieldsFrom(view.config as Record<string, unknown>)), [view.config]);
-  const form = useSettingsForm(api, () => config);
+  // Saves patch config.json's own contents, never the defaults filled in.
+  const form = useSettingsForm(api, () => (view.written ?? {}) as Record<string, unknown>, view.error !== null);
   const set = <K extends keyof AgentFields>(key: K, value: AgentFields[K]) => setFields((previous) => ({ ...previous, [key]: value }));
-  const previous = (config.agent ?? {}) as Record<string, unknown>;
+  // The agent section as config.json itself has it (what the form does not show is kept).
+  const previous = (((view.written ?? {}) as Record<string, unknown>).agent ?? {}) as Record<string, unknown>;
 
   return (
     <form
@@ -77,11 +80,11 @@ export function AgentForm({ api, view, onSaved }: { api: HomingApi; view: Config
         <div className="grid">
           <label>
             Server URL
-            <input value={fields.baseUrl} onChange={(event) => set('baseUrl', event.target.value)} />
+            <input value={fields.baseUrl} aria-invalid={form.invalidField === 'baseUrl' || undefined} onChange={(event) => set('baseUrl', event.target.value)} />
           </label>
           <label>
             Model
-            <input value={fields.model} onChange={(event) => set('model', event.target.value)} placeholder="llama3.2" />
+            <input value={fields.model} aria-invalid={form.invalidField === 'model' || undefined} onChange={(event) => set('model', event.target.value)} placeholder="llama3.2" />
           </label>
         </div>
       )}
@@ -92,11 +95,11 @@ export function AgentForm({ api, view, onSaved }: { api: HomingApi; view: Config
         <div className="grid">
           <label>
             Program
-            <input value={fields.command} onChange={(event) => set('command', event.target.value)} />
+            <input value={fields.command} aria-invalid={form.invalidField === 'command' || undefined} onChange={(event) => set('command', event.target.value)} />
           </label>
           <label>
             Arguments
-            <input value={fields.args} onChange={(event) => set('args', event.target.value)} />
+            <input value={fields.args} aria-invalid={form.invalidField === 'args' || undefined} onChange={(event) => set('args', event.target.value)} />
           </label>
         </div>
       )}
@@ -108,11 +111,7 @@ export function AgentForm({ api, view, onSaved }: { api: HomingApi; view: Config
           Test connection
         </button>
       </div>
-      {form.message && (
-        <p role={form.message.ok ? 'status' : 'alert'} className={form.message.ok ? 'ok-note' : 'error-note'} data-testid="agent-form-message">
-          {form.message.text}
-        </p>
-      )}
+      <FormMessage form={form} testId="agent-form-message" path={view.path} onReplaced={onSaved} />
     </form>
   );
 }

@@ -2,12 +2,14 @@ import { useState } from 'react';
 import type { HomingApi, PlatformStatus } from '../../../../shared/api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { PlatformIcon } from '../../components/PlatformIcon';
+import { useOnline } from '../../connection';
 import { explainApiError, explainPlatform, platformLabel } from '../../plain-words';
 
 /** A platform's state and last error, with Reconnect. */
 export function PlatformCard({ api, platform }: { api: HomingApi; platform: PlatformStatus }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const online = useOnline();
   const reconnect = async () => {
     setBusy(true);
     setError(null);
@@ -26,7 +28,7 @@ export function PlatformCard({ api, platform }: { api: HomingApi; platform: Plat
       </header>
       <p className="muted">{platform.name === 'local' ? 'The chat in this window; always connected.' : explainPlatform(platform)}</p>
       {platform.name !== 'local' && (
-        <button type="button" onClick={() => void reconnect()} disabled={busy}>
+        <button type="button" onClick={() => void reconnect()} disabled={busy || !online}>
           Reconnect
         </button>
       )}

@@ -17,7 +17,12 @@ export function PlatformsView({ api, overview }: { api: HomingApi; overview: Gat
         <h2 id="platforms-title">Platforms and agent</h2>
         <p className="muted">Where your agent listens and answers. Settings are saved to config.json{config.view ? ` (${config.view.path})` : ''}; passwords and keys go to the secret store.</p>
       </div>
-      {config.view?.error && <p role="alert" className="error-note">config.json is not in force: {config.view.error}. The last good settings are used.</p>}
+      {config.view?.error && (
+        <p role="alert" className="error-note" data-testid="config-error">
+          config.json has an error, so the last good settings are in force: {config.view.error}. Fix it in an editor ({config.view.path}); or save a form below and choose to
+          replace the file — it is copied to a timestamped backup first, and never overwritten without asking.
+        </p>
+      )}
       <div className="cards">
         {(overview?.platforms ?? []).map((platform) => (
           <PlatformCard key={platform.name} api={api} platform={platform} />

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { HomingApi } from '../../../../shared/api';
+import { useOnline } from '../../connection';
 import { explainApiError } from '../../plain-words';
 
 interface SecretFieldProps {
@@ -14,6 +15,7 @@ interface SecretFieldProps {
 export function SecretField({ api, name, label, isSet, onChanged }: SecretFieldProps) {
   const [value, setValue] = useState('');
   const [note, setNote] = useState<{ text: string; ok: boolean } | null>(null);
+  const online = useOnline();
   const id = `secret-${name.replace('.', '-')}`;
   const store = async (next: string | null) => {
     const result = await api.setSecret({ name, value: next });
@@ -29,11 +31,11 @@ export function SecretField({ api, name, label, isSet, onChanged }: SecretFieldP
       </label>
       <div className="inline">
         <input id={id} type="password" autoComplete="off" value={value} onChange={(event) => setValue(event.target.value)} placeholder={isSet ? '••••••••' : ''} />
-        <button type="button" disabled={value === ''} onClick={() => void store(value)}>
+        <button type="button" disabled={value === '' || !online} onClick={() => void store(value)}>
           Store
         </button>
         {isSet && (
-          <button type="button" onClick={() => void store(null)}>
+          <button type="button" disabled={!online} onClick={() => void store(null)}>
             Remove
           </button>
         )}

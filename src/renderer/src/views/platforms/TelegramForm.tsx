@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ConfigView, HomingApi } from '../../../../shared/api';
 import { SecretField } from './SecretField';
+import { FormMessage } from './FormMessage';
 import { useSettingsForm } from './useSettingsForm';
 
 interface TelegramFields {
@@ -38,7 +39,8 @@ export function TelegramForm({ api, view, onSaved }: { api: HomingApi; view: Con
   const config = view.config as Record<string, unknown>;
   const [fields, setFields] = useState<TelegramFields>(() => fieldsFrom(config));
   useEffect(() => setFields(fieldsFrom(view.config as Record<string, unknown>)), [view.config]);
-  const form = useSettingsForm(api, () => config);
+  // What config.json itself says: a save writes only what the form changed (defaults stay implicit).
+  const form = useSettingsForm(api, () => (view.written ?? {}) as Record<string, unknown>, view.error !== null);
   const set = <K extends keyof TelegramFields>(key: K, value: TelegramFields[K]) => setFields((previous) => ({ ...previous, [key]: value }));
 
   return (
@@ -84,11 +86,7 @@ export function TelegramForm({ api, view, onSaved }: { api: HomingApi; view: Con
           Test connection
         </button>
       </div>
-      {form.message && (
-        <p role={form.message.ok ? 'status' : 'alert'} className={form.message.ok ? 'ok-note' : 'error-note'} data-testid="telegram-form-message">
-          {form.message.text}
-        </p>
-      )}
+      <FormMessage form={form} testId="telegram-form-message" path={view.path} onReplaced={onSaved} />
     </form>
   );
 }

@@ -1,33 +1,75 @@
 import { useState } from 'react';
 import type { ConnectionTarget, ConnectionTestResult, HomingApi } from '../../../../shared/api';
+import { useOnline } from '../../connection';
 import { explainApiError } from '../../plain-words';
 
 export interface SettingsForm {
   readonly message: { readonly text: string; readonly ok: boolean } | null;
   readonly busy: boolean;
+  /**
+   * Set when a save was refused because config.json has an error (hand edits
+   * the window would overwrite): the config it tried to save, which `replace`
+   * writes after backing the file up.
+   */
+  readonly refusedForFile: Record<string, unknown> | null;
+  /** The field the gateway named as wrong (`nick`, `port`, `baseUrl`…), for the form to mark; null when none. */
+  readonly invalidField: string | null;
   /** Writes `section` into config.json (validated by the gateway with config.json's schema). */
   save(patch: (config: Record<string, unknown>) => Record<string, unknown>): Promise<boolean>;
+  /** Replaces the broken config.json with what `save` tried to write, keeping a timestamped backup. */
+  replace(): Promise<boolean>;
   test(target: ConnectionTarget, config: Record<string, unknown>): Promise<void>;
   setMessage(message: { text: string; ok: boolean } | null): void;
 }
 
 /** Save and "test connection" for a settings form; the gateway's answer is shown at the form. */
-export function useSettingsForm(api: HomingApi, current: () => Record<string, unknown>): SettingsForm {
+export function useSettingsForm(api: HomingApi, current: () => Record<string, unknown>, fileHasError: boolean): SettingsForm {
   const [message, setMessage] = useState<{ text: string; ok: boolean } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [refusedForFile, setRefused] = useState<Record<string, unknown> | null>(null);
+  const [invalidField, setInvalid] = useState<string | null>(null);
+  const online = useOnline();
   return {
     message,
-    busy,
+    // Save and Test need the gateway: while it is away the forms' buttons are off.
+    busy: busy || !online,
+    refusedForFile,
+    invalidField,
     setMessage,
     async save(patch) {
       setBusy(true);
-      const result = await api.setConfig({ config: patch(current()) });
+      const config = patch(current());
+      const result = await api.setConfig({ config });
       setBusy(false);
       if (!result.ok) {
-        setMessage({ text: explainApiError('save', result.error), ok: false });
+        const conflict = result.error.code === 'conflict';
+        // The file on disk has an error (the window may not have seen it yet: the gateway polls every 2 s).
+        const forFile = conflict && (fileHasError || /has an error/.test(result.error.message));
+        setRefused(forFile ? config : null);
+        const field = conflict ? null : fieldAtFault(result.error.message);
+        setInvalid(field?.name ?? null);
+        setMessage({
+          text: conflict ? `Not saved: ${fileProblem(result.error.message)}` : field ? `Not saved: ${field.words}` : explainApiError('save', result.error),
+          ok: false,
+        });
         return false;
       }
+      setRefused(null);
+      setInvalid(null);
       setMessage({ text: 'Saved. Homing applies it now.', ok: true });
+      return true;
+    },
+    async replace() {
+      if (!refusedForFile) return false;
+      setBusy(true);
+      const result = await api.replaceConfig({ config: refusedForFile });
+      setBusy(false);
+      if (!result.ok) {
+        setMessage({ text: explainApiError('replace config.json', result.error), ok: false });
+        return false;
+      }
+      setRefused(null);
+      setMessage({ text: `Saved. The old file is kept as ${result.value.backup ?? '(there was none)'}.`, ok: true });
       return true;
     },
     async test(target, config) {
@@ -36,7 +78,48 @@ export function useSettingsForm(api: HomingApi, current: () => Record<string, un
       const result = await api.testConnection({ target, config });
       setBusy(false);
       const outcome: ConnectionTestResult = result.ok ? result.value : { ok: false, message: explainApiError('test', result.error) };
-      setMessage({ text: outcome.message, ok: outcome.ok });
+      const field = outcome.ok ? null : fieldAtFault(outcome.message);
+      setInvalid(field?.name ?? null);
+      setMessage({ text: field ? field.words : plainConnectionError(outcome.message), ok: outcome.ok });
     },
   };
+}
+
+/** How the forms' fields are called on screen, by their config name. */
+const FIELD_LABELS: Record<string, string> = {
+  host: 'Server',
+  port: 'Port',
+  nick: 'Nick',
+  channels: 'Channels',
+  allow: 'Who may talk to the agent',
+  baseUrl: 'Server URL',
+  model: 'Model',
+  command: 'Program',
+  args: 'Arguments',
+};
+
+/**
+ * The field a schema error names ("config: platforms.irc.nick: must be an IRC nick …"),
+ * and the sentence to show: the field's label first, its config path after.
+ */
+export function fieldAtFault(message: string): { name: string; words: string } | null {
+  const match = /(?:^|\s)((?:platforms\.irc|agent)\.(\w+))(?:\.\d+)?:\s*(.+)$/.exec(message);
+  if (!match) return null;
+  const [, path, name, problem] = match;
+  const label = FIELD_LABELS[name!] ?? name!;
+  const words = problem!.replace(/^Invalid input: expected (\w+), received (\w+)$/, 'must be a $1, not a $2').replace(/^Too big: expected .* to have <=(\d+) characters$/, 'at most $1 characters');
+  return { name: name!, words: `${label} ${words.replace(/\.$/, '')} (${path}).` };
+}
+
+/** "connect ECONNREFUSED 127.0.0.1:6667" and friends, in words. */
+function plainConnectionError(message: string): string {
+  return message
+    .replace(/connect ECONNREFUSED ([\w.:[\]-]+)/, 'nothing answers at $1 (is the server running, and is the port right?)')
+    .replace(/getaddrinfo ENOTFOUND ([\w.-]+)/, 'the server name $1 does not exist (a typo, or no network)')
+    .replace(/\bETIMEDOUT\b/, 'the server took too long to answer');
+}
+
+/** The gateway's refusal without its "not saved:" lead (the form says that itself). */
+function fileProblem(message: string): string {
+  return message.replace(/^not saved:\s*/, '');
 }

@@ -1,6 +1,5 @@
 import { useActivity, type ActivityLog } from '../../hooks/useActivity';
 import { clockTime } from '../../format';
-import { describeEvent } from './describe-event';
 
 /** The live event stream. */
 export function ActivityList({ log }: { log: ActivityLog }) {
@@ -9,12 +8,15 @@ export function ActivityList({ log }: { log: ActivityLog }) {
     <section className="card activity" aria-labelledby="activity-title">
       <h3 id="activity-title">Activity</h3>
       {entries.length === 0 ? (
-        <p className="muted">Nothing has happened since this window opened.</p>
+        <p className="muted">Nothing has happened yet. Connections, replies and refused senders show up here; the last 500 are kept.</p>
       ) : (
         <ol className="events" aria-live="off">
           {entries.map((entry) => (
-            <li key={entry.n}>
-              <time>{clockTime(entry.at)}</time> <code>{entry.event.type}</code> <span>{describeEvent(entry.event)}</span>
+            <li key={entry.n} className={`tone-${entry.tone}`} data-testid="activity-entry">
+              <time dateTime={new Date(entry.at).toISOString()} title={new Date(entry.at).toLocaleString()}>
+                {clockTime(entry.at)}
+              </time>{' '}
+              <span>{entry.text}</span>
             </li>
           ))}
         </ol>

@@ -1,18 +1,21 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { GatewayOverview, HomingApi } from '../../../../shared/api';
 import { ErrorNote } from '../../components/ErrorNote';
+import { useOnline } from '../../connection';
 import { ago, duration } from '../../format';
 import type { ActivityLog } from '../../hooks/useActivity';
 import { useApiRead } from '../../hooks/useApiRead';
 import { useNow } from '../../hooks/useNow';
 import { errorWords, explainApiError } from '../../plain-words';
 import { ActivityList } from './ActivityList';
+import { LogsPanel } from './LogsPanel';
 
 /** Gateway state, last sweep, ledger health, and the live activity. */
 export function StatusView({ api, overview, activity }: { api: HomingApi; overview: GatewayOverview | null; activity: ActivityLog }) {
-  const { value: status, error, load } = useApiRead(useCallback(() => api.getStatus(), [api]));
+  const { value: status, error, load } = useApiRead(useCallback(() => api.getStatus(), [api]), 'status');
   const [sweepNote, setSweepNote] = useState<{ text: string; ok: boolean } | null>(null);
   const now = useNow(5_000);
+  const online = useOnline();
   // Read again every 5 s, for the uptime.
   useEffect(load, [load, now]);
 
@@ -37,8 +40,8 @@ export function StatusView({ api, overview, activity }: { api: HomingApi; overvi
           <h3 id="gateway-title">Gateway</h3>
           <dl className="facts">
             <dt>State</dt>
-            <dd data-testid="gateway-state" className={`state state-${status?.state ?? overview?.state ?? 'starting'}`}>
-              {status?.state ?? overview?.state ?? '…'}
+            <dd data-testid="gateway-state" className={`state state-${online ? (status?.state ?? overview?.state ?? 'starting') : 'stopped'}`}>
+              {online ? (status?.state ?? overview?.state ?? '…') : `not connected (last known: ${status?.state ?? overview?.state ?? 'unknown'})`}
             </dd>
             <dt>Version</dt>
             <dd data-testid="gateway-version">{status?.version ?? '…'}</dd>
@@ -66,7 +69,7 @@ export function StatusView({ api, overview, activity }: { api: HomingApi; overvi
             <p className="muted">No sweep yet.</p>
           )}
           <p className="muted">A sweep looks for replies still owed — at start, after sleep, when a platform reconnects, and every few seconds.</p>
-          <button type="button" onClick={() => void sweep()}>
+          <button type="button" disabled={!online} onClick={() => void sweep()}>
             Sweep now
           </button>
           {sweepNote && (
@@ -90,6 +93,7 @@ export function StatusView({ api, overview, activity }: { api: HomingApi; overvi
         </section>
       </div>
       <ActivityList log={activity} />
+      <LogsPanel api={api} tick={now} />
     </section>
   );
 }
