@@ -22,7 +22,8 @@ afterAll(async () => {
   await browser?.close();
 });
 
-describe('settings in the window', () => {
+// Every case at both widths, each width on a gateway and data directory of its own.
+for (const width of [360, 1280]) describe(`settings in the window (${width} px)`, () => {
   let dataDir: string;
   let gateway: RunningGateway;
   let file: string;
@@ -36,8 +37,8 @@ describe('settings in the window', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('writes only the fields the user set, not every default (1280 px)', async () => {
-    const { page, errors } = await openWindow(browser, gateway.url, { width: 1280 });
+  it(`writes only the fields the user set, not every default (${width} px)`, async () => {
+    const { page, errors } = await openWindow(browser, gateway.url, { width });
     await showView(page, 'platforms');
     await page.getByLabel('Server', { exact: true }).fill('irc.example.org');
     await page.getByRole('button', { name: 'Save IRC' }).click();
@@ -48,29 +49,27 @@ describe('settings in the window', () => {
     await page.close();
   });
 
-  for (const width of [360, 1280]) {
-    it(`Test connection starts a command agent's program, and says so when it does not exist (${width} px)`, async () => {
-      const { page, errors } = await openWindow(browser, gateway.url, { width });
-      await showView(page, 'platforms');
-      await page.getByLabel('Kind of agent').selectOption('command');
-      await page.getByLabel('Program', { exact: true }).fill('/nonexistent/homing-agent');
-      await page.getByRole('button', { name: 'Test connection' }).nth(1).click();
-      const message = page.getByTestId('agent-form-message');
-      await message.getByText(/^\/nonexistent\/homing-agent did not work/).waitFor();
-      expect(await message.getAttribute('role')).toBe('alert');
-      await page.getByLabel('Program', { exact: true }).fill(process.execPath);
-      await page.getByLabel('Arguments', { exact: true }).fill(SLOW_AGENT);
-      await page.getByRole('button', { name: 'Test connection' }).nth(1).click();
-      await message.getByText(/^started .* and it answered a test message: “You said: This is a connection test from Homing/).waitFor({ timeout: 15_000 });
-      expect(errors).toEqual([]);
-      await page.close();
-    });
-  }
+  it(`Test connection starts a command agent's program, and says so when it does not exist (${width} px)`, async () => {
+    const { page, errors } = await openWindow(browser, gateway.url, { width });
+    await showView(page, 'platforms');
+    await page.getByLabel('Kind of agent').selectOption('command');
+    await page.getByLabel('Program', { exact: true }).fill('/nonexistent/homing-agent');
+    await page.getByRole('form', { name: 'Agent' }).getByRole('button', { name: 'Test connection' }).click();
+    const message = page.getByTestId('agent-form-message');
+    await message.getByText(/^\/nonexistent\/homing-agent did not work/).waitFor();
+    expect(await message.getAttribute('role')).toBe('alert');
+    await page.getByLabel('Program', { exact: true }).fill(process.execPath);
+    await page.getByLabel('Arguments', { exact: true }).fill(SLOW_AGENT);
+    await page.getByRole('form', { name: 'Agent' }).getByRole('button', { name: 'Test connection' }).click();
+    await message.getByText(/^started .* and it answered a test message: “You said: This is a connection test from Homing/).waitFor({ timeout: 15_000 });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 
-  it('does not overwrite a config.json with a hand-made error; it replaces it only when asked, keeping a backup (360 px)', async () => {
+  it(`does not overwrite a config.json with a hand-made error; it replaces it only when asked, keeping a backup (${width} px)`, async () => {
     const broken = '{ "platforms": { "irc": { "host": "irc.example.org", "nick": "homing" } }, "my hand edit": oops }\n';
     writeFileSync(file, broken);
-    const { page, errors } = await openWindow(browser, gateway.url, { width: 360 });
+    const { page, errors } = await openWindow(browser, gateway.url, { width });
     await showView(page, 'platforms');
     await page.getByTestId('config-error').waitFor({ timeout: 8_000 });
     await page.getByLabel('Nick', { exact: true }).fill('homingbot');
