@@ -1,4 +1,4 @@
-import { cachedStatement, setSynchronous, type Db } from './database';
+import { cachedStatement, durably, transact, type Db } from './database';
 
 /**
  * Group commit: the writes of every conversation made in one turn of the event
@@ -25,10 +25,7 @@ export class CommitGroup {
   private scheduled = false;
   private waiting: (() => void)[] = [];
 
-  constructor(
-    private readonly db: Db,
-    private readonly schedule: (flush: () => void) => void = (flush) => setImmediate(flush),
-  ) {}
+  constructor(private readonly db: Db) {}
 
   /** Runs `work` in the next group commit, fsynced; resolves with its result once committed. */
   durable<T>(work: () => T): Promise<T> {
@@ -48,11 +45,6 @@ export class CommitGroup {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  /** Pieces of work queued and not yet committed. */
-  get pending(): number {
-    return this.queue.length;
-  }
-
   /** Commits everything queued now (also called by the scheduler). */
   flush(): void {
     this.scheduled = false;
@@ -65,32 +57,26 @@ export class CommitGroup {
       return;
     }
     const outcomes = new Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>(batch.length);
-    const durable = batch.some((item) => item.durable);
+    const run = (sql: string) => cachedStatement(this.db, sql).run();
     let commitError: unknown;
-    const { db } = this;
-    const run = (sql: string) => cachedStatement(db, sql).run();
-    if (durable) setSynchronous(db, 'FULL');
     try {
-      run('BEGIN IMMEDIATE');
-      batch.forEach((item, index) => {
-        run('SAVEPOINT work');
-        try {
-          outcomes[index] = { ok: true, value: item.work() };
-          run('RELEASE work');
-        } catch (error) {
-          outcomes[index] = { ok: false, error };
-          if (db.inTransaction) {
-            run('ROLLBACK TO work');
+      (batch.some((item) => item.durable) ? durably : transact)(this.db, () =>
+        batch.forEach((item, index) => {
+          run('SAVEPOINT work');
+          try {
+            outcomes[index] = { ok: true, value: item.work() };
             run('RELEASE work');
+          } catch (error) {
+            outcomes[index] = { ok: false, error };
+            if (this.db.inTransaction) {
+              run('ROLLBACK TO work');
+              run('RELEASE work');
+            }
           }
-        }
-      });
-      run('COMMIT');
+        }),
+      );
     } catch (error) {
       commitError = error;
-      if (db.inTransaction) run('ROLLBACK');
-    } finally {
-      if (durable) setSynchronous(db, 'NORMAL');
     }
     batch.forEach((item, index) => {
       const outcome = outcomes[index];
@@ -105,7 +91,7 @@ export class CommitGroup {
     this.queue.push(item);
     if (this.scheduled) return;
     this.scheduled = true;
-    this.schedule(() => this.flush());
+    setImmediate(() => this.flush());
   }
 }
 

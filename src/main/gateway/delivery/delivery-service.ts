@@ -136,8 +136,7 @@ export class DeliveryService {
    */
   record(platform: string, reply: NewReply): Promise<RecordedReply> {
     const sender = this.platforms.get(platform);
-    const deliverable = sender && !this.stopping ? this.deliverable().find((p) => p.name === platform) : undefined;
-    return this.deliverer.recordClaimed(platform, reply, deliverable);
+    return this.deliverer.recordClaimed(platform, reply, sender && !this.stopping ? deliverableOf(sender) : undefined);
   }
 
   /** Records a reply and sends it in its conversation's order. Never throws. */
@@ -274,7 +273,7 @@ export class DeliveryService {
         // Delivered: the caller hears at once. Failed or stopped: once the row's state is committed (below, then sendRecorded reads it).
         if (outcome.status === 'delivered') watcher?.sent(outcome);
         // The next head is read once this send's writes are committed (its row let go).
-        if (this.group.pending > 0) await this.group.flushed();
+        await this.group.flushed();
       }
     } finally {
       if (this.lanes.get(sessionKey) === lane) this.lanes.delete(sessionKey);
@@ -296,11 +295,7 @@ export class DeliveryService {
   }
 
   private deliverable(): DeliverablePlatform[] {
-    return [...this.platforms.values()].map((sender) => ({
-      name: sender.name,
-      serverIdempotency: sender.serverIdempotency,
-      ...(sender.canSend ? { canSend: sender.canSend.bind(sender) } : {}),
-    }));
+    return [...this.platforms.values()].map(deliverableOf);
   }
 
   private sweep(): SweepReport | undefined {
@@ -327,6 +322,15 @@ export class DeliveryService {
     timer.unref();
     this.timers.push(timer);
   }
+}
+
+/** What the ledger needs to know of a connected platform. */
+function deliverableOf(sender: PlatformSender): DeliverablePlatform {
+  return {
+    name: sender.name,
+    serverIdempotency: sender.serverIdempotency,
+    ...(sender.canSend ? { canSend: sender.canSend.bind(sender) } : {}),
+  };
 }
 
 function delay(ms: number): Promise<void> {

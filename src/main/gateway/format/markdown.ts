@@ -35,6 +35,11 @@ export type MarkdownDocument = readonly Block[];
 const MAX_DEPTH = 8;
 const SAFE_URL = /^(?:https?:\/\/|mailto:|tg:\/\/)[^\s<>"]+$/i;
 
+/** A thematic break as text: a line of em dashes about as long as the source's, 3 to 24. */
+export function ruleLine(width: number): string {
+  return '—'.repeat(Math.max(3, Math.min(width, 24)));
+}
+
 export function parseMarkdown(source: string): MarkdownDocument {
   const lines = source.replace(/\r\n?/g, '\n').split('\n');
   return parseBlocks(lines, 0);

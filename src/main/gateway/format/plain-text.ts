@@ -1,4 +1,4 @@
-import { parseMarkdown, type Block, type Inline, type MarkdownDocument } from './markdown';
+import { parseMarkdown, ruleLine, type Block, type Inline, type MarkdownDocument } from './markdown';
 
 /**
  * Markdown → plain text: the markup is dropped, the words stay, a link keeps
@@ -27,7 +27,7 @@ function block(node: Block): string {
         .map((line) => `▍${line}`)
         .join('\n');
     case 'rule':
-      return '—'.repeat(Math.max(3, Math.min(node.width, 24)));
+      return ruleLine(node.width);
   }
 }
 

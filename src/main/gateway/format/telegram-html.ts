@@ -1,4 +1,4 @@
-import { parseMarkdown, type Block, type Inline, type MarkdownDocument } from './markdown';
+import { parseMarkdown, ruleLine, type Block, type Inline, type MarkdownDocument } from './markdown';
 
 /**
  * Markdown → Telegram's HTML parse mode. Only Telegram's own tags come out
@@ -36,7 +36,7 @@ function block(node: Block): string {
       return inner.trim() === '' ? inner : `<blockquote>${inner}</blockquote>`;
     }
     case 'rule':
-      return '—'.repeat(Math.max(3, Math.min(node.width, 24)));
+      return ruleLine(node.width);
   }
 }
 

@@ -231,47 +231,14 @@ export class Ledger {
    * this one while it lives.
    */
   recordObligation(input: RecordInput): RecordResult {
-    const { db } = this.ctx;
-    const now = this.ctx.clock.now();
-    const chunks = input.chunks.length > 0 ? input.chunks : [input.content];
-    const insertChunk = cachedStatement(
-      db,
-      `INSERT INTO ledger_chunks (obligation_id, chunk_index, text, state, idempotency_key, updated_at)
-       VALUES (?, ?, ?, 'owed', ?, ?)`,
-    );
-    const created = durably(db, () => {
-        const inserted =
-          cachedStatement(
-            db,
-            `INSERT INTO ledger_obligations
-               (id, session_key, platform, chat_id, thread_id, reply_to, content, state, owner_instance,
-                created_at, updated_at, chunk_count, owed_since_awake, message_ref, seq)
-             VALUES (@id, @sessionKey, @platform, @chatId, @threadId, @replyTo, @content, 'pending', @me,
-                     @now, @now, @chunks, ${AWAKE_NOW}, @messageRef,
-                     COALESCE((SELECT max(seq) FROM ledger_obligations INDEXED BY ledger_obligations_seq WHERE session_key = @sessionKey AND seq > 0), 0) + 1)
-             ON CONFLICT (id) DO NOTHING`,
-          ).run({
-            id: input.obligationId,
-            sessionKey: input.sessionKey,
-            platform: input.platform,
-            chatId: input.chatId,
-            threadId: input.threadId,
-            replyTo: input.replyTo,
-            content: input.content,
-            me: this.currentId,
-            now,
-            chunks: chunks.length,
-            messageRef: input.messageRef ?? null,
-          }).changes === 1;
-        if (inserted) {
-          chunks.forEach((text, index) => insertChunk.run(input.obligationId, index, text, computeChunkKey(input.obligationId, index), now));
-        }
-        return inserted;
-    });
-    const row = loadObligation(db, input.obligationId);
+    const inserted = durably(this.ctx.db, () => this.insertReply(input, undefined));
+    if (inserted) {
+      this.ctx.changed(input.obligationId, inserted.row);
+      return { created: true, row: toDeliveryRow(inserted.row) };
+    }
+    const row = loadObligation(this.ctx.db, input.obligationId);
     if (!row) throw new Error(`obligation ${input.obligationId} vanished right after it was recorded`);
-    if (created) this.ctx.changed(input.obligationId, row);
-    return { created, row: toDeliveryRow(row) };
+    return { created: false, row: toDeliveryRow(row) };
   }
 
   /**
@@ -295,53 +262,70 @@ export class Ledger {
       const earlierOwed = cachedStatement(db, `SELECT 1 FROM ledger_obligations INDEXED BY ledger_obligations_lane WHERE session_key = ? AND ${OWED} LIMIT 1`).get(
         input.sessionKey,
       );
-      if (earlierOwed || this.held.has(input.obligationId)) return this.recordObligation(input);
-      const now = this.ctx.clock.now();
-      const texts = input.chunks.length > 0 ? input.chunks : [input.content];
-      const row = cachedStatement(
-        db,
-        `INSERT INTO ledger_obligations
-           (id, session_key, platform, chat_id, thread_id, reply_to, content, state, owner_instance, fence, last_attempt_at,
-            created_at, updated_at, chunk_count, owed_since_awake, message_ref, seq)
-         VALUES (@id, @sessionKey, @platform, @chatId, @threadId, @replyTo, @content, 'attempting', @me, 1, @now,
-                 @now, @now, @chunks, ${AWAKE_NOW}, @messageRef,
-                 COALESCE((SELECT max(seq) FROM ledger_obligations INDEXED BY ledger_obligations_seq WHERE session_key = @sessionKey AND seq > 0), 0) + 1)
-         ON CONFLICT (id) DO NOTHING
-         RETURNING *`,
-      ).get({
-        id: input.obligationId,
-        sessionKey: input.sessionKey,
-        platform: input.platform,
-        chatId: input.chatId,
-        threadId: input.threadId,
-        replyTo: input.replyTo,
-        content: input.content,
-        me: this.currentId,
-        now,
-        chunks: texts.length,
-        messageRef: input.messageRef ?? null,
-      }) as ObligationSql | undefined;
-      if (!row) return this.recordObligation(input); // recorded before: found, changed nothing
-      const marked = !platform.serverIdempotency;
-      const insertChunk = cachedStatement(
-        db,
-        `INSERT INTO ledger_chunks (obligation_id, chunk_index, text, state, idempotency_key, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
-      );
-      const chunks: Chunk[] = texts.map((text, index) => {
-        const state = marked && index === 0 ? 'sending' : 'owed';
-        const idempotencyKey = computeChunkKey(input.obligationId, index);
-        insertChunk.run(input.obligationId, index, text, state, idempotencyKey, now);
-        return { index, text, state, platformMessageId: null, idempotencyKey, mayHaveArrived: false };
-      });
+      if (earlierOwed) return this.recordObligation(input);
+      const inserted = this.insertReply(input, platform);
+      if (!inserted) return this.recordObligation(input); // recorded before: found, changed nothing
       this.held.add(input.obligationId);
-      this.ctx.changed(input.obligationId, row);
-      const claim = describeClaim(row, chunks, new Map([[platform.name, platform]]));
+      this.ctx.changed(input.obligationId, inserted.row);
+      const claim = describeClaim(inserted.row, inserted.chunks, new Map([[platform.name, platform]]));
       return {
         created: true,
-        row: toDeliveryRow(row),
-        claim: marked ? { ...claim, sendingMarked: { index: 0, marker: false } } : claim,
+        row: toDeliveryRow(inserted.row),
+        claim: platform.serverIdempotency ? claim : { ...claim, sendingMarked: { index: 0, marker: false } },
       };
     });
+  }
+
+  /**
+   * Inserts a reply at the end of its conversation's outbox, with its chunks:
+   * pending, or — `claimedFor` given — attempting, owned here with fence 1, its
+   * first chunk already on its way unless the platform deduplicates. Undefined
+   * when the id exists already (recording the same reply again changes nothing).
+   * Runs inside the caller's transaction.
+   */
+  private insertReply(input: RecordInput, claimedFor: DeliverablePlatform | undefined): { row: ObligationSql; chunks: Chunk[] } | undefined {
+    const { db } = this.ctx;
+    const now = this.ctx.clock.now();
+    const texts = input.chunks.length > 0 ? input.chunks : [input.content];
+    const row = cachedStatement(
+      db,
+      `INSERT INTO ledger_obligations
+         (id, session_key, platform, chat_id, thread_id, reply_to, content, state, owner_instance, fence, last_attempt_at,
+          created_at, updated_at, chunk_count, owed_since_awake, message_ref, seq)
+       VALUES (@id, @sessionKey, @platform, @chatId, @threadId, @replyTo, @content, @state, @me, @fence, @lastAttemptAt,
+               @now, @now, @chunks, ${AWAKE_NOW}, @messageRef,
+               COALESCE((SELECT max(seq) FROM ledger_obligations INDEXED BY ledger_obligations_seq WHERE session_key = @sessionKey AND seq > 0), 0) + 1)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING *`,
+    ).get({
+      id: input.obligationId,
+      sessionKey: input.sessionKey,
+      platform: input.platform,
+      chatId: input.chatId,
+      threadId: input.threadId,
+      replyTo: input.replyTo,
+      content: input.content,
+      state: claimedFor ? 'attempting' : 'pending',
+      me: this.currentId,
+      fence: claimedFor ? 1 : 0,
+      lastAttemptAt: claimedFor ? now : null,
+      now,
+      chunks: texts.length,
+      messageRef: input.messageRef ?? null,
+    }) as ObligationSql | undefined;
+    if (!row) return undefined;
+    const firstOnItsWay = claimedFor !== undefined && !claimedFor.serverIdempotency;
+    const insertChunk = cachedStatement(
+      db,
+      `INSERT INTO ledger_chunks (obligation_id, chunk_index, text, state, idempotency_key, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    const chunks: Chunk[] = texts.map((text, index) => {
+      const state = firstOnItsWay && index === 0 ? 'sending' : 'owed';
+      const idempotencyKey = computeChunkKey(input.obligationId, index);
+      insertChunk.run(input.obligationId, index, text, state, idempotencyKey, now);
+      return { index, text, state, platformMessageId: null, idempotencyKey, mayHaveArrived: false };
+    });
+    return { row, chunks };
   }
 
   /**
@@ -588,7 +572,6 @@ export class Ledger {
     return actions.discardDelivery(this.ctx, id);
   }
 
-
   /** The reply recorded for one user message, if any. */
   replyFor(sessionKey: string, messageRef: string): { id: string; content: string } | undefined {
     return cachedStatement(
@@ -628,7 +611,6 @@ export class Ledger {
   owedCount(): number {
     return countOwed(this.ctx);
   }
-
 
   private claimRow(row: ObligationSql, platforms: readonly DeliverablePlatform[] | undefined): ClaimResult {
     const changes = this.applyRead('claim', row, {});

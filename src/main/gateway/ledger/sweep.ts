@@ -150,20 +150,19 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
     db,
     `SELECT ${CANDIDATE_COLUMNS} FROM ${RETRYING} WHERE state = 'failed' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?`,
   ).all(now) as Candidate[];
-
   // Everything read is free (dead or absent owner, ours, or failed and not in flight) but what this process holds.
-  const free = (row: Candidate): boolean => !ctx.holds(row.id);
+  const candidates = [...unsettled, ...retrying];
+
   // The head of each conversation's outbox is its owed row with the lowest seq,
   // whoever holds it. Among the rows read, only each conversation's lowest can
   // be; whether a live instance's row (not read) comes before it is asked of the
   // outbox index, only for the rows this sweep would claim or count.
   const lowestRead = new Map<string, Candidate>();
-  for (const row of [...unsettled, ...retrying]) {
+  for (const row of candidates) {
     const lowest = lowestRead.get(row.session_key);
     if (!lowest || row.seq < lowest.seq) lowestRead.set(row.session_key, row);
   }
   const isHead = (row: Candidate): boolean =>
-    lowestRead.get(row.session_key) === row &&
     (cachedStatement(db, `SELECT min(seq) AS seq FROM ${LANES} WHERE session_key = ? AND ${OWED}`).get(row.session_key) as { seq: number | null }).seq === row.seq;
 
   const platforms = new Map(params.deliverablePlatforms.map((platform) => [platform.name, platform]));
@@ -172,8 +171,8 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
   const toAbandon: { row: Candidate; reason: string }[] = [];
   const toSettle: Candidate[] = [];
   let waitingForPlatform = 0;
-  for (const row of [...unsettled, ...retrying]) {
-    if (!free(row)) continue;
+  for (const row of candidates) {
+    if (ctx.holds(row.id)) continue;
     const end = verdictFor(row, awake, policy);
     if (end?.kind === 'settle') {
       toSettle.push(row);

@@ -135,7 +135,7 @@ export class Pipeline {
     const command = parseSessionCommand(message.text);
     let context: TurnContext;
     try {
-      if (message.maybeSeen && this.alreadySaved(source, message.messageRef)) {
+      if (message.maybeSeen && this.alreadySaved(key, message.messageRef)) {
         tell('saved');
         return Promise.resolve({ kind: 'ignored' });
       }
@@ -176,10 +176,12 @@ export class Pipeline {
    * (the previous process saved it, then died before confirming receipt).
    * Recovery answers it if its turn was interrupted.
    */
-  private alreadySaved(source: InboundMessage['source'], messageRef: string): boolean {
+  private alreadySaved(sessionKey: string, messageRef: string): boolean {
+    // Read only: the conversation's current session, not resolve() (which may start one).
     const sessions = this.options.sessions();
-    const { sessionId } = sessions.resolve(source);
-    const { turns } = sessions.loadContext(sessionId, { maxTurns: DUPLICATE_LOOKBACK_TURNS });
+    const current = sessions.find(sessionKey);
+    if (!current) return false;
+    const { turns } = sessions.loadContext(current.sessionId, { maxTurns: DUPLICATE_LOOKBACK_TURNS });
     return turns.some((turn) => turn.type === 'user' && turn.messageRef === messageRef);
   }
 

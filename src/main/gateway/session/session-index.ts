@@ -65,7 +65,6 @@ export class SessionIndex {
   private readonly userMessage;
   private readonly assistantMessage;
   private readonly addressUpdate;
-  private readonly activeRows;
   private readonly waitingRows;
   private readonly currentRows;
   private readonly unansweredUp;
@@ -81,10 +80,6 @@ export class SessionIndex {
       `${SELECT} WHERE (s.updated_at, s.session_id) < (?, ?) ORDER BY s.updated_at DESC, s.session_id DESC LIMIT ?`,
     );
     this.pageAt = db.prepare<[number, number], Row>(`${SELECT} ORDER BY s.updated_at DESC, s.session_id DESC LIMIT ? OFFSET ?`);
-    // Current sessions updated since a time, newest first: read from the current
-    // keys (one row per conversation), not by paging through every session.
-    this.activeRows = db.prepare<[number], Row>(`SELECT s.*, 1 AS current FROM session_keys k
-      JOIN sessions s ON s.session_id = k.session_id WHERE s.updated_at >= ? ORDER BY s.updated_at DESC`);
     // Sessions with a message waiting for its reply (recovery after a crash): a
     // partial index holds just those, so the cost follows them, not the sessions.
     this.waitingRows = db.prepare<[number], Row>(`SELECT s.*, 1 AS current FROM sessions s INDEXED BY sessions_unanswered
@@ -131,10 +126,6 @@ export class SessionIndex {
     return this.allForKey.all(sessionKey).map(toSummary);
   }
 
-  /** Each conversation's current session, if it was active since `since`. */
-  activeSince(since: number): SessionSummary[] {
-    return this.activeRows.all(since).map(toSummary);
-  }
 
   /** Current sessions active since `since` with a message waiting for its reply, as far as the index knows. */
   waitingSince(since: number): SessionSummary[] {

@@ -301,7 +301,7 @@ describe('SessionStore: which conversations may hold a waiting message (recovery
     sessions.close();
   });
 
-  it('writes a user line to disk off the event loop and says when it is there; an assistant line needs no fsync', async () => {
+  it('writes a user line at once and says when it is on disk (off the event loop); an assistant line after it is read back too', async () => {
     const sessions = store();
     const { sessionId } = sessions.resolve(signalDm);
     sessions.appendUserTurn(sessionId, { source: signalDm, text: 'one', messageRef: 'm1' });

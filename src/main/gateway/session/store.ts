@@ -178,16 +178,6 @@ export class SessionStore extends SessionReader {
   }
 
   /**
-   * User messages at the end of the transcript that got no reply: the turn
-   * was interrupted (crash, kill, power loss). Whether one also has a delivery
-   * obligation is the ledger's to say; the pipeline decides what to do.
-   */
-  /** Each conversation's current session active since `since`. */
-  activeSince(since: number): SessionSummary[] {
-    return this.index.activeSince(since);
-  }
-
-  /**
    * The conversations that may hold a message waiting for its reply, for
    * recovery after a crash: those the index counts as waiting (exact after the
    * process was killed: every count is committed before its line is written).
@@ -215,6 +205,11 @@ export class SessionStore extends SessionReader {
     return this.policy.freshnessWindowSeconds;
   }
 
+  /**
+   * User messages at the end of the transcript that got no reply: the turn
+   * was interrupted (crash, kill, power loss). Whether one also has a delivery
+   * obligation is the ledger's to say; the pipeline decides what to do.
+   */
   findInterruptedTurn(sessionId: string): InterruptedTurn | undefined {
     const turns = readUnansweredTail(this.checkedPath(sessionId));
     const last = turns.at(-1);

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendDurably, readLinesBackward, readLinesForward, repairTornTail } from './transcript-file';
+import { readLinesBackward, readLinesForward, repairTornTail, TranscriptFiles } from './transcript-file';
 import { readContext } from './transcript-reader';
 import { formatRecord, type TranscriptRecord } from './transcript-record';
 
@@ -72,10 +72,12 @@ describe('repairTornTail', () => {
   });
 });
 
-describe('appendDurably', () => {
-  it('creates the file private to the user and appends whole lines', () => {
-    appendDurably(file, formatRecord(turn(0)));
-    appendDurably(file, formatRecord(turn(1)));
+describe('TranscriptFiles', () => {
+  it('creates the file private to the user and appends whole lines', async () => {
+    const files = new TranscriptFiles();
+    await files.append(file, formatRecord(turn(0)), true);
+    await files.append(file, formatRecord(turn(1)), false);
+    files.closeAll();
     if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readContext(file).turns).toEqual([turn(0), turn(1)]);
   });

@@ -14,21 +14,6 @@ const NEWLINE = 0x0a;
 // A planted symlink must not redirect a transcript write (absent on Windows).
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 
-/** Appends complete lines and fsyncs them; a new file's directory entry is fsynced too. */
-export function appendDurably(path: string, text: string): void {
-  const created = !existsSync(path);
-  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NO_FOLLOW, 0o600);
-  try {
-    const bytes = Buffer.from(text, 'utf8');
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  if (created) fsyncDirectory(dirname(path));
-}
-
 /** Open transcripts kept at most; the least recently written is closed beyond it. */
 const MAX_OPEN = 64;
 
@@ -37,6 +22,8 @@ interface OpenTranscript {
   size: number;
   /** fdatasyncs in flight: the file is not closed under them. */
   syncing: number;
+  /** Created by this handle and its directory entry not yet synced. */
+  newFile: boolean;
 }
 
 /**
@@ -54,30 +41,13 @@ interface OpenTranscript {
 export class TranscriptFiles {
   private readonly files = new Map<string, OpenTranscript>();
 
-  /** Whether the file is empty or absent (a new transcript starts with its header). */
+  /** Whether the file is empty or absent (a new transcript starts with its header). Opens it for the append to come. */
   isEmpty(path: string): boolean {
-    const open = this.files.get(path);
-    if (open) return open.size === 0;
-    try {
-      return fstatSizeOf(path) === 0;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
-      throw error;
-    }
+    return this.open(path).size === 0;
   }
 
   append(path: string, text: string, durable: boolean): Promise<void> {
-    let file = this.files.get(path);
-    let created = false;
-    if (file) {
-      // Most recently written last: the map's order is the eviction order.
-      this.files.delete(path);
-    } else {
-      created = !existsSync(path);
-      const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NO_FOLLOW, 0o600);
-      file = { fd, size: fstatSync(fd).size, syncing: 0 };
-    }
-    this.files.set(path, file);
+    const file = this.open(path);
     try {
       const bytes = Buffer.from(text, 'utf8');
       let written = 0;
@@ -93,13 +63,29 @@ export class TranscriptFiles {
     const opened = file;
     opened.syncing += 1;
     const synced = new Promise<void>((resolve, reject) => fdatasync(opened.fd, (error) => (error ? reject(error) : resolve())));
-    const directory = created ? syncDirectory(dirname(path)) : Promise.resolve();
+    // A new file's directory entry goes to disk with its first durable line.
+    const directory = opened.newFile ? syncDirectory(dirname(path)) : Promise.resolve();
+    opened.newFile = false;
     return Promise.all([synced, directory])
       .then(() => undefined)
       .finally(() => {
         opened.syncing -= 1;
         if (!this.files.has(path) || this.files.get(path) !== opened) this.closeIfIdle(opened);
       });
+  }
+
+  /** The file's open handle, most recently used last (the map's order is the eviction order). */
+  private open(path: string): OpenTranscript {
+    let file = this.files.get(path);
+    if (file) {
+      this.files.delete(path);
+    } else {
+      const newFile = !existsSync(path);
+      const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NO_FOLLOW, 0o600);
+      file = { fd, size: fstatSync(fd).size, syncing: 0, newFile };
+    }
+    this.files.set(path, file);
+    return file;
   }
 
   /** Closes a file's handle (before something else rewrites the file). */
@@ -134,15 +120,6 @@ export class TranscriptFiles {
   }
 }
 
-function fstatSizeOf(path: string): number {
-  const fd = openSync(path, constants.O_RDONLY | NO_FOLLOW);
-  try {
-    return fstatSync(fd).size;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** fsync of a directory, off the event loop (a new file's entry must be on disk too). */
 function syncDirectory(dir: string): Promise<void> {
   if (process.platform === 'win32') return Promise.resolve();
@@ -152,16 +129,6 @@ function syncDirectory(dir: string): Promise<void> {
       fsync(fd, (syncError) => close(fd, () => (syncError ? reject(syncError) : resolve())));
     });
   });
-}
-
-function fsyncDirectory(dir: string): void {
-  if (process.platform === 'win32') return; // directories cannot be opened for fsync there
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**
