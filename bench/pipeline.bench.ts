@@ -3,9 +3,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Bench, BenchContext } from './harness';
-import { pipelineTurnsPerSecond } from './support/pipeline-run';
+import { pipelineTurnsPerSecond, pipelineWalFrames } from './support/pipeline-run';
+import { perTurn } from './support/wal-frames';
 
 const TURNS = 1_000;
+/** Turns whose write-ahead-log frames are counted (the log keeps them all, unchecked). */
+const WAL_TURNS = 200;
 
 /**
  * Messages through the whole pipeline (session, built-in agent — replies of
@@ -14,7 +17,10 @@ const TURNS = 1_000;
  * versus in memory, side by side. Transcripts are on disk in both, so the ratio
  * is the cost of the database's durability. Beside it, the fsyncs (fsync +
  * fdatasync, every thread) one durable turn costs, counted by strace on a
- * child process: (a run of TURNS turns − a run of none) / TURNS.
+ * child process: (a run of TURNS turns − a run of none) / TURNS. Under it, the
+ * write-ahead-log frames (4 KiB pages) and commits a durable turn wrote, and the
+ * tables or indexes written most: counted from the log, so the same on a busy
+ * machine (support/wal-frames.ts).
  */
 const bench: Bench = {
   name: `Pipeline throughput, built-in agent, ${TURNS} messages per run`,
@@ -28,6 +34,7 @@ const bench: Bench = {
         ratio: durable / memory,
         fsyncs_per_turn: fsyncsPerTurn(context, conversations),
       });
+      context.report('  what the database wrote per turn', perTurn(await pipelineWalFrames(context.tmpDir(), conversations, WAL_TURNS), WAL_TURNS));
     }
   },
 };
