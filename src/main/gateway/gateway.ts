@@ -479,8 +479,14 @@ export function agentLabel(agent: HomingConfig['agent'], route: Route | undefine
       ? 'built-in agent'
       : agent.type === 'openai'
         ? `openai · ${model}`
-        : `${agent.type} · ${basename(agent.command)}${model ? ` (model ${model})` : ''}`;
+        : `${agent.type} · ${programName(agent.command, agent.args)}${model ? ` (model ${model})` : ''}`;
   return route ? `${base}, rule "${route.name}"` : base;
+}
+
+/** `my-agent`, or `node agent.mjs` for a script run by an interpreter: names, never paths. */
+function programName(command: string, args: readonly string[]): string {
+  const script = args[0];
+  return script && !script.startsWith('-') && /[/.]/.test(script) ? `${basename(command)} ${basename(script)}` : basename(command);
 }
 
 /** What an approved sender is told (outside the ledger: a courtesy, not a reply). */

@@ -512,7 +512,8 @@ export class Pipeline {
     const content = text.trim() === '' ? BLANK_REPLY : text;
     const reply: NewReply = {
       sessionKey: context.sessionKey,
-      messageRef: context.messageRef,
+      // An aside is not the message's reply: its own ref, so recovery never takes it for one.
+      messageRef: as === 'aside' ? `${context.messageRef}#aside` : context.messageRef,
       chatId: context.chatId,
       threadId: context.threadId,
       replyTo: context.replyTo,

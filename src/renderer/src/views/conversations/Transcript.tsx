@@ -173,7 +173,9 @@ export function Transcript({ api, session, local, onBack }: TranscriptProps) {
       </div>
       {state.streaming !== null && state.streamingSession && (
         <div className="stop-row">
-          <span className="muted">The agent is answering…</span>
+          <span className="muted" data-testid="answering-agent">
+            {state.streamingAgent ? `${state.streamingAgent} is answering…` : 'The agent is answering…'}
+          </span>
           <button type="button" onClick={() => void stop()} disabled={stopping || !online} data-testid="stop-turn">
             {stopping ? 'Stopping…' : 'Stop'}
           </button>
