@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayEvent, TranscriptMessage } from '../src/shared/api';
 import { SUMMARISE_REQUEST } from '../src/main/gateway/agents/system-prompt';
@@ -144,6 +145,39 @@ describe('what the agent is told (a real local OpenAI-compatible server)', () =>
     const later = stub!.requests.at(-1)!;
     expect(later.messages[1]!.content).toContain('Ada is planning a tea party');
     expect(cost(later)).toBeLessThanOrEqual(budget);
+  });
+});
+
+describe('what a command agent is told', () => {
+  it('gets the turn context as JSON on stdin: platform, chat, sender and time, speakers in the history, pseudonyms only', async () => {
+    const agent = fileURLToPath(new URL('../src/main/gateway/agents/fixtures/command-agent.mjs', import.meta.url));
+    harness = await startGatewayHarness({ agent: { type: 'command', command: process.execPath, args: [agent, 'turn'] } });
+    await fromPlatform('I would like some tea', ADA);
+    await fromPlatform('which kettle is best?', BOB);
+    const replies = harness.events.filter((event): event is Extract<GatewayEvent, { type: 'reply.recorded' }> => event.type === 'reply.recorded');
+    const messages = await transcript(replies.at(-1)!.sessionId);
+    const raw = messages.at(-1)!.text;
+    for (const id of [GROUP.chatId, ADA.senderId, BOB.senderId]) expect(raw).not.toContain(id);
+    const turn = JSON.parse(raw) as Record<string, unknown>;
+    expect(turn).toEqual({
+      version: 1,
+      sessionId: replies.at(-1)!.sessionId,
+      history: [
+        { role: 'user', text: 'I would like some tea', sender: { pseudonym: expect.stringMatching(/^user_[0-9a-f]{12}$/), displayName: 'Ada' } },
+        { role: 'assistant', text: expect.stringContaining('"I would like some tea"') },
+      ],
+      message: { role: 'user', text: 'which kettle is best?', sender: { pseudonym: expect.stringMatching(/^user_[0-9a-f]{12}$/), displayName: 'Bob' } },
+      context: {
+        platform: 'telegram',
+        chatKind: 'group',
+        chat: expect.stringMatching(/^telegram:[0-9a-f]{12}$/),
+        chatTitle: 'Tea Club',
+        sender: { pseudonym: (turn.message as { sender: { pseudonym: string } }).sender.pseudonym, displayName: 'Bob' },
+        localTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} \(\w+day\)$/),
+        timeZone: expect.stringMatching(/ \(UTC[+-]\d{2}:\d{2}\)$/),
+      },
+      purpose: 'reply',
+    });
   });
 });
 

@@ -38,9 +38,9 @@ const KIND_WORDS: Record<ConversationContext['chatKind'], string> = {
 };
 
 /** `a group chat "Friends" (telegram:3f2a…)`: the chat in a few words. */
-export function describeWhere(context: ConversationContext): string {
+export function describeWhere(context: ConversationContext, speakers = true): string {
   const title = context.chatTitle ? ` "${context.chatTitle}"` : '';
-  const people = context.chatKind === 'dm' ? '' : '; several people write here, and each of their messages starts with its author';
+  const people = context.chatKind === 'dm' || !speakers ? '' : '; several people write here, and each of their messages starts with its author';
   return `${KIND_WORDS[context.chatKind]}${title} (${context.chat})${people}`;
 }
 
@@ -98,5 +98,5 @@ export const SUMMARISE_REQUEST = [
 /** One line with the turn's context, for agents that get no system message (ACP). */
 export function contextLine(context: ConversationContext): string {
   const who = context.sender ? speakerLabel(context.sender) : 'unknown';
-  return `[Homing: ${context.platform}, ${describeWhere(context)}; from ${who}; local time ${context.localTime}, ${context.timeZone}]`;
+  return `[Homing: ${context.platform}, ${describeWhere(context, false)}; from ${who}; local time ${context.localTime}, ${context.timeZone}]`;
 }
