@@ -26,7 +26,7 @@ export interface OpenAiStub {
 
 const MAX_BODY = 4 * 1024 * 1024;
 
-export async function startOpenAiStub(answer: (request: ChatRequest) => string): Promise<OpenAiStub> {
+export async function startOpenAiStub(answer: (request: ChatRequest) => string | Promise<string>): Promise<OpenAiStub> {
   const requests: ChatRequest[] = [];
   const server: Server = createServer((req, res) => {
     let raw = '';
@@ -38,7 +38,7 @@ export async function startOpenAiStub(answer: (request: ChatRequest) => string):
       else raw += chunk;
     });
     req.on('error', () => {});
-    req.on('end', () => {
+    req.on('end', async () => {
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
         return;
@@ -51,7 +51,7 @@ export async function startOpenAiStub(answer: (request: ChatRequest) => string):
         return;
       }
       requests.push(request);
-      const text = answer(request);
+      const text = await answer(request);
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const id = `chatcmpl-${requests.length}`;
       for (const piece of text.match(/[\s\S]{1,16}/g) ?? []) {
