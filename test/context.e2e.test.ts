@@ -8,6 +8,7 @@ import { estimateMessageTokens, modelFamily } from '../src/main/gateway/agents/t
 import type { InboundMessage } from '../src/main/gateway/platforms/adapter';
 import { startGatewayHarness, type GatewayHarness } from './support/gateway-harness';
 import { startOpenAiStub, type ChatRequest, type OpenAiStub } from './support/openai-stub';
+import { waitUntil } from './support/wait';
 
 /**
  * What the agent is told, seen from a real OpenAI-compatible server (a local
@@ -232,6 +233,26 @@ describe('chat commands and resets', () => {
     expect(after.at(-1)!.text).toBe('reply 3');
     // The notice is Homing's: the agent was not shown it.
     expect(everything()).not.toContain('New day');
+  });
+});
+
+describe('an idle reset', () => {
+  it('is announced with one line before the answer, the first time the user writes again', async () => {
+    let offset = 0;
+    const clock = { now: () => Date.now() + offset, monotonic: () => performance.now() };
+    await start({ sessions: { reset: { mode: 'idle', idleMinutes: 30 } } }, undefined, { clock });
+    await local('see you later');
+    offset += 31 * 60_000;
+    await local('back again');
+    const sessionId = harness!.events.filter((event) => event.type === 'reply.recorded').at(-1)!.sessionId;
+    await waitUntil('both lines in the transcript', async () => (await transcript(sessionId)).length === 3);
+    expect((await transcript(sessionId)).map((message) => message.text)).toEqual([
+      'back again',
+      '↻ It has been a while, so this is a new conversation: the agent no longer sees earlier messages.',
+      'reply 2',
+    ]);
+    // The agent sees only the new conversation.
+    expect(stub!.requests[1]!.messages.map((message) => message.role)).toEqual(['system', 'user']);
   });
 });
 
