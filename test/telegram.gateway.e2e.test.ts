@@ -273,6 +273,21 @@ describe('the gateway on Telegram (grammY against the fake Bot API)', () => {
     expect(typing.at(-1)!.at).toBeLessThanOrEqual(fake.sentTo(alice.id)[0]!.at);
   });
 
+  it('stops typing when the agent fails, and the error reply is sent', async () => {
+    await startGateway(['--delay-ms', '1000', '--fail']);
+    fake.userSays({ from: alice, text: 'think hard, then fail' });
+    const finished = await harness!.waitFor('turn.finished');
+    expect(finished.outcome).toBe('agent-error');
+    const recorded = await harness!.waitFor('reply.recorded');
+    await delivered(recorded.obligationId);
+    const typing = fake.actions.filter((action) => action.chatId === alice.id && action.action === 'typing');
+    expect(typing.length).toBeGreaterThanOrEqual(2);
+    const count = fake.actions.length;
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(fake.actions.length, 'no typing after the error reply').toBe(count);
+    expect(fake.sentTo(alice.id)[0]!.text).toMatch(/The agent failed/);
+  });
+
   it('pairs a new sender: one short reply with a code, nothing reaches the agent until approved; deny keeps them out', async () => {
     await startGateway();
     const carol = fake.addUser({ id: 5550001, first_name: 'Carol', username: 'carol' });

@@ -65,6 +65,8 @@ describe('the transcript', () => {
       await page.getByRole('button', { name: 'Send' }).click();
       const streaming = page.getByTestId('chat-streaming');
       await streaming.getByText(/word3/).waitFor({ timeout: 10_000 });
+      // The window says which agent answers.
+      expect(await page.getByTestId('answering-agent').textContent()).toBe('command · node markdown-agent.mjs is answering…');
       await page.getByTestId('stop-turn').click();
       // The turn ends long before its 400 words (60 s): the stored reply says it was cancelled.
       await page.getByTestId('chat-assistant').last().getByText('The answer to this message was cancelled.', { exact: false }).waitFor({ timeout: 5_000 });

@@ -157,7 +157,9 @@ export type TranscriptMessage =
       readonly sender: { readonly pseudonym: string; readonly name: string | null };
       readonly text: string;
     }
-  | { readonly role: 'assistant'; readonly at: number; readonly obligationId: string; readonly text: string };
+  | { readonly role: 'assistant'; readonly at: number; readonly obligationId: string; readonly text: string }
+  /** Older messages the agent condensed when the conversation outgrew its context budget; it is shown this instead of them. */
+  | { readonly role: 'summary'; readonly at: number; readonly covers: number; readonly text: string };
 
 export interface TranscriptPage {
   readonly session: SessionSummary;
@@ -234,7 +236,8 @@ export type GatewayEvent =
   | { readonly type: 'sweep.completed'; readonly report: SweepReport; readonly at: number }
   | { readonly type: 'ledger.health'; readonly health: LedgerHealth; readonly at: number }
   | { readonly type: 'session.updated'; readonly session: SessionSummary; readonly change: SessionChange; readonly at: number }
-  | { readonly type: 'turn.started'; readonly sessionId: string; readonly platform: string; readonly at: number }
+  /** `agent`: which agent answers (`openai · llama3.2`, with the routing rule when one chose it). */
+  | { readonly type: 'turn.started'; readonly sessionId: string; readonly platform: string; readonly at: number; readonly agent?: string }
   | { readonly type: 'turn.token'; readonly sessionId: string; readonly text: string }
   | {
       readonly type: 'turn.finished';

@@ -110,7 +110,9 @@ function printTranscript(session: SessionSummary, others: SessionSummary[], mess
     const who =
       message.role === 'user'
         ? `${message.sender.name ? toDisplayLine(message.sender.name, 40) + ' ' : ''}(${message.sender.pseudonym})`
-        : 'assistant';
+        : message.role === 'summary'
+          ? `summary of ${message.covers} earlier message${message.covers === 1 ? '' : 's'}`
+          : 'assistant';
     context.stdout(`[${formatTime(message.at)}] ${who}: ${toTerminalText(message.text)}`);
   }
 }

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { ConfigView, GatewayMode, GatewayOverview, GatewayState, GatewayStatus } from '../../shared/api';
 import type { Agent } from './agents/agent';
 import { turnTimeoutMs } from './agents/config-schema';
@@ -25,7 +25,8 @@ import { EventBus } from './events';
 import { EMPTY_COUNTS } from './ledger';
 import type { Logger } from './logger';
 import { ConversationQueue } from './pipeline/conversation-queue';
-import { Pipeline } from './pipeline/pipeline';
+import { readInstructions } from './pipeline/conversation-context';
+import { Pipeline, type AnsweringAgent, type RouteSubject } from './pipeline/pipeline';
 import { pipelineApiHandlers } from './pipeline/api-handlers';
 import { recoverInterruptedTurns, type RecoveryReport } from './pipeline/recovery';
 import { digest, platformWanted, type PlatformTuning } from './platforms/catalog';
@@ -37,7 +38,8 @@ import { FileSecretStore, type SecretStore } from './secrets/secret-store';
 import { sessionApiHandlers } from './session/api-handlers';
 import { openSessionStore } from './session/open-store';
 import { loadOrCreateInstallSecret } from './session/install-secret';
-import { createPseudonymiser } from './session/pseudonyms';
+import { createPseudonymiser, type Pseudonymiser } from './session/pseudonyms';
+import { matchRoute, type Route } from './routing/routing';
 import type { SessionStore } from './session/store';
 
 export interface GatewayOptions {
@@ -149,13 +151,15 @@ export class Gateway {
     this.pipeline = new Pipeline({
       sessions: () => this.sessionStore,
       deliveries: this.deliveries,
-      agent: () => this.agent,
+      agent: (subject) => this.answering(subject, pseudonyms),
       adapter: (platform) => this.platforms.get(platform),
       queue: this.queue,
       bus: this.bus,
       logger,
       clock: this.clock,
       contextTurns: () => this.config.current.sessions.contextTurns,
+      contextTokens: () => this.config.current.sessions.contextTokens,
+      instructions: () => readInstructions(join(dataDir, INSTRUCTIONS_FILE)),
     });
     this.platforms = new PlatformManager({
       bus: this.bus,
@@ -390,6 +394,22 @@ export class Gateway {
     return JSON.stringify([config.agent, apiKey === undefined ? null : digest(apiKey)]);
   }
 
+  /** The agent for a conversation, with the settings the first matching routing rule gives it. */
+  private answering(subject: RouteSubject | undefined, pseudonyms: Pseudonymiser): AnsweringAgent {
+    const config = this.config.current;
+    const route = subject ? matchRoute(config.routing, subject, pseudonyms) : undefined;
+    const agent = config.agent;
+    const model = route?.model ?? (agent.type === 'openai' ? agent.model : undefined);
+    return {
+      agent: this.agent.agent,
+      timeoutMs: this.agent.timeoutMs,
+      label: agentLabel(agent, route),
+      model,
+      systemPrompt: agent.type === 'openai' ? agent.systemPrompt : undefined,
+      route,
+    };
+  }
+
   private buildAgent(config: HomingConfig): { agent: Agent; timeoutMs: number; fingerprint: string } {
     const apiKey = this.secrets.get('agent.apiKey');
     const fingerprint = this.agentFingerprint(config);
@@ -446,6 +466,27 @@ export class Gateway {
       ),
     };
   }
+}
+
+/** The owner's instructions for the agent, in the data directory (optional). */
+export const INSTRUCTIONS_FILE = 'instructions.md';
+
+/** `openai · llama3.2`, `command · my-agent`, with the routing rule that chose the settings. */
+export function agentLabel(agent: HomingConfig['agent'], route: Route | undefined): string {
+  const model = route?.model ?? (agent.type === 'openai' ? agent.model : undefined);
+  const base =
+    agent.type === 'builtin'
+      ? 'built-in agent'
+      : agent.type === 'openai'
+        ? `openai · ${model}`
+        : `${agent.type} · ${programName(agent.command, agent.args)}${model ? ` (model ${model})` : ''}`;
+  return route ? `${base}, rule "${route.name}"` : base;
+}
+
+/** `my-agent`, or `node agent.mjs` for a script run by an interpreter: names, never paths. */
+function programName(command: string, args: readonly string[]): string {
+  const script = args[0];
+  return script && !script.startsWith('-') && /[/.]/.test(script) ? `${basename(command)} ${basename(script)}` : basename(command);
 }
 
 /** What an approved sender is told (outside the ledger: a courtesy, not a reply). */

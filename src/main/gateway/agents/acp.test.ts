@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Agent, AgentResult, TurnMessage } from './agent.js';
+import type { Agent, AgentResult, ConversationContext, TurnMessage } from './agent.js';
 import { createAcpAgent } from './acp.js';
 import { runTurnWithTimeout } from './timeout.js';
 import { isAlive } from '../../../../test/support/processes';
@@ -85,6 +85,27 @@ describe('acp agent', () => {
     ];
     expect(parseReply(textOf((await turn(agent, 's_h', 'first', { history })).result)).rest).toBe('first [with history]');
     expect(parseReply(textOf((await turn(agent, 's_h', 'second', { history })).result)).rest).toBe('second');
+  });
+
+  it('tells the agent where and when, and who writes, in every turn', async () => {
+    const agent = acpAgent();
+    const context: ConversationContext = {
+      platform: 'irc',
+      chatKind: 'channel',
+      chat: 'irc:0123456789ab',
+      chatTitle: '#homing',
+      sender: { pseudonym: 'user_0123456789ab', displayName: 'alice' },
+      localTime: '2026-12-02 01:13 (Wednesday)',
+      timeZone: 'Europe/Berlin (UTC+01:00)',
+    };
+    const result = await runTurnWithTimeout(
+      agent,
+      { sessionId: 's_ctx', history: [], message: { role: 'user', text: 'hi' }, context, onToken: () => {} },
+      { timeoutMs: 10_000 },
+    );
+    expect(parseReply(textOf(result)).rest).toBe(
+      'hi [Homing: irc, a channel "#homing" (irc:0123456789ab); from alice (user_0123456789ab); local time 2026-12-02 01:13 (Wednesday), Europe/Berlin (UTC+01:00)]',
+    );
   });
 
   it('cancels a running prompt with session/cancel, and the session answers again afterwards', async () => {

@@ -14,6 +14,7 @@ import {
 import type { Agent, AgentResult, AgentTurn, TurnMessage } from './agent.js';
 import { DEFAULT_KILL_GRACE_MS, describeExit, spawnAgentProgram, stopProcessGroup, type AgentProgram } from './process-group.js';
 import { describeSpawnError } from './spawn-error.js';
+import { contextLine, speakerLabel, summaryPreface } from './system-prompt.js';
 import { abortedResult, formatDuration } from './timeout.js';
 
 export interface AcpAgentOptions extends AgentProgram {
@@ -241,7 +242,10 @@ async function runAcpTurn(proc: AcpProcess, options: AcpAgentOptions, turn: Agen
   });
   try {
     const prompt: ContentBlock[] = [];
+    if (turn.context?.summary && fresh) prompt.push({ type: 'text', text: summaryPreface(turn.context.summary) });
     if (fresh && turn.history.length > 0) prompt.push({ type: 'text', text: historyContext(turn.history) });
+    // Every turn: where and when, and who writes (the agent keeps its own history, not Homing's context).
+    if (turn.context) prompt.push({ type: 'text', text: contextLine(turn.context) });
     prompt.push({ type: 'text', text: turn.message.text });
     const answered = agent.request(methods.agent.session.prompt, { sessionId, prompt }).then(
       (response) => response.stopReason,
@@ -277,7 +281,7 @@ async function runAcpTurn(proc: AcpProcess, options: AcpAgentOptions, turn: Agen
 /** Homing's transcript, for an ACP session that has not seen this conversation. */
 export function historyContext(history: readonly TurnMessage[]): string {
   const lines = history.map((m) => {
-    const who = m.role === 'assistant' ? 'Assistant' : m.sender?.displayName ? `User (${m.sender.displayName})` : 'User';
+    const who = m.role === 'assistant' ? 'Assistant' : m.sender ? `User (${speakerLabel(m.sender)})` : 'User';
     return `${who}: ${m.text}`;
   });
   return ['Earlier in this conversation (for context; reply only to the new message that follows):', ...lines].join('\n');

@@ -13,12 +13,48 @@ export interface TurnMessage {
   readonly sender?: { readonly pseudonym: string; readonly displayName?: string | undefined } | undefined;
 }
 
+/** How the chat is shaped, in the agent's words: `dm` is a direct chat with one person. */
+export type ChatKind = 'dm' | 'group' | 'channel' | 'thread';
+
+/**
+ * Where and when a turn happens, for every agent kind. People and chats appear
+ * as pseudonyms and display names, never as raw platform ids.
+ */
+export interface ConversationContext {
+  /** The platform's name (`irc`, `telegram`, `local`, …). */
+  readonly platform: string;
+  readonly chatKind: ChatKind;
+  /** The chat's pseudonym (`irc:3f2a…`): stable per chat, never its raw id. */
+  readonly chat: string;
+  /** The group's, channel's or thread's name when known (absent for a direct chat). */
+  readonly chatTitle?: string | undefined;
+  /** Who wrote the message being answered. */
+  readonly sender?: { readonly pseudonym: string; readonly displayName?: string | undefined } | undefined;
+  /** The machine's local time when the turn started, like `2026-12-02 01:13 (Wednesday)`. */
+  readonly localTime: string;
+  /** Like `Europe/Berlin (UTC+01:00)`. */
+  readonly timeZone: string;
+  /** Older turns condensed by the agent itself; the history that follows continues from it. */
+  readonly summary?: string | undefined;
+  /** The owner's instructions file (`instructions.md` in the data directory), when there is one. */
+  readonly instructions?: string | undefined;
+  /** Settings a `routing` rule gives this chat (`model`, `systemPrompt`, …), and the rule's name. */
+  readonly route?: { readonly name: string; readonly model?: string | undefined; readonly systemPrompt?: string | undefined } | undefined;
+}
+
 export interface AgentTurn {
   /** Homing's session id (file-safe); agents with sessions of their own (ACP) key them on it. */
   readonly sessionId: string;
   /** Earlier turns, oldest first. */
   readonly history: readonly TurnMessage[];
   readonly message: TurnMessage;
+  /** Who and where (absent when a caller has none, like a connection test). */
+  readonly context?: ConversationContext | undefined;
+  /**
+   * `summarise`: not a chat turn — the agent is asked to condense `history`
+   * into a summary (the message says so); Homing keeps the answer as a summary turn.
+   */
+  readonly purpose?: 'reply' | 'summarise' | undefined;
   /** Aborted on cancel or timeout; the agent stops work and returns `cancelled`/`timeout`. */
   readonly signal: AbortSignal;
   /** Streamed text as it is generated (may be called zero times). */

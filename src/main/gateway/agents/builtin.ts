@@ -26,7 +26,7 @@ export function createBuiltinAgent(options: BuiltinAgentOptions = {}): Agent {
     kind: 'builtin',
     async runTurn(turn) {
       try {
-        const text = await builtinReply(turn.message.text, options);
+        const text = await builtinReply(turn.message.text, options, turn.context?.sender?.displayName);
         return await streamInPieces(text, turn);
       } catch (error) {
         return { ok: false, kind: 'failed', error: `the built-in agent failed: ${String(error)}` };
@@ -36,7 +36,7 @@ export function createBuiltinAgent(options: BuiltinAgentOptions = {}): Agent {
   };
 }
 
-async function builtinReply(message: string, options: BuiltinAgentOptions): Promise<string> {
+async function builtinReply(message: string, options: BuiltinAgentOptions, name: string | undefined): Promise<string> {
   const command = /^\/(\w+)/.exec(message.trim())?.[1]?.toLowerCase();
   switch (command) {
     case 'help':
@@ -46,7 +46,7 @@ async function builtinReply(message: string, options: BuiltinAgentOptions): Prom
     case 'new':
       return 'Started a new conversation. What came before is kept in the history, but I will not continue from it.';
     default:
-      return introText();
+      return introText(name);
   }
 }
 
@@ -54,9 +54,11 @@ async function builtinReply(message: string, options: BuiltinAgentOptions): Prom
  * The reply goes to whichever chat asked (an IRC channel too): it names where
  * to look in Homing, never a path, a program or a host of this machine.
  */
-function introText(): string {
+function introText(name: string | undefined): string {
+  // The name is the sender's display name (already cleaned of controls); on the local chat it is "You".
+  const greeting = name && name !== 'You' ? `Hello, ${name}!` : 'Hello!';
   return [
-    'Hello! I am Homing’s built-in agent. I only answer a few commands, so that Homing works before anything else is set up.',
+    `${greeting} I am Homing’s built-in agent. I only answer a few commands, so that Homing works before anything else is set up.`,
     '',
     'To talk to a real assistant, open Homing’s Platforms view and choose an agent there (or set "agent" in Homing’s config.json) — one of:',
     '• Ollama: {"type": "openai", "baseUrl": "http://127.0.0.1:11434/v1", "model": "llama3.2"}',

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import type { Agent, AgentResult, AgentTurn, TurnMessage } from './agent.js';
+import type { Agent, AgentResult, AgentTurn, ConversationContext, TurnMessage } from './agent.js';
 import { DEFAULT_KILL_GRACE_MS, describeExit, spawnAgentProgram, stopProcessGroup, type AgentProgram } from './process-group.js';
 import { describeSpawnError } from './spawn-error.js';
 import { abortedResult } from './timeout.js';
@@ -12,7 +12,10 @@ import { abortedResult } from './timeout.js';
  *     "sessionId": "s_…",                       Homing's session id
  *     "history": [ { "role": "user" | "assistant", "text": "…",
  *                    "sender"?: { "pseudonym": "…", "displayName"?: "…" } } ],
- *     "message":  { "role": "user", "text": "…", "sender"?: { … } } }
+ *     "message":  { "role": "user", "text": "…", "sender"?: { … } },
+ *     "context"?: { "platform", "chatKind", "chat", "chatTitle"?, "sender"?,
+ *                   "localTime", "timeZone", "summary"?, "instructions"?, "route"? },
+ *     "purpose"?: "reply" | "summarise" }
  *
  * The reply is everything the program writes to stdout, as UTF-8 text (trailing
  * whitespace trimmed); stdout is streamed to the UI as it arrives. stderr is
@@ -23,6 +26,10 @@ export interface CommandTurnInput {
   readonly sessionId: string;
   readonly history: readonly TurnMessage[];
   readonly message: TurnMessage;
+  /** Who and where (see ConversationContext); absent only when the caller has none. */
+  readonly context?: ConversationContext | undefined;
+  /** `summarise`: condense the history into a summary instead of replying (the message says so). */
+  readonly purpose?: 'reply' | 'summarise' | undefined;
 }
 
 export interface CommandAgentOptions extends AgentProgram {
@@ -132,7 +139,14 @@ function runCommandTurn(options: CommandAgentOptions, grace: number, turn: Agent
       finish({ ok: true, text: reply });
     });
 
-    const input: CommandTurnInput = { version: 1, sessionId: turn.sessionId, history: turn.history, message: turn.message };
+    const input: CommandTurnInput = {
+      version: 1,
+      sessionId: turn.sessionId,
+      history: turn.history,
+      message: turn.message,
+      ...(turn.context ? { context: turn.context } : {}),
+      ...(turn.purpose ? { purpose: turn.purpose } : {}),
+    };
     child.stdin.end(JSON.stringify(input) + '\n');
   });
 }

@@ -1,6 +1,7 @@
 import type { Agent, AgentResult, AgentTurn } from './agent.js';
 import { httpErrorResult, networkErrorResult, redact, serverMessage, type ErrorContext } from './openai-errors.js';
 import { SseParser } from './sse.js';
+import { DEFAULT_SYSTEM_PROMPT, instructionsPart, renderSystemPrompt, speakerText, summaryPreface } from './system-prompt.js';
 import { abortedResult } from './timeout.js';
 
 export interface OpenAiAgentOptions {
@@ -9,6 +10,11 @@ export interface OpenAiAgentOptions {
   readonly model: string;
   /** Resolved by the caller from the secret store or an environment variable. */
   readonly apiKey?: string | undefined;
+  /**
+   * The system message's template, `{placeholders}` filled from the turn's
+   * context (system-prompt.ts); DEFAULT_SYSTEM_PROMPT when absent. A turn
+   * without context (a connection test) sends it only when it is set.
+   */
   readonly systemPrompt?: string | undefined;
   readonly temperature?: number | undefined;
   readonly fetch?: typeof fetch | undefined;
@@ -18,12 +24,21 @@ export interface OpenAiAgentOptions {
 type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
 
 /** The request body for `POST {baseUrl}/chat/completions`. */
-export function chatRequestBody(options: OpenAiAgentOptions, turn: Pick<AgentTurn, 'history' | 'message'>) {
+export function chatRequestBody(options: OpenAiAgentOptions, turn: Pick<AgentTurn, 'history' | 'message' | 'context'>) {
   const messages: ChatMessage[] = [];
-  if (options.systemPrompt) messages.push({ role: 'system', content: options.systemPrompt });
-  for (const m of [...turn.history, turn.message]) messages.push({ role: m.role, content: m.text });
+  const { context } = turn;
+  if (context) {
+    const template = context.route?.systemPrompt ?? options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+    const parts = [renderSystemPrompt(template, context)];
+    if (context.instructions) parts.push(instructionsPart(context.instructions));
+    messages.push({ role: 'system', content: parts.join('\n\n') });
+    if (context.summary) messages.push({ role: 'system', content: summaryPreface(context.summary) });
+  } else if (options.systemPrompt) {
+    messages.push({ role: 'system', content: options.systemPrompt });
+  }
+  for (const m of [...turn.history, turn.message]) messages.push({ role: m.role, content: speakerText(m, context) });
   return {
-    model: options.model,
+    model: context?.route?.model ?? options.model,
     messages,
     stream: true,
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
@@ -46,7 +61,8 @@ export function createOpenAiAgent(options: OpenAiAgentOptions): Agent {
     kind: 'openai',
     async runTurn(turn) {
       try {
-        return await runChatTurn(fetchImpl, options, ctx, turn);
+        const model = turn.context?.route?.model;
+        return await runChatTurn(fetchImpl, options, model ? { ...ctx, model } : ctx, turn);
       } catch (error) {
         // runTurn never throws; anything unforeseen still becomes a result.
         if (turn.signal.aborted) return abortedResult(turn.signal);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentConfigSchema, DEFAULT_AGENT_CONFIG } from '../agents/config-schema';
 import { ircConfigSchema } from '../platforms/irc/config-schema';
 import { telegramConfigSchema } from '../platforms/telegram/config-schema';
+import { routingSchema } from '../routing/routing';
 import { continuationPolicySchema } from '../session/continuation';
 import { DM_SCOPES } from '../session/session-key';
 
@@ -93,8 +94,10 @@ export const sessionsSchema = z
     groupSessionsPerUser: z.boolean().default(false),
     /** `{ "alice": ["irc:alice", "telegram:123"] }`: one person's direct chats on several platforms share a conversation. */
     identityLinks: identityLinksSchema.default({}),
-    /** How many earlier turns the agent is shown. */
+    /** How many earlier turns the agent is shown at most; older ones are condensed into a summary. */
     contextTurns: z.number().int().min(0).max(1000).default(50),
+    /** The context budget in estimated tokens: beyond it, older turns are condensed into a summary by the agent. */
+    contextTokens: z.number().int().min(500).max(10_000_000).default(8000),
     ...continuationPolicySchema.shape,
   })
   // An absent section is parsed as {}, so the field defaults above are the only ones.
@@ -120,6 +123,8 @@ export const homingConfigSchema = z.strictObject({
   platforms: platformsSchema,
   sessions: sessionsSchema,
   delivery: deliverySchema,
+  /** Per-chat agent settings: `[{ "match": { "platform", "chat"?, "sender"? }, "agent": { "model"?, "systemPrompt"? } }]`, first match wins. */
+  routing: routingSchema,
   /** Conversations answered at the same time (one conversation is always answered in order). */
   maxConcurrentTurns: z.number().int().min(1).max(64).default(4),
 });

@@ -1,30 +1,67 @@
 import type { TurnOutcomeKind } from '../../../shared/api';
-import type { Agent, AgentResult, TurnMessage } from '../agents/agent';
+import type { Agent, AgentResult, ConversationContext, TurnMessage } from '../agents/agent';
+import { SUMMARISE_REQUEST } from '../agents/system-prompt';
 import { runTurnWithTimeout } from '../agents/timeout';
+import { modelFamily, truncateToTokens } from '../agents/token-estimate';
 import type { Clock } from '../clock';
 import type { NewReply } from '../delivery/deliverer';
 import type { DeliveryService } from '../delivery/delivery-service';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
 import type { InboundMessage, IntakeOutcome, PlatformAdapter } from '../platforms/adapter';
-import { parseSessionCommand } from '../session/continuation';
 import type { SessionStore } from '../session/store';
-import type { Turn } from '../session/transcript-record';
+import { turnIdentity, type SummaryTurn, type Turn } from '../session/transcript-record';
+import { HELP_TEXT, isCommandOnly, NEW_CONVERSATION_TEXT, parseChatCommand, resetNotice, statusText } from './chat-commands';
+import { condensable, planWindow, requestTokens, type WindowRequest } from './context-window';
 import type { ConversationQueue } from './conversation-queue';
+import { conversationContext } from './conversation-context';
 import { splitReply } from './reply-chunks';
+
+/** Whom a turn is for, as a routing rule matches it: pseudonyms only. */
+export interface RouteSubject {
+  readonly platform: string;
+  /** The chat's pseudonym. */
+  readonly chat: string;
+  /** The sender's pseudonym. */
+  readonly sender: string | undefined;
+}
+
+/** The agent that answers a conversation, with what the window and `/status` say about it. */
+export interface AnsweringAgent {
+  readonly agent: Agent;
+  readonly timeoutMs: number;
+  /** `openai · llama3.2`, `command · my-agent (rule "work")`: what the window shows. */
+  readonly label?: string | undefined;
+  /** The model the requests name (picks the token estimate's family). */
+  readonly model?: string | undefined;
+  /** The agent's system prompt template, when it has one (for the token estimate). */
+  readonly systemPrompt?: string | undefined;
+  /** The routing rule that chose this agent's settings. */
+  readonly route?: ConversationContext['route'];
+}
 
 export interface PipelineOptions {
   readonly sessions: () => SessionStore;
   readonly deliveries: DeliveryService;
-  readonly agent: () => { readonly agent: Agent; readonly timeoutMs: number };
+  /** The agent for a conversation (routing rules may pick settings per platform, chat or sender). */
+  readonly agent: (subject?: RouteSubject) => AnsweringAgent;
   readonly adapter: (platform: string) => PlatformAdapter | undefined;
   readonly queue: ConversationQueue;
   readonly bus: EventBus;
   readonly logger: Logger;
   readonly clock: Clock;
-  /** Earlier turns shown to the agent. */
+  /** Earlier turns shown to the agent at most (older ones are condensed into a summary). */
   readonly contextTurns: () => number;
+  /** The context budget in estimated tokens (older turns are condensed beyond it). */
+  readonly contextTokens?: (() => number) | undefined;
+  /** The owner's instructions file, read per turn. */
+  readonly instructions?: (() => string | undefined) | undefined;
+  /** The time zone the agent is told (default: this machine's). */
+  readonly timeZone?: (() => string | undefined) | undefined;
 }
+
+/** The context budget when none is configured: small enough for most local models' default window. */
+export const DEFAULT_CONTEXT_TOKENS = 8000;
 
 /** Where a turn came from and where its reply goes. */
 export interface TurnContext {
@@ -132,18 +169,24 @@ export class Pipeline {
       tell('refused');
       return Promise.resolve({ kind: 'ignored' });
     }
-    const command = parseSessionCommand(message.text);
+    const command = parseChatCommand(message.text);
+    const starts = command?.command === 'new' || command?.command === 'reset';
+    // `/new some text`: the text is the new conversation's first message, saved and answered as one.
+    const first = starts && command.rest !== '' ? command.rest : undefined;
     let context: TurnContext;
+    let reset: 'daily' | 'idle' | undefined;
     try {
       if (message.maybeSeen && this.alreadySaved(key, message.messageRef)) {
         tell('saved');
         return Promise.resolve({ kind: 'ignored' });
       }
-      const resolved = command ? sessions.startNewSession(source) : sessions.resolve(source);
+      const resolved = starts ? sessions.startNewSession(source) : sessions.resolve(source);
+      if (resolved.status === 'reset' && (resolved.resetReason === 'daily' || resolved.resetReason === 'idle')) reset = resolved.resetReason;
+      const text = first ?? message.text;
       // Durable intake: on disk before it waits for anything, so a crash from here on
       // leaves a saved, unanswered message that the next start answers.
-      sessions.appendUserTurn(resolved.sessionId, { source, text: message.text, messageRef: message.messageRef });
-      context = turnContext(resolved, source, message);
+      sessions.appendUserTurn(resolved.sessionId, { source, text, messageRef: message.messageRef });
+      context = turnContext(resolved, source, { ...message, text });
     } catch (error) {
       this.options.logger.error('a message could not be saved; it is skipped', { platform: source.platform, error });
       tell('not-now');
@@ -154,9 +197,9 @@ export class Pipeline {
     // The line is written; its fdatasync runs off the event loop. The adapter hears
     // "saved" (and may confirm receipt to its platform), and the turn starts, once it is on disk.
     const saved = this.onDisk(sessions, context.sessionId).then(() => tell('saved'));
-    const turn = command
-      ? () => saved.then(() => this.reply(context, 'Started a new conversation. Earlier messages stay in Homing, but the agent no longer sees them.', 'command'))
-      : () => saved.then(() => this.answer(context));
+    // A reset policy began this conversation: one short line says so, before the answer.
+    if (reset) void this.settle(key, () => saved.then(() => this.reply(context, resetNotice(reset), 'command', 'aside')));
+    const turn = () => saved.then(() => this.respond(context));
     return this.settle(key, turn).finally(() => this.inHand.delete(held));
   }
 
@@ -195,12 +238,28 @@ export class Pipeline {
    * before its reply was recorded); the message is already in the transcript.
    */
   retryInterrupted(context: TurnContext): Promise<TurnOutcome> {
-    return this.settle(context.sessionKey, () => this.answer(context));
+    return this.settle(context.sessionKey, () => this.respond(context));
+  }
+
+  /** A saved message's answer: Homing's own for a command, else the agent's. */
+  private respond(context: TurnContext): Promise<RecordedTurn> {
+    const command = parseChatCommand(context.text);
+    // `/new some text` was saved as "some text"; a bare `/new` already started its conversation.
+    if (!command || ('rest' in command && command.rest !== '')) return this.answer(context);
+    switch (command.command) {
+      case 'status':
+        return this.reply(context, this.status(context), 'command', 'notice');
+      case 'help':
+        return this.reply(context, HELP_TEXT, 'command', 'notice');
+      case 'new':
+      case 'reset':
+        return this.reply(context, NEW_CONVERSATION_TEXT, 'command', 'notice');
+    }
   }
 
   /** Sends a fixed reply (not from the agent) through the same durable path. */
   tellUser(context: TurnContext, text: string): Promise<TurnOutcome> {
-    return this.settle(context.sessionKey, () => this.reply(context, text, 'command'));
+    return this.settle(context.sessionKey, () => this.reply(context, text, 'command', 'notice'));
   }
 
   /** Agent turns running now. */
@@ -240,19 +299,27 @@ export class Pipeline {
   private async answer(context: TurnContext): Promise<RecordedTurn> {
     const { bus, clock } = this.options;
     const { sessionId } = context;
-    const { history, current } = this.contextFor(context);
+    const window = this.contextFor(context);
+    const answering = this.options.agent(window.subject);
 
-    bus.emit({ type: 'turn.started', sessionId, platform: context.platform, at: clock.now() });
+    bus.emit({ type: 'turn.started', sessionId, platform: context.platform, at: clock.now(), ...(answering.label ? { agent: answering.label } : {}) });
     const controller = new AbortController();
     this.running.set(sessionId, controller);
     const stopTyping = this.showTyping(context);
     let result: AgentResult;
     try {
-      const { agent, timeoutMs } = this.options.agent();
+      const { history, conversation } = await this.fitWindow(context, window, answering, controller.signal);
       result = await runTurnWithTimeout(
-        agent,
-        { sessionId, history, message: current, onToken: (text) => bus.emit({ type: 'turn.token', sessionId, text }) },
-        { timeoutMs, signal: controller.signal },
+        answering.agent,
+        {
+          sessionId,
+          history,
+          message: window.current,
+          context: conversation,
+          purpose: 'reply',
+          onToken: (text) => bus.emit({ type: 'turn.token', sessionId, text }),
+        },
+        { timeoutMs: answering.timeoutMs, signal: controller.signal },
       );
     } catch (error) {
       result = { ok: false, kind: 'failed', error: error instanceof Error ? error.message : String(error) };
@@ -265,6 +332,89 @@ export class Pipeline {
     bus.emit({ type: 'turn.finished', sessionId, outcome: kind, error: result.ok ? null : result.error, at: clock.now() });
     if (!result.ok) this.options.logger.warn('the agent failed a turn', { sessionId, kind: result.kind, error: result.error });
     return this.reply(context, result.ok ? result.text : agentErrorReply(result, context.platform), kind);
+  }
+
+  /**
+   * The history the request carries, within the context budget: when the
+   * turns since the last summary are over it (in estimated tokens, or in
+   * turns), the agent itself condenses the older ones into a summary turn,
+   * kept in the transcript, and the request carries the summary and the newer
+   * turns. A failed summary is logged and the turn goes on with what fits.
+   */
+  private async fitWindow(
+    context: TurnContext,
+    window: LoadedWindow,
+    answering: AnsweringAgent,
+    signal: AbortSignal,
+  ): Promise<{ history: TurnMessage[]; conversation: ConversationContext }> {
+    const budgetTokens = this.options.contextTokens?.() ?? DEFAULT_CONTEXT_TOKENS;
+    const maxTurns = this.options.contextTurns();
+    const family = modelFamily(answering.route?.model ?? answering.model);
+    const conversation: ConversationContext = {
+      ...window.conversation,
+      ...(answering.route ? { route: answering.route } : {}),
+    };
+    const history = window.before.map(toTurnMessage);
+    const request: WindowRequest = { history, current: window.current, context: conversation, systemPrompt: answering.systemPrompt, family };
+    const plan = planWindow(request, { budgetTokens, maxTurns });
+    if (plan.kind === 'fits') return { history, conversation };
+    if (plan.kind === 'over') {
+      this.options.logger.warn('a message alone is over the context budget; it is sent as it is', { sessionId: context.sessionId, tokens: plan.tokens, budgetTokens });
+      return { history, conversation };
+    }
+    const older = history.slice(0, plan.condense);
+    const kept = window.before.slice(plan.condense);
+    const ask: TurnMessage = { role: 'user', text: SUMMARISE_REQUEST };
+    const sent = condensable(request, older, ask, budgetTokens);
+    if (sent.length < older.length) {
+      this.options.logger.warn('older turns beyond the context budget were left out of the summary', { sessionId: context.sessionId, left: older.length - sent.length });
+    }
+    const summarised = await runTurnWithTimeout(
+      answering.agent,
+      { sessionId: context.sessionId, history: sent, message: ask, context: conversation, purpose: 'summarise', onToken: () => {} },
+      { timeoutMs: answering.timeoutMs, signal },
+    );
+    if (!summarised.ok || summarised.text.trim() === '') {
+      this.options.logger.warn('the agent could not condense older turns; the oldest are left out instead', {
+        sessionId: context.sessionId,
+        error: summarised.ok ? 'empty summary' : summarised.error,
+      });
+      return { history: history.slice(plan.condense), conversation };
+    }
+    const text = truncateToTokens(summarised.text.trim(), Math.floor(budgetTokens / 4), family);
+    // Kept from the earliest kept turn in file order on; with none kept, from the message being answered.
+    const keepFrom = firstInFile(window.turns, kept) ?? (window.currentTurn ? turnIdentity(window.currentTurn) : undefined);
+    try {
+      this.options.sessions().appendSummary(context.sessionId, { text, keepFrom, covers: older.length + (window.summary?.covers ?? 0) });
+    } catch (error) {
+      this.options.logger.error('a summary could not be added to its transcript', { sessionId: context.sessionId, error });
+    }
+    this.options.logger.info('condensed older turns into a summary', { sessionId: context.sessionId, turns: older.length, tokensBefore: plan.tokens });
+    return { history: kept.map(toTurnMessage), conversation: { ...conversation, summary: text } };
+  }
+
+  /** `/status`: the conversation's key, its messages, the context it uses now and the agent that answers. */
+  private status(context: TurnContext): string {
+    try {
+      const window = this.contextFor(context);
+      const answering = this.options.agent(window.subject);
+      const conversation = { ...window.conversation, ...(answering.route ? { route: answering.route } : {}) };
+      const history = window.before.map(toTurnMessage);
+      const family = modelFamily(answering.route?.model ?? answering.model);
+      const contextTokens = requestTokens({ history, current: window.current, context: conversation, systemPrompt: answering.systemPrompt, family });
+      const session = this.options.sessions().get(context.sessionId);
+      return statusText({
+        sessionKey: context.sessionKey,
+        turns: session?.messageCount ?? window.turns.length,
+        contextTokens,
+        budgetTokens: this.options.contextTokens?.() ?? DEFAULT_CONTEXT_TOKENS,
+        summarised: window.summary !== undefined,
+        agent: answering.label ?? answering.agent.kind,
+      });
+    } catch (error) {
+      this.options.logger.warn('the conversation status could not be read', { sessionId: context.sessionId, error });
+      return `Conversation: ${context.sessionKey}`;
+    }
   }
 
   /** "typing…" on platforms that show it, while the agent works; never lets a failure stop the turn. */
@@ -282,10 +432,13 @@ export class Pipeline {
    * messages of the conversation may already be saved after it (they were saved
    * on arrival), so the message is found by its ref: the turns before it, plus
    * replies recorded since (they answer earlier messages), form the history.
+   * Turns before the latest summary are not read (the summary stands for them);
+   * commands and Homing's notices are left out (the agent never saw them).
    */
-  private contextFor(context: TurnContext): { history: TurnMessage[]; current: TurnMessage } {
+  private contextFor(context: TurnContext): LoadedWindow {
     const contextTurns = this.options.contextTurns();
-    const { turns } = this.options.sessions().loadContext(context.sessionId, { maxTurns: contextTurns + LOOKAHEAD_TURNS });
+    const sessions = this.options.sessions();
+    const { turns, summary } = sessions.loadAgentContext(context.sessionId, contextTurns + LOOKAHEAD_TURNS);
     let at = -1;
     for (let i = turns.length - 1; i >= 0; i--) {
       const turn = turns[i]!;
@@ -294,19 +447,52 @@ export class Pipeline {
         break;
       }
     }
+    const seen = (turn: Turn) => (turn.type === 'assistant' ? !turn.notice : !isCommandOnly(turn.text));
+    let before: Turn[];
+    let current: TurnMessage;
+    let currentTurn: Turn | undefined;
     if (at < 0) {
-      return { history: turns.slice(-contextTurns).map(toTurnMessage), current: { role: 'user', text: context.text } };
+      before = turns.filter(seen);
+      current = { role: 'user', text: context.text };
+    } else {
+      // Replies recorded after this message answer earlier ones: each goes back next to the message it answers.
+      before = turns.slice(0, at);
+      for (const reply of turns.slice(at + 1)) {
+        if (reply.type !== 'assistant') continue;
+        const asked = reply.replyTo === undefined ? -1 : before.findIndex((turn) => turn.type === 'user' && turn.messageRef === reply.replyTo);
+        let place = asked < 0 ? before.length : asked + 1;
+        while (place < before.length && before[place]!.type === 'assistant') place++;
+        before.splice(place, 0, reply);
+      }
+      before = before.filter(seen);
+      currentTurn = turns[at]!;
+      current = toTurnMessage(currentTurn);
     }
-    // Replies recorded after this message answer earlier ones: each goes back next to the message it answers.
-    const before: Turn[] = turns.slice(0, at);
-    for (const reply of turns.slice(at + 1)) {
-      if (reply.type !== 'assistant') continue;
-      const asked = reply.replyTo === undefined ? -1 : before.findIndex((turn) => turn.type === 'user' && turn.messageRef === reply.replyTo);
-      let place = asked < 0 ? before.length : asked + 1;
-      while (place < before.length && before[place]!.type === 'assistant') place++;
-      before.splice(place, 0, reply);
+    const session = sessions.get(context.sessionId);
+    const conversation = conversationContext(
+      session ?? { platform: context.platform, chatType: 'direct', chat: `${context.platform}:unknown`, title: null },
+      current,
+      this.options.clock.now(),
+      { timeZone: this.options.timeZone?.(), instructions: this.readInstructions() },
+    );
+    return {
+      turns,
+      before,
+      current,
+      currentTurn,
+      summary,
+      conversation: summary ? { ...conversation, summary: summary.text } : conversation,
+      subject: { platform: context.platform, chat: conversation.chat, sender: current.sender?.pseudonym },
+    };
+  }
+
+  private readInstructions(): string | undefined {
+    try {
+      return this.options.instructions?.();
+    } catch (error) {
+      this.options.logger.warn('the instructions file could not be read', { error });
+      return undefined;
     }
-    return { history: before.slice(-contextTurns).map(toTurnMessage), current: toTurnMessage(turns[at]!) };
   }
 
   /**
@@ -315,13 +501,19 @@ export class Pipeline {
    * nothing awaits, and a row claimed in that commit is held by this process, so
    * no sweep takes this process's fresh row from under its own drain.
    */
-  private async reply(context: TurnContext, text: string, kind: TurnOutcomeKind): Promise<RecordedTurn> {
+  /**
+   * `as`: `agent` (the agent's reply), `notice` (Homing's answer to the
+   * message: the agent is not shown it), `aside` (Homing's line before the
+   * answer, like a reset note: it answers nothing, so the message still waits).
+   */
+  private async reply(context: TurnContext, text: string, kind: TurnOutcomeKind, as: 'agent' | 'notice' | 'aside' = 'agent'): Promise<RecordedTurn> {
     const { deliveries, bus, clock } = this.options;
     const adapter = this.options.adapter(context.platform);
     const content = text.trim() === '' ? BLANK_REPLY : text;
     const reply: NewReply = {
       sessionKey: context.sessionKey,
-      messageRef: context.messageRef,
+      // An aside is not the message's reply: its own ref, so recovery never takes it for one.
+      messageRef: as === 'aside' ? `${context.messageRef}#aside` : context.messageRef,
       chatId: context.chatId,
       threadId: context.threadId,
       replyTo: context.replyTo,
@@ -333,7 +525,12 @@ export class Pipeline {
     const recorded = await deliveries.record(context.platform, reply);
     const obligationId = recorded.id;
     try {
-      this.options.sessions().appendAssistantTurn(context.sessionId, { obligationId, text: content, replyTo: context.messageRef });
+      this.options.sessions().appendAssistantTurn(context.sessionId, {
+        obligationId,
+        text: content,
+        ...(as === 'aside' ? {} : { replyTo: context.messageRef }),
+        notice: as !== 'agent',
+      });
     } catch (error) {
       // The ledger has the reply; recovery appends the line at the next start.
       this.options.logger.error('a reply could not be added to its transcript', { sessionId: context.sessionId, error });
@@ -342,6 +539,26 @@ export class Pipeline {
     const sent = deliveries.sendRecorded(recorded);
     return { outcome: { kind, sessionId: context.sessionId, obligationId }, sent };
   }
+}
+
+/** A turn's context as read from its transcript. */
+interface LoadedWindow {
+  /** The turns read, in file order. */
+  readonly turns: readonly Turn[];
+  /** The history the agent is shown (before condensing), oldest first. */
+  readonly before: Turn[];
+  readonly current: TurnMessage;
+  readonly currentTurn: Turn | undefined;
+  readonly summary: SummaryTurn | undefined;
+  readonly conversation: ConversationContext;
+  readonly subject: RouteSubject;
+}
+
+/** The identity of the kept turn that comes first in the transcript. */
+function firstInFile(turns: readonly Turn[], kept: readonly Turn[]): string | undefined {
+  const keep = new Set(kept);
+  const first = turns.find((turn) => keep.has(turn));
+  return first ? turnIdentity(first) : undefined;
 }
 
 function toTurnMessage(turn: Turn): TurnMessage {

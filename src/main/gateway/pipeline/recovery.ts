@@ -133,7 +133,8 @@ export function unanswered(turns: readonly Turn[]): UserTurn[] {
   const answered = new Set<string>();
   let lastUnnamedReply = -1;
   turns.forEach((turn, index) => {
-    if (turn.type !== 'assistant') return;
+    // Homing's aside before an answer (a reset note) answers nothing.
+    if (turn.type !== 'assistant' || (turn.notice && turn.replyTo === undefined)) return;
     if (turn.replyTo !== undefined) answered.add(turn.replyTo);
     else lastUnnamedReply = index;
   });

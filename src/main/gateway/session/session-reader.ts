@@ -6,7 +6,7 @@ import { resolveInside } from './path-safety';
 import { isSessionId } from './session-id';
 import { SessionIndex } from './session-index';
 import { readContext, readTurnPage, type ContextLimits, type LoadedContext } from './transcript-reader';
-import type { Turn } from './transcript-record';
+import type { SummaryTurn, Turn } from './transcript-record';
 
 export const SESSIONS_DIR = 'sessions';
 export const TRANSCRIPT_SUFFIX = '.jsonl';
@@ -97,7 +97,8 @@ export class SessionReader {
   }
 }
 
-export function toMessage(turn: Turn): TranscriptMessage {
+export function toMessage(turn: Turn | SummaryTurn): TranscriptMessage {
+  if (turn.type === 'summary') return { role: 'summary', at: turn.at, covers: turn.covers, text: turn.text };
   return turn.type === 'user'
     ? {
         role: 'user',

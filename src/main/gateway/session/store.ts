@@ -21,8 +21,16 @@ import { createSessionKeyBuilder, type SessionKeyOptions } from './session-key';
 import { SessionNotFoundError, SessionReader } from './session-reader';
 import type { SessionSource } from './source';
 import { repairTornTail, TranscriptFiles } from './transcript-file';
-import { findAssistantTurn, readContext, readUnansweredTail, type ContextLimits, type LoadedContext } from './transcript-reader';
-import { formatRecord, TRANSCRIPT_VERSION, type AssistantTurn, type TranscriptRecord, type UserTurn } from './transcript-record';
+import {
+  findAssistantTurn,
+  readAgentContext,
+  readContext,
+  readUnansweredTail,
+  type AgentContext,
+  type ContextLimits,
+  type LoadedContext,
+} from './transcript-reader';
+import { formatRecord, TRANSCRIPT_VERSION, type AssistantTurn, type SummaryTurn, type TranscriptRecord, type UserTurn } from './transcript-record';
 
 export interface SessionStoreOptions {
   readonly db: Db;
@@ -160,16 +168,48 @@ export class SessionStore extends SessionReader {
     this.files.closeAll();
   }
 
-  appendAssistantTurn(sessionId: string, turn: { obligationId: string; text: string; replyTo?: string }): AssistantTurn {
+  appendAssistantTurn(sessionId: string, turn: { obligationId: string; text: string; replyTo?: string; notice?: boolean }): AssistantTurn {
     const record: AssistantTurn = {
       type: 'assistant',
       at: this.clock.now(),
       obligationId: turn.obligationId,
       ...(turn.replyTo !== undefined ? { replyTo: turn.replyTo } : {}),
+      ...(turn.notice ? { notice: true } : {}),
       text: turn.text,
     };
     this.append(sessionId, record);
     return record;
+  }
+
+  /**
+   * Appends a summary of older turns (see SummaryTurn). Written without an
+   * fsync: a summary lost to a crash is made again by the next turn that needs it.
+   */
+  appendSummary(sessionId: string, summary: { text: string; keepFrom: string | undefined; covers: number }): SummaryTurn {
+    const session = this.get(sessionId);
+    if (!session) throw new SessionNotFoundError(`no session ${JSON.stringify(sessionId.slice(0, 80))}`);
+    const record: SummaryTurn = {
+      type: 'summary',
+      at: this.clock.now(),
+      ...(summary.keepFrom !== undefined ? { keepFrom: summary.keepFrom } : {}),
+      covers: summary.covers,
+      text: summary.text,
+    };
+    const path = this.checkedPath(sessionId);
+    const lines: TranscriptRecord[] = this.files.isEmpty(path) ? [headerOf(session), record] : [record];
+    try {
+      void this.files.append(path, lines.map(formatRecord).join(''), false).catch(() => {});
+    } catch (error) {
+      this.checked.delete(sessionId);
+      throw error;
+    }
+    this.announce(sessionId, 'message', record.at);
+    return record;
+  }
+
+  /** What the agent may be shown: the turns since the latest summary (and those it kept), and the summary. */
+  loadAgentContext(sessionId: string, maxTurns: number): AgentContext {
+    return readAgentContext(this.checkedPath(sessionId), maxTurns);
   }
 
   /** The last turns for the agent, read from the end of the transcript (a torn tail is repaired first). */

@@ -1,5 +1,14 @@
 import { readLinesBackward, readLinesForward } from './transcript-file';
-import { isTurn, parseRecord, type AssistantTurn, type TranscriptHeader, type Turn, type UserTurn } from './transcript-record';
+import {
+  isTurn,
+  parseRecord,
+  turnIdentity,
+  type AssistantTurn,
+  type SummaryTurn,
+  type TranscriptHeader,
+  type Turn,
+  type UserTurn,
+} from './transcript-record';
 
 export interface ContextLimits {
   /** The most recent turns to return (default 50). */
@@ -31,7 +40,7 @@ export function readContext(path: string, limits: ContextLimits = {}): LoadedCon
   let truncated = false;
   const { bytesRead } = readLinesBackward(path, (line) => {
     const record = parseRecord(line);
-    if (!record) return true;
+    if (!record || record.type === 'summary') return true;
     if (!isTurn(record)) return false; // the header: the start of the session
     if (turns.length >= maxTurns || chars + record.text.length > maxChars) {
       truncated = true;
@@ -44,6 +53,44 @@ export function readContext(path: string, limits: ContextLimits = {}): LoadedCon
   return { turns: turns.reverse(), truncated, bytesRead };
 }
 
+export interface AgentContext {
+  /** Oldest first: the turns the latest summary did not condense (all of them when there is none). */
+  readonly turns: Turn[];
+  /** The latest summary, when older turns were condensed. */
+  readonly summary: SummaryTurn | undefined;
+  /** Older turns exist that `maxTurns` left out (and no summary stands for them). */
+  readonly truncated: boolean;
+}
+
+/**
+ * What the agent may be shown, read from the end: the turns since the latest
+ * summary, plus those it kept word for word (up to its `keepFrom` turn), and
+ * the summary itself. At most `maxTurns` turns.
+ */
+export function readAgentContext(path: string, maxTurns: number): AgentContext {
+  const turns: Turn[] = [];
+  let summary: SummaryTurn | undefined;
+  let truncated = false;
+  readLinesBackward(path, (line) => {
+    const record = parseRecord(line);
+    if (!record) return true;
+    if (record.type === 'summary') {
+      if (summary) return false; // an older summary: the latest one already stands for it
+      summary = record;
+      return record.keepFrom !== undefined;
+    }
+    if (!isTurn(record)) return false;
+    if (turns.length >= maxTurns) {
+      truncated = true;
+      return false;
+    }
+    turns.push(record);
+    // The first kept turn reached: everything before it is in the summary.
+    return !(summary && turnIdentity(record) === summary.keepFrom);
+  });
+  return { turns: turns.reverse(), summary, truncated: truncated && !summary };
+}
+
 /**
  * The user turns after the last assistant turn (oldest first): messages that
  * were never answered, at most `limit` of them.
@@ -52,7 +99,8 @@ export function readUnansweredTail(path: string, limit = 20): UserTurn[] {
   const turns: UserTurn[] = [];
   readLinesBackward(path, (line) => {
     const record = parseRecord(line);
-    if (!record) return true;
+    // A summary, or Homing's aside before an answer (a reset note), answers nothing.
+    if (!record || record.type === 'summary' || (record.type === 'assistant' && record.notice && record.replyTo === undefined)) return true;
     if (record.type !== 'user') return false;
     turns.push(record);
     return turns.length < limit;
@@ -66,7 +114,7 @@ export function findAssistantTurn(path: string, obligationId: string, searchTurn
   let seen = 0;
   readLinesBackward(path, (line) => {
     const record = parseRecord(line);
-    if (!record) return true;
+    if (!record || record.type === 'summary') return true;
     if (!isTurn(record)) return false;
     if (record.type === 'assistant' && record.obligationId === obligationId) {
       found = record;
@@ -79,20 +127,21 @@ export function findAssistantTurn(path: string, obligationId: string, searchTurn
 
 export interface TurnPage {
   readonly header: TranscriptHeader | undefined;
-  readonly turns: Turn[];
+  /** Messages and summaries, in file order. */
+  readonly turns: (Turn | SummaryTurn)[];
   readonly totalTurns: number;
 }
 
 /** Page `page` (0 = oldest) of `pageSize` turns, plus the total count; reads the whole file. */
 export function readTurnPage(path: string, page: number, pageSize: number): TurnPage {
   const first = page * pageSize;
-  const turns: Turn[] = [];
+  const turns: (Turn | SummaryTurn)[] = [];
   let header: TranscriptHeader | undefined;
   let index = 0;
   readLinesForward(path, (line) => {
     const record = parseRecord(line);
     if (!record) return true;
-    if (!isTurn(record)) {
+    if (record.type === 'session') {
       header ??= record;
       return true;
     }

@@ -36,19 +36,47 @@ const assistantTurnSchema = z.object({
   obligationId: z.string(),
   /** The user turn's messageRef this answers. */
   replyTo: z.string().optional(),
+  /**
+   * Homing's own words, not the agent's (a command's answer, a reset note): shown
+   * and delivered like any reply, but left out of what the agent is shown.
+   */
+  notice: z.boolean().optional(),
   text: z.string(),
 });
 
-export const transcriptRecordSchema = z.discriminatedUnion('type', [headerSchema, userTurnSchema, assistantTurnSchema]);
+/**
+ * Older turns condensed by the agent when the conversation outgrew its context
+ * budget. It stands for every turn before it, except the turns from `keepFrom`
+ * on (kept word for word; `u:<messageRef>` or `a:<obligationId>`), and the
+ * agent is shown it in their place. Not a message: recovery and counters skip it.
+ */
+const summaryTurnSchema = z.object({
+  type: z.literal('summary'),
+  at: z.number(),
+  keepFrom: z.string().optional(),
+  /** How many turns it condensed (for the window). */
+  covers: z.number().int().min(0),
+  text: z.string(),
+});
+
+export const transcriptRecordSchema = z.discriminatedUnion('type', [headerSchema, userTurnSchema, assistantTurnSchema, summaryTurnSchema]);
 
 export type TranscriptHeader = z.infer<typeof headerSchema>;
 export type UserTurn = z.infer<typeof userTurnSchema>;
 export type AssistantTurn = z.infer<typeof assistantTurnSchema>;
+export type SummaryTurn = z.infer<typeof summaryTurnSchema>;
 export type Turn = UserTurn | AssistantTurn;
 export type TranscriptRecord = z.infer<typeof transcriptRecordSchema>;
 
+/** A message (user or assistant); the header and summaries are not. */
 export function isTurn(record: TranscriptRecord): record is Turn {
-  return record.type !== 'session';
+  return record.type === 'user' || record.type === 'assistant';
+}
+
+/** How a summary's `keepFrom` names a turn. */
+export function turnIdentity(turn: Turn): string | undefined {
+  if (turn.type === 'assistant') return `a:${turn.obligationId}`;
+  return turn.messageRef === undefined ? undefined : `u:${turn.messageRef}`;
 }
 
 /** One complete line, newline included. */

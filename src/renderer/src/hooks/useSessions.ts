@@ -6,8 +6,8 @@ import { useGatewayEvents } from './useGatewayEvents';
 
 export interface SessionsState {
   readonly sessions: readonly SessionSummary[];
-  /** Sessions whose agent turn is running now (the live marker). */
-  readonly live: ReadonlySet<string>;
+  /** Sessions whose agent turn is running now (the live marker), each with the agent that answers. */
+  readonly live: ReadonlyMap<string, string | null>;
   readonly error: ApiError | null;
   /** Whether older conversations exist beyond those loaded. */
   readonly more: boolean;
@@ -53,7 +53,8 @@ export function useSessions(api: HomingApi): SessionsState {
     })();
   }, [api]);
   const sessions = useMemo(() => loaded?.sessions.filter((session) => session.current) ?? [], [loaded]);
-  const [live, setLive] = useState<ReadonlySet<string>>(new Set());
+  /** Conversations being answered now, each with the agent that answers (null when the gateway did not say). */
+  const [live, setLive] = useState<ReadonlyMap<string, string | null>>(new Map());
   const reload = useCoalesced(load, 100);
 
   useEffect(load, [load]);
@@ -65,11 +66,11 @@ export function useSessions(api: HomingApi): SessionsState {
         reload();
         return;
       case 'turn.started':
-        setLive((previous) => new Set(previous).add(event.sessionId));
+        setLive((previous) => new Map(previous).set(event.sessionId, event.agent ?? null));
         return;
       case 'turn.finished':
         setLive((previous) => {
-          const next = new Set(previous);
+          const next = new Map(previous);
           next.delete(event.sessionId);
           return next;
         });

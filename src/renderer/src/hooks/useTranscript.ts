@@ -9,6 +9,8 @@ export interface TranscriptState {
   readonly streaming: string | null;
   /** The session whose turn is streaming here (what Stop cancels), or null. */
   readonly streamingSession: string | null;
+  /** Which agent is answering (`openai · llama3.2, rule "work"`), when the gateway said. */
+  readonly streamingAgent: string | null;
   /** Delivery rows behind the replies, by obligation id (the ticks). */
   readonly deliveries: ReadonlyMap<string, DeliveryRow>;
   /** Whether older messages exist than those shown. */
@@ -23,6 +25,7 @@ export function useTranscript(api: HomingApi, sessionId: string | null, followLo
   const [messages, setMessages] = useState<readonly TranscriptMessage[]>([]);
   const [streaming, setStreaming] = useState<string | null>(null);
   const [streamingSession, setStreamingSession] = useState<string | null>(null);
+  const [streamingAgent, setStreamingAgent] = useState<string | null>(null);
   const [deliveries, setDeliveries] = useState<ReadonlyMap<string, DeliveryRow>>(new Map());
   const [truncated, setTruncated] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
@@ -78,6 +81,7 @@ export function useTranscript(api: HomingApi, sessionId: string | null, followLo
         if (event.sessionId === sessionId || (sessionId === null && followLocal && event.platform === 'local')) {
           streamingIn.current = event.sessionId;
           setStreamingSession(event.sessionId);
+          setStreamingAgent(event.agent ?? null);
           setStreaming('');
         }
         return;
@@ -102,5 +106,5 @@ export function useTranscript(api: HomingApi, sessionId: string | null, followLo
         return;
     }
   });
-  return { messages, streaming, streamingSession, deliveries, truncated, error };
+  return { messages, streaming, streamingSession, streamingAgent, deliveries, truncated, error };
 }

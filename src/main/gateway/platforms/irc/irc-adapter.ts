@@ -7,6 +7,7 @@ import type { IrcConfig } from './config-schema';
 import { IrcConnection, unsafeSetting, type CloseReason } from './connection';
 import { CourtesyBudget, DEFAULT_COURTESY, type CourtesyLimits } from './courtesy-budget';
 import { decideInbound } from './inbound';
+import { markdownToIrcText } from '../../format/irc-text';
 import { textBudget, toProtocolLines } from './lines';
 import { MessageRefs } from './message-ref';
 import { DEFAULT_PACING, Pacer, type PacingOptions } from './pacer';
@@ -188,7 +189,8 @@ export class IrcAdapter implements PlatformAdapter {
     const connection = this.live;
     // Nothing went out: the resend needs no "may be a repeat" marker.
     if (!connection?.nick) return failure(true, 'not connected to the IRC server', { notDelivered: true });
-    const lines = toProtocolLines(text, textBudget(connection.nick, chatId));
+    // The agent writes Markdown; IRC shows plain text with bold and italic codes (format/irc-text.ts).
+    const lines = toProtocolLines(markdownToIrcText(text), textBudget(connection.nick, chatId));
     if (lines.length === 0) return failure(false, 'nothing to send: the text is blank');
 
     const watch = connection.watchTarget(chatId);

@@ -5,7 +5,8 @@ import { ago } from '../../format';
 
 interface ConversationListProps {
   readonly sessions: readonly SessionSummary[];
-  readonly live: ReadonlySet<string>;
+  /** Conversations being answered, with the agent that answers. */
+  readonly live: ReadonlyMap<string, string | null>;
   /** Unread messages per conversation (none: absent). */
   readonly unread: ReadonlyMap<string, number>;
   readonly selected: string | null;
@@ -59,8 +60,9 @@ export function ConversationList({ sessions, live, unread, selected, now, onSele
                   <span className="conversation-title">
                     {conversationTitle(session)}
                     {live.has(session.sessionId) && (
-                      <span className="live" data-testid="live-marker">
+                      <span className="live" data-testid="live-marker" title={live.get(session.sessionId) ?? undefined}>
                         answering…
+                        {live.get(session.sessionId) && <span className="live-agent"> {live.get(session.sessionId)}</span>}
                       </span>
                     )}
                   </span>

@@ -61,7 +61,15 @@ const Messages = memo(function Messages({ messages, deliveries, showSenders, onl
         </p>
       ) : null;
     const bubble =
-      message.role === 'user' ? (
+      message.role === 'summary' ? (
+        <div className="bubble bubble-summary" data-testid="chat-summary">
+          <span className="sender">
+            Summary of {message.covers} earlier message{message.covers === 1 ? '' : 's'} (the agent sees this instead of them)
+          </span>
+          <Markdown text={message.text} />
+          <span className="time">{clockTime(message.at)}</span>
+        </div>
+      ) : message.role === 'user' ? (
         <div className="bubble bubble-user" data-testid="chat-user">
           {showSenders && message.sender.name && <span className="sender">{message.sender.name}</span>}
           <span className="text">{message.text}</span>
@@ -165,7 +173,9 @@ export function Transcript({ api, session, local, onBack }: TranscriptProps) {
       </div>
       {state.streaming !== null && state.streamingSession && (
         <div className="stop-row">
-          <span className="muted">The agent is answering…</span>
+          <span className="muted" data-testid="answering-agent">
+            {state.streamingAgent ? `${state.streamingAgent} is answering…` : 'The agent is answering…'}
+          </span>
           <button type="button" onClick={() => void stop()} disabled={stopping || !online} data-testid="stop-turn">
             {stopping ? 'Stopping…' : 'Stop'}
           </button>

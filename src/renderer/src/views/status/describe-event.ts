@@ -60,7 +60,7 @@ export function describeEvent(event: GatewayEvent): Described | null {
       if (event.change === 'ended') return plain(`A conversation on ${platformLabel(event.session.platform)} ended; the next message starts a new one.`);
       return null;
     case 'turn.started':
-      return plain(`The agent is answering on ${platformLabel(event.platform)}.`);
+      return plain(`${event.agent ? `The agent (${event.agent})` : 'The agent'} is answering on ${platformLabel(event.platform)}.`);
     case 'turn.token':
       return null;
     case 'turn.finished':
