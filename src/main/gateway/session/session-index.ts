@@ -98,7 +98,7 @@ export class SessionIndex {
     this.userMessage = db.prepare(`UPDATE sessions SET user_message_count = user_message_count + 1,
       last_message_at = @at, updated_at = @at, last_message_preview = @preview WHERE session_id = @sessionId`);
     this.assistantMessage = db.prepare(`UPDATE sessions SET assistant_message_count = assistant_message_count + 1,
-      unanswered = max(0, unanswered - 1),
+      unanswered = max(0, unanswered - @answers),
       last_message_at = @at, updated_at = @at, last_message_preview = @preview WHERE session_id = @sessionId`);
     // Deliberately leaves updated_at and last_message_at alone: a metadata change
     // must not make a conversation look active to the idle reset.
@@ -171,8 +171,14 @@ export class SessionIndex {
     });
   }
 
-  recordMessage(sessionId: string, role: 'user' | 'assistant', at: number, preview: string): void {
-    (role === 'user' ? this.userMessage : this.assistantMessage).run({ sessionId, at, preview });
+  /**
+   * Counts a message. An assistant message that answers one (it has a
+   * `replyTo`) takes one off the waiting count; an aside before the answer (a
+   * reset note) does not: the message it precedes still waits.
+   */
+  recordMessage(sessionId: string, role: 'user' | 'assistant', at: number, preview: string, answers = role === 'assistant'): void {
+    if (role === 'user') this.userMessage.run({ sessionId, at, preview });
+    else this.assistantMessage.run({ sessionId, at, preview, answers: answers ? 1 : 0 });
   }
 
   updateAddress(sessionId: string, address: DeliveryAddress, title: string | null): void {

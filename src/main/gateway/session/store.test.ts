@@ -288,6 +288,18 @@ describe('SessionStore: which conversations may hold a waiting message (recovery
     sessions.close();
   });
 
+  it('an aside before the answer (a reset note: no replyTo) leaves the message waiting; the answer takes it off', () => {
+    const sessions = store();
+    const { sessionId } = sessions.resolve(group);
+    sessions.appendUserTurn(sessionId, { source: group, text: 'morning', messageRef: 'm1' });
+    sessions.appendAssistantTurn(sessionId, { obligationId: 'o-aside', text: 'A new day, a new conversation.', notice: true });
+    const since = clock.now() - MINUTE;
+    expect(sessions.waitingSince(since, { powerLoss: false }).map((s) => s.sessionId)).toEqual([sessionId]);
+    sessions.appendAssistantTurn(sessionId, { obligationId: 'o1', text: 'Good morning', replyTo: 'm1' });
+    expect(sessions.waitingSince(since, { powerLoss: false })).toEqual([]);
+    sessions.close();
+  });
+
   it('after a possible power cut reads every current session whose transcript changed, whatever the index says', () => {
     const sessions = store();
     const a = sessions.resolve(group);

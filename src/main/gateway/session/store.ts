@@ -325,7 +325,7 @@ export class SessionStore extends SessionReader {
     if (user) this.trackSync(sessionId, durable);
     const preview = toDisplayLine(turn.text, MAX_PREVIEW);
     const count = () => {
-      this.index.recordMessage(sessionId, turn.type, turn.at, preview);
+      this.index.recordMessage(sessionId, turn.type, turn.at, preview, turn.type === 'assistant' && turn.replyTo !== undefined);
       this.announce(sessionId, 'message', turn.at);
     };
     if (this.group) this.group.later(count, (error) => this.logger.warn('a session counter could not be written', { sessionId, error }));
