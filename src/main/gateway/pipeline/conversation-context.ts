@@ -41,28 +41,43 @@ export function localTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
+/** Formatters by time zone: building one costs more than the turn's other context together. */
+const clockFormats = new Map<string, Intl.DateTimeFormat>();
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+function formatFor(cache: Map<string, Intl.DateTimeFormat>, zone: string, make: () => Intl.DateTimeFormat): Intl.DateTimeFormat {
+  let format = cache.get(zone);
+  if (!format) {
+    format = make();
+    cache.set(zone, format);
+  }
+  return format;
+}
+
 /** `2026-12-02 01:13 (Wednesday)` in `zone`. */
 export function localTime(at: number, zone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      weekday: 'long',
-      hourCycle: 'h23',
-    })
-      .formatToParts(new Date(at))
-      .map((part) => [part.type, part.value]),
+  const format = formatFor(
+    clockFormats,
+    zone,
+    () =>
+      new Intl.DateTimeFormat('en-GB', {
+        timeZone: zone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        weekday: 'long',
+        hourCycle: 'h23',
+      }),
   );
+  const parts = Object.fromEntries(format.formatToParts(new Date(at)).map((part) => [part.type, part.value]));
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} (${parts.weekday})`;
 }
 
 /** `+01:00`, `-05:30`, `+00:00`. */
 export function utcOffset(at: number, zone: string): string {
-  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })
+  const name = formatFor(offsetFormats, zone, () => new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }))
     .formatToParts(new Date(at))
     .find((part) => part.type === 'timeZoneName')?.value;
   const match = /GMT([+-]\d{2}:\d{2})/.exec(name ?? '');
