@@ -45,6 +45,8 @@ export class MatrixSyncState {
   constructor(
     private readonly file: string,
     logger: Logger,
+    /** How many handled event ids are remembered (tests make it small). */
+    private readonly keep = HANDLED_KEPT,
   ) {
     const loaded = existsSync(file)
       ? readJsonOrMoveAside(file, stateSchema, (movedTo) =>
@@ -100,22 +102,15 @@ export class MatrixSyncState {
 
   /** Saved, or refused for good: never taken again. */
   done(eventId: string): void {
-    this.handledSet.add(eventId);
-    const handled = [...this.state.handled, eventId].slice(-HANDLED_KEPT);
-    if (handled.length < this.state.handled.length + 1) {
-      this.handledSet.clear();
-      for (const id of handled) this.handledSet.add(id);
-    }
-    this.write({ ...this.state, handled, inFlight: null });
+    this.write({ ...this.state, handled: this.remembered([eventId]), inFlight: null });
   }
 
-  /** Several events that need nothing (our own echoes, state) at once: one write. */
-  doneAll(eventIds: readonly string[]): void {
-    const fresh = eventIds.filter((id) => !this.handledSet.has(id));
-    if (fresh.length === 0) return;
-    for (const id of fresh) this.handledSet.add(id);
-    const handled = [...this.state.handled, ...fresh].slice(-HANDLED_KEPT);
-    this.write({ ...this.state, handled });
+  /** The handled list with these added, the oldest forgotten beyond the bound (the set follows the list). */
+  private remembered(ids: readonly string[]): string[] {
+    const handled = [...this.state.handled, ...ids.filter((id) => !this.handledSet.has(id))].slice(-this.keep);
+    this.handledSet.clear();
+    for (const id of handled) this.handledSet.add(id);
+    return handled;
   }
 
   /** Every event of the batch before this position is taken: the next sync starts here. */
