@@ -10,7 +10,7 @@ import { FileSecretStore } from '../../secrets/secret-store';
 import type { IntakeOutcome, InboundMessage } from '../adapter';
 import { matrixSettings } from '../catalog';
 import { testConnection } from '../connection-test';
-import { MatrixAdapter } from './matrix-adapter';
+import { MatrixAdapter, type MatrixCredentials } from './matrix-adapter';
 
 /**
  * The adapter alone against the fake homeserver (real HTTP): what it takes from
@@ -47,12 +47,12 @@ describe('the Matrix adapter against the fake homeserver', () => {
   }
 
   /** An adapter whose "pipeline" records what it is handed and answers with `outcome`. */
-  function start(outcome: (message: InboundMessage) => IntakeOutcome = () => 'saved'): InboundMessage[] {
+  function start(outcome: (message: InboundMessage) => IntakeOutcome = () => 'saved', credentials: MatrixCredentials = { accessToken: token }): InboundMessage[] {
     const taken: InboundMessage[] = [];
     const { settings } = matrixSettings(config(), { env: {}, secrets: { get: () => undefined } as never });
     adapter = new MatrixAdapter({
       config: settings,
-      credentials: { accessToken: token },
+      credentials,
       dataDir: dir,
       access: { isApproved: () => false, requestPairing: () => undefined },
       logger: silentLogger,
@@ -94,6 +94,20 @@ describe('the Matrix adapter against the fake homeserver', () => {
     await waitUntil('the next', () => taken.length === 3, 10_000);
     expect(taken.map((message) => message.text)).toEqual(['once saved', 'once saved', 'next']);
     expect(taken[0]!.messageRef).toBe(taken[1]!.messageRef);
+  });
+
+  it('with a password, logs in again on the same device when the homeserver ends its session', async () => {
+    const room = fake.createRoom(alice, { invite: [bot], direct: true });
+    const taken = start(undefined, { password: 'bot-pw' });
+    await waitUntil('joined', () => fake.membership(bot, room) === 'join', 10_000);
+    const devices = fake.devicesOf(bot).filter((device) => device !== 'DEV');
+    expect(devices).toHaveLength(1);
+    fake.revokeTokens(bot);
+    await waitUntil('logged in again', () => fake.requests.filter((request) => request.path.endsWith('/login')).length === 2, 10_000);
+    fake.userSays(alice, room, 'after the logout');
+    await waitUntil('taken', () => taken.length === 1, 10_000);
+    expect(fake.devicesOf(bot).filter((device) => device !== 'DEV')).toEqual(devices);
+    expect(adapter!.state()).toBe('connected');
   });
 
   it('survives a homeserver answering nonsense, and goes on taking messages', async () => {

@@ -316,8 +316,12 @@ export class MatrixAdapter implements PlatformAdapter {
   /** True when the loop must stop (auth failed); otherwise it has waited and the caller tries again. */
   private async afterSyncFailure(failure: MatrixFailure, generation: number): Promise<boolean> {
     if (failure.kind === 'unauthorized') {
-      this.authFailed(failure);
-      return true;
+      if (!this.canLogInAgain()) {
+        this.authFailed(failure);
+        return true;
+      }
+      await this.lost(`the homeserver ended the bot's session (${failure.description}); logging in again`, generation);
+      return false;
     }
     if (failure.kind === 'rate-limited') {
       await this.pause(failure.retryAfterMs, generation, false);
@@ -325,6 +329,15 @@ export class MatrixAdapter implements PlatformAdapter {
     }
     await this.lost(`lost the homeserver: ${failure.description}`, generation);
     return false;
+  }
+
+  /**
+   * With a password a refused token is only a session ended (an admin's logout, a
+   * soft logout): log in again on the same device. A refused token of its own
+   * is a login failure until a new one is stored.
+   */
+  private canLogInAgain(): boolean {
+    return 'password' in this.options.credentials;
   }
 
   private authFailed(failure: MatrixFailure): void {
@@ -361,8 +374,12 @@ export class MatrixAdapter implements PlatformAdapter {
       if (!answer.ok) {
         if (abort.signal.aborted) continue; // probe(): poll again at once
         if (answer.failure.kind === 'unauthorized') {
-          this.authFailed(answer.failure);
-          return 'stopped';
+          if (!this.canLogInAgain()) {
+            this.authFailed(answer.failure);
+            return 'stopped';
+          }
+          await this.lost(`the homeserver ended the bot's session (${answer.failure.description}); logging in again`, generation);
+          return 'reconnect';
         }
         if (answer.failure.kind === 'rate-limited') {
           await this.pause(answer.failure.retryAfterMs, generation, false);
@@ -718,7 +735,12 @@ export class MatrixAdapter implements PlatformAdapter {
           }
           return { ok: false, retryable: false, permanent: true, notDelivered: true, error: `the homeserver refused the message as too large (${failure.description})` };
         case 'unauthorized':
-          this.authFailed(failure);
+          if (this.canLogInAgain()) {
+            // The poll finds the same refusal and logs in again; the reply waits for that.
+            this.session = undefined;
+            this.setState('disconnected', `the homeserver ended the bot's session (${failure.description}); logging in again`);
+            this.pollAbort?.abort();
+          } else this.authFailed(failure);
           return { ok: false, retryable: true, permanent: false, notDelivered: true, error: `the homeserver refused the access token (${failure.description})` };
         case 'forbidden':
           return { ok: false, retryable: false, permanent: true, notDelivered: true, error: `the bot may not write in this room: it left or was removed, or lacks the power level (${failure.description})` };
