@@ -16,7 +16,8 @@ import { openWindow, showView } from './window-fixtures/window-page';
  * The window in Debian's Chromium against a real `homing gateway` whose Matrix
  * adapter syncs with the fake homeserver: the Matrix form (homeserver, user,
  * token to the secret store, Test connection = whoami) and the card listing the
- * bot's rooms by name, an encrypted one marked as not supported yet.
+ * bot's rooms by name, an encrypted one marked as not supported yet, and a
+ * stranger's pairing request approved under Matrix → requests.
  */
 
 const REPLY_AGENT = fileURLToPath(new URL('./fixtures/reply-agent.mjs', import.meta.url));
@@ -81,6 +82,18 @@ describe('the window with Matrix (the fake homeserver)', () => {
     await secret.getByText('encrypted — not supported yet').waitFor();
     expect(await rooms.locator('li', { hasText: 'Family' }).textContent()).not.toContain('encrypted');
     await waitUntil('the encrypted room told', () => fake.posted.some((message) => message.sender === bot), 10_000);
+
+    // A stranger's direct chat: a pairing code, a request under Matrix → requests, approved there.
+    const bob = fake.addUser('bob', { displayName: 'Bob' });
+    const dm = fake.createRoom(bob, { invite: [bot], direct: true });
+    await waitUntil('the bot in the direct chat', () => fake.membership(bot, dm) === 'join', 15_000);
+    fake.userSays(bob, dm, 'hello?');
+    const requests = page.getByTestId('matrix-requests').getByTestId('pairing-request');
+    await requests.filter({ hasText: 'Bob' }).getByRole('button', { name: 'Approve' }).click({ timeout: 15_000 });
+    await page.getByTestId('matrix-requests').getByTestId('pairing-approved').getByText(/Bob/).waitFor();
+    expect(await page.getByTestId('telegram-requests').getByTestId('pairing-request').count()).toBe(0);
+    fake.userSays(bob, dm, 'now?');
+    await waitUntil('Bob answered', () => fake.postedBy(bot, dm).some((message) => message.body === 'You said: now?'), 15_000);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

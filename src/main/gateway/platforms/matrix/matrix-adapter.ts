@@ -68,7 +68,7 @@ const STATE_FILTER = JSON.stringify({ room: { timeline: { limit: 1 } } });
 const MAX_GAP_PAGES = 10;
 
 export const PAIRING_REPLY = (code: string) =>
-  `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → requests, or: homing pairing approve ${code}).`;
+  `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → Matrix → requests, or: homing pairing approve ${code}).`;
 
 /** The one message an encrypted room gets instead of silence. */
 export const ENCRYPTED_NOTICE =

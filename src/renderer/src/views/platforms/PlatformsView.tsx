@@ -33,8 +33,9 @@ export function PlatformsView({ api, overview }: { api: HomingApi; overview: Gat
       {config.view && (
         <div className="forms">
           <TelegramForm api={api} view={config.view} onSaved={config.reload} />
+          <PairingRequests api={api} platform="telegram" />
           <MatrixForm api={api} view={config.view} onSaved={config.reload} />
-          <PairingRequests api={api} />
+          <PairingRequests api={api} platform="matrix" />
           <IrcForm api={api} view={config.view} onSaved={config.reload} />
           <AgentForm api={api} view={config.view} onSaved={config.reload} />
         </div>
