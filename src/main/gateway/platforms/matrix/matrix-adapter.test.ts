@@ -110,6 +110,28 @@ describe('the Matrix adapter against the fake homeserver', () => {
     expect(adapter!.state()).toBe('connected');
   });
 
+  it('sends a part whose HTML would not fit, or that the server finds too large, as plain text under the same txnId', async () => {
+    const room = fake.createRoom(alice, { invite: [bot], join: [] });
+    start();
+    await waitUntil('joined', () => fake.membership(bot, room) === 'join', 10_000);
+    await waitUntil('connected', () => adapter!.canSend(), 10_000);
+    // 16 000 ampersands: 16 000 bytes of text, 80 000 of HTML (&amp;).
+    const heavy = await adapter!.send('&'.repeat(16_000), { chatId: room, threadId: null, replyTo: null, idempotencyKey: 'k-heavy' });
+    expect(heavy.ok).toBe(true);
+    const [plain] = fake.postedBy(bot, room);
+    expect(plain!.content.formatted_body).toBeUndefined();
+    expect(plain!.body).toBe('&'.repeat(16_000));
+
+    let refused = 0;
+    const stop = fake.fault((request) => (request.method === 'PUT' && (request.body as { formatted_body?: string }).formatted_body !== undefined && ++refused ? { kind: 'error', status: 413, errcode: 'M_TOO_LARGE', error: 'event too large' } : undefined));
+    const sent = await adapter!.send('**bold**', { chatId: room, threadId: null, replyTo: null, idempotencyKey: 'k-bold' });
+    stop();
+    expect(sent.ok).toBe(true);
+    expect(refused).toBe(1);
+    expect(fake.postedBy(bot, room)[1]).toMatchObject({ body: 'bold', txnId: 'k-bold' });
+    expect(fake.postedBy(bot, room)[1]!.content.formatted_body).toBeUndefined();
+  });
+
   it('survives a homeserver answering nonsense, and goes on taking messages', async () => {
     const room = fake.createRoom(alice, { invite: [bot], direct: true });
     const taken = start();
