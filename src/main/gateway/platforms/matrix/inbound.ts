@@ -31,7 +31,6 @@ const joinedRoomSchema = z.object({
     .object({ events: z.array(z.unknown()).max(MAX_EVENTS_PER_ROOM).optional(), limited: z.boolean().optional(), prev_batch: z.string().max(4096).optional() })
     .optional(),
   state: eventList,
-  summary: z.object({ 'm.joined_member_count': z.number().int().min(0).optional() }).passthrough().optional(),
 });
 const inviteSchema = z.object({ invite_state: eventList });
 const syncSchema = z.object({
@@ -52,7 +51,6 @@ export interface JoinedRoomUpdate {
   readonly timeline: readonly SyncEvent[];
   readonly limited: boolean;
   readonly prevBatch: string | undefined;
-  readonly joinedCount: number | undefined;
 }
 
 export interface InviteUpdate {
@@ -91,7 +89,6 @@ export function parseSync(raw: unknown, ownUserId: string): ParsedSync {
       timeline: events(room.data.timeline?.events),
       limited: room.data.timeline?.limited === true,
       prevBatch: room.data.timeline?.prev_batch,
-      joinedCount: room.data.summary?.['m.joined_member_count'],
     });
   }
   const invites: InviteUpdate[] = [];

@@ -140,11 +140,6 @@ export class MatrixAdapter implements PlatformAdapter {
     return this.current;
   }
 
-  /** Who the bot is logged in as, once connected. */
-  identity(): { readonly userId: string; readonly deviceId: string } | undefined {
-    return this.session ? { userId: this.session.userId, deviceId: this.session.deviceId } : undefined;
-  }
-
   /** The rooms the bot is in, with names, for the window. */
   listRooms(): RoomView[] {
     return this.rooms?.list() ?? [];
@@ -428,7 +423,6 @@ export class MatrixAdapter implements PlatformAdapter {
       const wasEncrypted = rooms.isEncrypted(room.roomId);
       const known = rooms.has(room.roomId);
       for (const event of [...room.state, ...room.timeline]) rooms.apply(room.roomId, event);
-      rooms.setJoinedCount(room.roomId, room.joinedCount);
       if (!known || (!wasEncrypted && rooms.isEncrypted(room.roomId))) changed = true;
       if ([...room.state, ...room.timeline].some((event) => event.type === 'm.room.name')) changed = true;
     }

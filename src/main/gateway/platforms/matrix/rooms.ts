@@ -12,7 +12,6 @@ interface RoomState {
   name: string | undefined;
   alias: string | undefined;
   encrypted: boolean;
-  joinedCount: number | undefined;
   /** Members' display names (joined and invited), bounded. */
   readonly members: Map<string, { name: string | undefined; membership: string }>;
 }
@@ -61,10 +60,6 @@ export class MatrixRooms {
     }
   }
 
-  setJoinedCount(roomId: string, count: number | undefined): void {
-    if (count !== undefined) this.room(roomId).joinedCount = count;
-  }
-
   setDirect(direct: ReadonlyMap<string, readonly string[]>): void {
     this.direct = new Map();
     for (const [user, rooms] of direct) for (const roomId of rooms) this.direct.set(roomId, user);
@@ -110,7 +105,7 @@ export class MatrixRooms {
   private room(roomId: string): RoomState {
     let room = this.rooms.get(roomId);
     if (!room) {
-      room = { name: undefined, alias: undefined, encrypted: false, joinedCount: undefined, members: new Map() };
+      room = { name: undefined, alias: undefined, encrypted: false, members: new Map() };
       this.rooms.set(roomId, room);
     }
     return room;

@@ -69,10 +69,6 @@ export class MatrixSyncState {
     return this.state.deviceId;
   }
 
-  get userId(): string | null {
-    return this.state.userId;
-  }
-
   get since(): string | null {
     return this.state.since;
   }
