@@ -182,6 +182,17 @@ export interface PlatformStatus {
   readonly error: string | null;
   /** When it tries to connect again by itself (its reconnect backoff); null or absent when no try is scheduled. */
   readonly nextAttemptAt?: number | null;
+  /** The rooms the platform is in, where it has rooms (Matrix), with names; absent elsewhere. */
+  readonly rooms?: readonly PlatformRoom[];
+}
+
+/** A room a platform is in, as the window lists it. */
+export interface PlatformRoom {
+  readonly id: string;
+  readonly name: string;
+  readonly direct: boolean;
+  /** End-to-end encrypted: Homing cannot read it (yet). */
+  readonly encrypted: boolean;
 }
 
 /** config.json as the window edits it; secrets are never included, only whether each is set. */
@@ -303,7 +314,7 @@ const configObject = z.custom<Record<string, unknown>>(
 );
 
 /** What `testConnection` tries: a platform's or the agent's settings, before they are saved. */
-export const CONNECTION_TARGETS = ['irc', 'telegram', 'agent'] as const;
+export const CONNECTION_TARGETS = ['irc', 'telegram', 'matrix', 'agent'] as const;
 export type ConnectionTarget = (typeof CONNECTION_TARGETS)[number];
 
 export interface ConnectionTestResult {
@@ -368,7 +379,7 @@ export const apiParams = {
   /** Replaces a config.json that has an error, after copying it to a timestamped backup beside it. */
   replaceConfig: z.object({ config: configObject }).strict(),
   setSecret: z
-    .object({ name: z.enum(['agent.apiKey', 'irc.password', 'telegram.token']), value: z.string().max(10_000).nullable() })
+    .object({ name: z.enum(['agent.apiKey', 'irc.password', 'telegram.token', 'matrix.accessToken', 'matrix.password']), value: z.string().max(10_000).nullable() })
     .strict(),
   listPairing: z.undefined(),
   decidePairing: z

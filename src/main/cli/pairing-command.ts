@@ -20,9 +20,9 @@ const USAGE = `Usage: homing pairing list [--json] [--data-dir DIR]
   --json          machine-readable output
   --data-dir DIR  data directory (default: $HOMING_DATA_DIR, else the tray app's)
 
-  A new sender on Telegram gets a pairing code from the bot; nothing of theirs
+  A new sender on Telegram or Matrix gets a pairing code from the bot; nothing of theirs
   reaches the agent until the code is approved here or in the window
-  (Platforms → Telegram → requests).`;
+  (Platforms → Telegram → requests, or Matrix → requests).`;
 
 /**
  * Pairing from the command line: through the running gateway (it answers the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorWords } from './plain-words';
+import { errorWords, explainPlatform, platformLabel } from './plain-words';
 
 describe('errorWords', () => {
   it('names the person who is offline from the IRC adapter’s 401, not a word of the server’s text', () => {
@@ -13,5 +13,14 @@ describe('errorWords', () => {
 
   it('says where nothing answers when the server is down', () => {
     expect(errorWords('connect ECONNREFUSED 127.0.0.1:6667')).toBe('nothing answers at 127.0.0.1:6667 (is the server running?).');
+  });
+});
+
+describe('explainPlatform', () => {
+  it('tells a Matrix login failure as what to do: store a new access token (or check the password)', () => {
+    const words = explainPlatform({ name: 'matrix', state: 'auth-failed', error: 'the homeserver refused the access token (401 M_UNKNOWN_TOKEN)' });
+    expect(words).toMatch(/^the homeserver refused the login: store a new access token .* in Platforms → Matrix\./);
+    expect(words).toContain('M_UNKNOWN_TOKEN');
+    expect(platformLabel('matrix')).toBe('Matrix');
   });
 });

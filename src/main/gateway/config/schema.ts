@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentConfigSchema, DEFAULT_AGENT_CONFIG } from '../agents/config-schema';
 import { ircConfigSchema } from '../platforms/irc/config-schema';
+import { matrixConfigSchema } from '../platforms/matrix/config-schema';
 import { telegramConfigSchema } from '../platforms/telegram/config-schema';
 import { routingSchema } from '../routing/routing';
 import { continuationPolicySchema } from '../session/continuation';
@@ -47,10 +48,23 @@ export const telegramPlatformSchema = telegramConfigSchema
   })
   .strict();
 
+export const matrixPlatformSchema = matrixConfigSchema
+  .extend({
+    enabled: z.boolean().default(true),
+    /** The environment variable holding an access token; else the secret store's `matrix.accessToken`. */
+    accessTokenEnv: passwordEnvName.optional(),
+    /** The environment variable holding the account's password; else the secret store's `matrix.password`. */
+    passwordEnv: passwordEnvName.optional(),
+    accessToken: z.never({ error: 'the access token does not belong in config.json: save it in the window, or name an environment variable in "accessTokenEnv"' }).optional(),
+    password: z.never({ error: 'passwords do not belong in config.json: save it in the window, or name an environment variable in "passwordEnv"' }).optional(),
+  })
+  .strict();
+
 export const platformsSchema = z
   .strictObject({
     irc: ircPlatformSchema.optional(),
     telegram: telegramPlatformSchema.optional(),
+    matrix: matrixPlatformSchema.optional(),
   })
   .default({});
 

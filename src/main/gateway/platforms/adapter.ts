@@ -1,4 +1,5 @@
 import type { SendResult, SendTarget } from '../delivery/sender';
+import type { PlatformRoom } from '../../../shared/api';
 import type { SessionSource } from '../session/source';
 
 /**
@@ -62,7 +63,9 @@ export type AdapterEvent =
   /** `ack`, when present, is called once with what became of the message at intake. */
   | { readonly type: 'message'; readonly message: InboundMessage; readonly ack?: ((outcome: IntakeOutcome) => void) | undefined }
   /** More destinations can take sends now (IRC joined a channel): what waited for them may go. */
-  | { readonly type: 'reachable' };
+  | { readonly type: 'reachable' }
+  /** The rooms listRooms() gives changed (joined, named, found encrypted): the window shows them again. */
+  | { readonly type: 'rooms' };
 
 export interface PlatformAdapter {
   /** The platform's name in session keys and the ledger (`irc`, `local`, …). */
@@ -94,6 +97,8 @@ export interface PlatformAdapter {
    */
   sendNotice?(chatId: string, text: string): Promise<void>;
   onEvent(listener: (event: AdapterEvent) => void): () => void;
+  /** Optional: the rooms the platform is in, with names (Matrix), for the window. */
+  listRooms?(): readonly PlatformRoom[];
   /**
    * After a resume from sleep: checks that the connection still works (a socket can
    * look open long after the server dropped it) and reconnects if it does not.

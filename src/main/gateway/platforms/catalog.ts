@@ -1,19 +1,21 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock';
 import type { z } from 'zod';
-import type { HomingConfig, ircPlatformSchema, telegramPlatformSchema } from '../config/schema';
+import type { HomingConfig, ircPlatformSchema, matrixPlatformSchema, telegramPlatformSchema } from '../config/schema';
 import type { PairingStore } from '../access/pairing-store';
 import type { Logger } from '../logger';
 import type { SecretStore } from '../secrets/secret-store';
 import { IrcAdapter, type IrcAdapterOptions } from './irc/irc-adapter';
 import { LOCAL_PLATFORM, type LocalAdapter } from './local/local-adapter';
 import type { AdapterFactory } from './manager';
+import { MatrixAdapter, type MatrixAdapterOptions, type MatrixCredentials } from './matrix/matrix-adapter';
 import { TelegramAdapter, type TelegramAdapterOptions } from './telegram/telegram-adapter';
 
 /** Adapter timing that tests shorten (pacing, backoff); real use takes the defaults. */
 export interface PlatformTuning {
   readonly irc?: Partial<Omit<IrcAdapterOptions, 'config' | 'logger' | 'clock'>>;
   readonly telegram?: Partial<Omit<TelegramAdapterOptions, 'config' | 'token' | 'dataDir' | 'access' | 'logger' | 'clock'>>;
+  readonly matrix?: Partial<Omit<MatrixAdapterOptions, 'config' | 'credentials' | 'dataDir' | 'access' | 'logger' | 'clock'>>;
 }
 
 export interface CatalogDeps {
@@ -86,7 +88,54 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
       },
     });
   }
+
+  const matrix = config.platforms.matrix;
+  if (matrix && matrix.enabled) {
+    const { settings, credentials } = matrixSettings(matrix, deps);
+    const secret = credentials === undefined ? null : 'accessToken' in credentials ? ['token', digest(credentials.accessToken)] : ['password', digest(credentials.password)];
+    wanted.set('matrix', {
+      fingerprint: JSON.stringify([settings, secret]),
+      create: () => {
+        if (credentials === undefined) {
+          throw new Error(
+            matrix.accessTokenEnv || matrix.passwordEnv
+              ? `the access token or password is not set: the variable ${matrix.accessTokenEnv ?? matrix.passwordEnv} is empty`
+              : 'the access token or password is not set: enter one in Platforms → Matrix',
+          );
+        }
+        return new MatrixAdapter({
+          config: settings,
+          credentials,
+          dataDir: deps.dataDir,
+          access: {
+            isApproved: (senderId) => deps.pairing.isApproved('matrix', senderId),
+            requestPairing: (sender) => deps.pairing.request('matrix', sender),
+          },
+          logger: deps.logger,
+          clock: deps.clock,
+          ...deps.tuning.matrix,
+        });
+      },
+    });
+  }
   return wanted;
+}
+
+/**
+ * The Matrix adapter's settings and how it logs in: an access token (from the
+ * variable `accessTokenEnv` names, else the secret store) wins over a password
+ * (likewise); without either it cannot start.
+ */
+export function matrixSettings(
+  matrix: z.output<typeof matrixPlatformSchema>,
+  deps: Pick<CatalogDeps, 'env' | 'secrets'>,
+): { settings: MatrixAdapterOptions['config']; credentials: MatrixCredentials | undefined } {
+  const { enabled: _enabled, accessTokenEnv, passwordEnv, accessToken: _never, password: _neither, ...settings } = matrix;
+  const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
+  const accessToken = nonEmpty(accessTokenEnv ? deps.env[accessTokenEnv] : undefined) ?? nonEmpty(deps.secrets.get('matrix.accessToken'));
+  if (accessToken !== undefined) return { settings, credentials: { accessToken } };
+  const password = nonEmpty(passwordEnv ? deps.env[passwordEnv] : undefined) ?? nonEmpty(deps.secrets.get('matrix.password'));
+  return { settings, credentials: password !== undefined ? { password } : undefined };
 }
 
 /** The Telegram adapter's settings and the bot token: from the variable `tokenEnv` names, else the secret store. */

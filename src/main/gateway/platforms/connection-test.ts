@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 import type { ConnectionTarget, ConnectionTestResult } from '../../../shared/api';
 import type { AgentConfig } from '../agents/config-schema';
-import { ircPlatformSchema, telegramPlatformSchema, type HomingConfig } from '../config/schema';
+import { ircPlatformSchema, matrixPlatformSchema, telegramPlatformSchema, type HomingConfig } from '../config/schema';
 import type { SecretStore } from '../secrets/secret-store';
 import { testAgentConnection } from './agent-connection-test';
-import { ircSettings, telegramSettings } from './catalog';
+import { ircSettings, matrixSettings, telegramSettings } from './catalog';
+import { testMatrixConnection } from './matrix/connection-test';
 import { testTelegramConnection } from './telegram/connection-test';
 import { IrcAdapter } from './irc/irc-adapter';
 
@@ -46,6 +47,17 @@ export async function testConnection(target: ConnectionTarget, config: unknown, 
         return { ok: false, message: `the saved bot token was not sent: it was saved for ${savedRoot}; save the settings first` };
       }
       return testTelegramConnection(parsed.data.apiRoot, token, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    }
+    case 'matrix': {
+      const parsed = matrixPlatformSchema.safeParse(config);
+      if (!parsed.success) return schemaError('platforms.matrix', parsed.error.issues);
+      const saved = deps.savedConfig?.platforms.matrix;
+      // The token or password comes from the saved section and goes only to the homeserver (and user) it was saved for.
+      const { credentials } = saved ? matrixSettings(saved, deps) : matrixSettings({ ...parsed.data, accessTokenEnv: undefined, passwordEnv: undefined }, deps);
+      if (credentials !== undefined && saved && (saved.homeserver !== parsed.data.homeserver || saved.user !== parsed.data.user)) {
+        return { ok: false, message: `the saved access token or password was not sent: it was saved for ${saved.user} on ${saved.homeserver}; save the settings first` };
+      }
+      return testMatrixConnection(parsed.data.homeserver, parsed.data.user, credentials, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS, deps.fetch ?? fetch);
     }
     case 'agent':
       return testAgentConnection(config, {

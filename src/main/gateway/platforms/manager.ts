@@ -88,14 +88,14 @@ export class PlatformManager {
 
   list(): PlatformStatus[] {
     return [
-      ...[...this.entries].map(([name, entry]) => ({ name, state: entry.state, error: entry.error, nextAttemptAt: entry.nextAttemptAt })),
+      ...[...this.entries].map(([name, entry]) => this.statusOf(name, entry)),
       ...[...this.unavailable].map(([name, failed]) => ({ name, state: 'disconnected' as const, error: failed.error })),
     ];
   }
 
   status(name: string): PlatformStatus | undefined {
     const entry = this.entries.get(name);
-    if (entry) return { name, state: entry.state, error: entry.error, nextAttemptAt: entry.nextAttemptAt };
+    if (entry) return this.statusOf(name, entry);
     const failed = this.unavailable.get(name);
     return failed ? { name, state: 'disconnected', error: failed.error } : undefined;
   }
@@ -168,6 +168,10 @@ export class PlatformManager {
       if (entry.unregister) this.options.onReachable?.(name);
       return;
     }
+    if (event.type === 'rooms') {
+      this.publish(this.statusOf(name, entry));
+      return;
+    }
     entry.state = event.state;
     entry.error = event.state === 'connected' ? null : (event.error ?? entry.error);
     entry.nextAttemptAt = event.nextAttemptAt ?? null;
@@ -190,7 +194,12 @@ export class PlatformManager {
       entry.unregister?.();
       entry.unregister = undefined;
     }
-    this.publish({ name, state: entry.state, error: entry.error, nextAttemptAt: entry.nextAttemptAt });
+    this.publish(this.statusOf(name, entry));
+  }
+
+  private statusOf(name: string, entry: Entry): PlatformStatus {
+    const rooms = entry.adapter.listRooms?.();
+    return { name, state: entry.state, error: entry.error, nextAttemptAt: entry.nextAttemptAt, ...(rooms ? { rooms } : {}) };
   }
 
   private publish(platform: PlatformStatus): void {

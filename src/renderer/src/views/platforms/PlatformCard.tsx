@@ -27,6 +27,17 @@ export function PlatformCard({ api, platform }: { api: HomingApi; platform: Plat
         </span>
       </header>
       <p className="muted">{platform.name === 'local' ? 'The chat in this window; always connected.' : explainPlatform(platform)}</p>
+      {platform.rooms && platform.rooms.length > 0 && (
+        <ul className="room-list" aria-label={`${platformLabel(platform.name)} rooms`} data-testid="platform-rooms">
+          {platform.rooms.map((room) => (
+            <li key={room.id} title={room.id}>
+              <span className="room-name">{room.name}</span>
+              {room.direct && <span className="muted"> · direct chat</span>}
+              {room.encrypted && <span className="badge state-degraded"> encrypted — not supported yet</span>}
+            </li>
+          ))}
+        </ul>
+      )}
       {platform.name !== 'local' && (
         <button type="button" onClick={() => void reconnect()} disabled={busy || !online}>
           Reconnect

@@ -4,11 +4,12 @@ import { useConfig } from '../../hooks/useConfig';
 import { explainApiError } from '../../plain-words';
 import { AgentForm } from './AgentForm';
 import { IrcForm } from './IrcForm';
+import { MatrixForm } from './MatrixForm';
 import { PairingRequests } from './PairingRequests';
 import { PlatformCard } from './PlatformCard';
 import { TelegramForm } from './TelegramForm';
 
-/** A card per platform (state, last error, reconnect), the forms for Telegram, IRC and the agent, and Telegram's pairing requests. */
+/** A card per platform (state, last error, reconnect, rooms), the forms for Telegram, Matrix, IRC and the agent, and the pairing requests. */
 export function PlatformsView({ api, overview }: { api: HomingApi; overview: GatewayOverview | null }) {
   const config = useConfig(api);
   return (
@@ -32,7 +33,9 @@ export function PlatformsView({ api, overview }: { api: HomingApi; overview: Gat
       {config.view && (
         <div className="forms">
           <TelegramForm api={api} view={config.view} onSaved={config.reload} />
-          <PairingRequests api={api} />
+          <PairingRequests api={api} platform="telegram" />
+          <MatrixForm api={api} view={config.view} onSaved={config.reload} />
+          <PairingRequests api={api} platform="matrix" />
           <IrcForm api={api} view={config.view} onSaved={config.reload} />
           <AgentForm api={api} view={config.view} onSaved={config.reload} />
         </div>

@@ -1,0 +1,896 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../../clock';
+import { markdownToMatrixHtml } from '../../format/matrix-html';
+import { markdownToPlainText } from '../../format/plain-text';
+import { silentLogger, type Logger } from '../../logger';
+import type {
+  AdapterEvent,
+  AdapterState,
+  IntakeOutcome,
+  MessageLimits,
+  PlatformAdapter,
+  SendResult,
+  SendTarget,
+  TypingTarget,
+} from '../adapter';
+import { MatrixClient, part, type CallResult, type MatrixFailure } from './client';
+import type { MatrixConfig, MatrixRoomConfig } from './config-schema';
+import { events as readEvents, parseSync, readMessage, type InviteUpdate, type JoinedRoomUpdate, type SyncBatch, type SyncEvent } from './inbound';
+import { MatrixRooms, type RoomView } from './rooms';
+import { MatrixSyncState } from './sync-state';
+
+/** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
+export interface MatrixAccess {
+  isApproved(senderId: string): boolean;
+  requestPairing(sender: { readonly id: string; readonly chatId: string; readonly name: string | undefined }): { readonly code: string } | undefined;
+}
+
+/** How the bot logs in: a token (from Element, or an admin) or the account's password. */
+export type MatrixCredentials = { readonly accessToken: string } | { readonly password: string };
+
+export interface MatrixAdapterOptions {
+  readonly config: MatrixConfig;
+  readonly credentials: MatrixCredentials;
+  /** Where the device id and the sync position are kept. */
+  readonly dataDir: string;
+  readonly access: MatrixAccess;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  readonly fetch?: typeof fetch;
+  /** Wait before reconnect attempt `attempt` (1, 2, …); default exponential 1 s → 5 min with jitter. */
+  readonly reconnectDelayMs?: (attempt: number) => number;
+  /** Interval between typing notices (each lasts 30 s; default 20 s). */
+  readonly typingIntervalMs?: number;
+  /** A retry-after longer than this is not waited out inside `send` but handed back to the ledger (default 120 s). */
+  readonly maxInlineWaitMs?: number;
+  /** How long the adapter waits for the pipeline to say a message is saved (default 30 s). */
+  readonly intakeTimeoutMs?: number;
+}
+
+/**
+ * The most a chunk of Markdown may weigh in UTF-8. The whole event must stay
+ * within 65 536 bytes of canonical JSON (PLATFORMS.md); the content carries the
+ * plain `body` and the HTML `formatted_body` beside it, each JSON-escaped, and
+ * the server adds its envelope (ids, hashes, signatures: about 1 KB).
+ */
+export const MATRIX_CHUNK_BYTES = 16_000;
+/** The content's own budget inside the event (the envelope takes the rest). */
+const CONTENT_BUDGET_BYTES = 60_000;
+/** Pairing replies to strangers, at most this many per window: a crowd cannot make the bot flood. */
+const PAIRING_REPLIES = { max: 20, windowMs: 10 * 60 * 1000 } as const;
+/** Send tries inside one `send` (429 waits, the plain fallback after M_TOO_LARGE). */
+const MAX_TRIES = 6;
+const CALL_TIMEOUT_MS = 30_000;
+/** The sync filter: enough timeline per room that a gap is rare (one is filled from /messages). */
+const SYNC_FILTER = JSON.stringify({ room: { timeline: { limit: 100 }, state: { lazy_load_members: false } } });
+/** The first sync of a connection: every room's state, hardly any timeline. */
+const STATE_FILTER = JSON.stringify({ room: { timeline: { limit: 1 } } });
+const MAX_GAP_PAGES = 10;
+
+export const PAIRING_REPLY = (code: string) =>
+  `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → Matrix → requests, or: homing pairing approve ${code}).`;
+
+/** The one message an encrypted room gets instead of silence. */
+export const ENCRYPTED_NOTICE =
+  '🔒 This room is end-to-end encrypted, and Homing cannot read encrypted messages yet, so it cannot answer here. Please write to it in a room without encryption (for a direct chat: start one with encryption turned off).';
+
+export function defaultReconnectDelay(attempt: number): number {
+  const base = Math.min(300_000, 1_000 * 2 ** Math.min(attempt - 1, 16));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+interface Session {
+  readonly token: string;
+  readonly userId: string;
+  readonly deviceId: string;
+}
+
+/**
+ * Matrix over the client-server API with plain fetch: /sync long polling with
+ * durable intake, sends as `PUT …/send/m.room.message/{txnId}`.
+ *
+ * Durable intake: the sync position (`since`) is saved only after every event
+ * before it is saved by the pipeline; an event taken once (by event_id) is never
+ * taken again, and the one in flight at a crash is checked against the transcript
+ * when it comes again.
+ *
+ * Sending is idempotent on the server (`idempotentSends: true`): the txnId is the
+ * chunk's idempotency key, the same on every resend and after a restart, and the
+ * device id is kept across restarts (a txnId is scoped to its device), so a resend
+ * of a chunk that arrived returns the first event and the room sees it once —
+ * no "possible repeat" marker is needed.
+ */
+export class MatrixAdapter implements PlatformAdapter {
+  readonly platform = 'matrix';
+  readonly limits: MessageLimits = { maxLength: MATRIX_CHUNK_BYTES, unit: 'bytes' };
+  readonly idempotentSends = true;
+
+  private readonly config: MatrixConfig;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly client: MatrixClient;
+  private readonly listeners = new Set<(event: AdapterEvent) => void>();
+  private current: AdapterState = 'disconnected';
+  private running = false;
+  /** Bumped by every connect/disconnect: a loop of an older generation stops. */
+  private generation = 0;
+  private session: Session | undefined;
+  private syncState: MatrixSyncState | undefined;
+  private rooms: MatrixRooms | undefined;
+  private pollAbort: AbortController | undefined;
+  private readonly sleepers = new Set<{ readonly wake: () => void; readonly probeEnds: boolean }>();
+  private failedAttempts = 0;
+  /** When the homeserver lets us send again after a 429 (wall-clock ms). */
+  private gateUntil = 0;
+  private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
+  private pairingReplies: number[] = [];
+  /** Events the bot sent lately: a reply to one of them addresses the bot. */
+  private readonly ownEvents: string[] = [];
+  /** Threads the bot answered in lately: a message there addresses it. */
+  private readonly ownThreads: string[] = [];
+
+  constructor(private readonly options: MatrixAdapterOptions) {
+    this.config = options.config;
+    this.logger = options.logger ?? silentLogger;
+    this.clock = options.clock ?? systemClock;
+    this.client = new MatrixClient(this.config.homeserver, options.fetch ?? fetch, () => this.clock.now());
+  }
+
+  state(): AdapterState {
+    return this.current;
+  }
+
+  /** The rooms the bot is in, with names, for the window. */
+  listRooms(): RoomView[] {
+    return this.rooms?.list() ?? [];
+  }
+
+  onEvent(listener: (event: AdapterEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  canSend(): boolean {
+    return this.session !== undefined && (this.current === 'connected' || this.current === 'degraded');
+  }
+
+  async connect(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.failedAttempts = 0;
+    const generation = ++this.generation;
+    void this.runGuarded(generation);
+  }
+
+  async disconnect(): Promise<void> {
+    this.running = false;
+    this.generation++;
+    for (const sleeper of [...this.sleepers]) sleeper.wake();
+    this.pollAbort?.abort();
+    this.pollAbort = undefined;
+    for (const timer of this.typingTimers) clearInterval(timer);
+    this.typingTimers.clear();
+    this.session = undefined;
+    this.setState('disconnected');
+  }
+
+  /** After a sleep the long poll's socket may be dead: start a fresh poll now. */
+  async probe(): Promise<void> {
+    if (!this.running) return;
+    for (const sleeper of [...this.sleepers]) if (sleeper.probeEnds) sleeper.wake();
+    this.pollAbort?.abort();
+  }
+
+  // ---- receiving -------------------------------------------------------
+
+  /** The receive loop, restarted after anything unexpected: a bug or a hostile answer is logged, never a crash. */
+  private async runGuarded(generation: number): Promise<void> {
+    while (this.running && generation === this.generation) {
+      try {
+        await this.run(generation);
+        return;
+      } catch (error) {
+        this.session = undefined;
+        this.logger.error('matrix: the receive loop failed; starting it again', { error: describe(error) });
+        this.setState('disconnected', `an unexpected error: ${describe(error)}`);
+        await this.pause(5_000, generation);
+      }
+    }
+  }
+
+  private async run(generation: number): Promise<void> {
+    const alive = () => this.running && generation === this.generation;
+    while (alive()) {
+      this.setState('connecting');
+      try {
+        this.syncState ??= MatrixSyncState.forAccount(this.options.dataDir, this.config.homeserver, this.config.user, this.logger);
+      } catch (error) {
+        this.running = false;
+        this.setState('disconnected', `cannot keep Matrix's sync position in the data directory: ${describe(error)}`);
+        return;
+      }
+      const login = await this.login();
+      if (!alive()) return;
+      if (!login.ok) {
+        const failure = login.failure;
+        if (failure.kind === 'unauthorized' || failure.kind === 'forbidden') {
+          this.running = false;
+          this.setState('auth-failed', this.loginWords(failure));
+          return;
+        }
+        if (failure.kind === 'rate-limited') {
+          await this.pause(failure.retryAfterMs, generation, false);
+          continue;
+        }
+        await this.lost(`cannot reach the homeserver ${this.config.homeserver}: ${failure.description}`, generation);
+        continue;
+      }
+      const session = login.value;
+      const state = this.syncState;
+      if (state.deviceId !== null && state.deviceId !== session.deviceId) {
+        this.logger.warn('matrix: logged in on a different device than before; a reply that was being sent when Homing stopped may show twice', {
+          before: state.deviceId,
+          now: session.deviceId,
+        });
+      }
+      state.setIdentity(session.userId, session.deviceId);
+      this.rooms = new MatrixRooms(session.userId, (roomId) => state.isDirect(roomId));
+      // The rooms' state (names, encryption, members) from a sync of its own; its timeline is not taken.
+      const initial = await this.syncOnce(session, undefined, STATE_FILTER, 0);
+      if (!alive()) return;
+      if (!initial.ok) {
+        if (await this.afterSyncFailure(initial.failure, generation)) return;
+        continue;
+      }
+      this.applyState(initial.value, true);
+      // First run: history from before Homing was connected is not answered.
+      if (state.since === null) state.advance(initial.value.nextBatch);
+      this.session = session;
+      this.failedAttempts = 0;
+      this.logger.info('matrix: connected', { user: session.userId, device: session.deviceId });
+      this.setState('connected');
+      this.roomsChanged();
+      await this.takeInvites(initial.value.invites);
+      const ended = await this.pollLoop(session, generation);
+      if (ended === 'stopped') return;
+    }
+  }
+
+  private async login(): Promise<CallResult<Session>> {
+    const credentials = this.options.credentials;
+    if ('accessToken' in credentials) {
+      const whoami = await this.client.call<{ user_id?: unknown; device_id?: unknown }>('GET', 'v3/account/whoami', { token: credentials.accessToken, timeoutMs: CALL_TIMEOUT_MS });
+      if (!whoami.ok) return whoami;
+      const userId = whoami.value.user_id;
+      if (typeof userId !== 'string' || !/^@[^\s:]+:\S+$/.test(userId)) return { ok: false, failure: { kind: 'unknown', description: 'whoami answered without a user id' } };
+      // A token belongs to one device; old servers do not say which: the one we knew, else a name of our own.
+      const deviceId = typeof whoami.value.device_id === 'string' ? whoami.value.device_id : (this.syncState?.deviceId ?? 'UNKNOWN');
+      return { ok: true, value: { token: credentials.accessToken, userId, deviceId } };
+    }
+    const known = this.syncState?.deviceId ?? undefined;
+    const answer = await this.client.call<{ access_token?: unknown; user_id?: unknown; device_id?: unknown }>('POST', 'v3/login', {
+      body: {
+        type: 'm.login.password',
+        identifier: { type: 'm.id.user', user: this.config.user },
+        password: credentials.password,
+        // The same device as last time: txnIds of chunks sent before a restart stay in scope.
+        ...(known ? { device_id: known } : {}),
+        initial_device_display_name: this.config.deviceName,
+      },
+      timeoutMs: CALL_TIMEOUT_MS,
+    });
+    if (!answer.ok) return answer;
+    const { access_token: token, user_id: userId, device_id: deviceId } = answer.value;
+    if (typeof token !== 'string' || typeof userId !== 'string' || typeof deviceId !== 'string' || token === '' || deviceId === '') {
+      return { ok: false, failure: { kind: 'unknown', description: 'the login answer lacks a token, user or device' } };
+    }
+    return { ok: true, value: { token, userId, deviceId } };
+  }
+
+  private loginWords(failure: MatrixFailure): string {
+    if ('accessToken' in this.options.credentials) {
+      return `the homeserver refused the access token (${failure.description}): it was revoked or has expired; store a new one in Platforms → Matrix`;
+    }
+    return `the homeserver refused the login of ${this.config.user} (${failure.description}): check the user and password in Platforms → Matrix`;
+  }
+
+  private async syncOnce(session: Session, since: string | undefined, filter: string, timeoutMs: number, signal?: AbortSignal): Promise<CallResult<SyncBatch>> {
+    const answer = await this.client.call('GET', 'v3/sync', {
+      token: session.token,
+      query: { since, timeout: String(timeoutMs), filter },
+      // The long poll plus a margin; a call that takes longer than this is a dead connection.
+      timeoutMs: timeoutMs + 15_000,
+      signal,
+    });
+    if (!answer.ok) return answer;
+    const parsed = parseSync(answer.value, session.userId);
+    if (!parsed.ok) return { ok: false, failure: { kind: 'unknown', description: parsed.error } };
+    return { ok: true, value: parsed.batch };
+  }
+
+  /** True when the loop must stop (auth failed); otherwise it has waited and the caller tries again. */
+  private async afterSyncFailure(failure: MatrixFailure, generation: number): Promise<boolean> {
+    if (failure.kind === 'unauthorized') {
+      if (!this.canLogInAgain()) {
+        this.authFailed(failure);
+        return true;
+      }
+      await this.lost(`the homeserver ended the bot's session (${failure.description}); logging in again`, generation);
+      return false;
+    }
+    if (failure.kind === 'rate-limited') {
+      await this.pause(failure.retryAfterMs, generation, false);
+      return false;
+    }
+    await this.lost(`lost the homeserver: ${failure.description}`, generation);
+    return false;
+  }
+
+  /**
+   * With a password a refused token is only a session ended (an admin's logout, a
+   * soft logout): log in again on the same device. A refused token of its own
+   * is a login failure until a new one is stored.
+   */
+  private canLogInAgain(): boolean {
+    return 'password' in this.options.credentials;
+  }
+
+  private authFailed(failure: MatrixFailure): void {
+    this.running = false;
+    this.generation++;
+    this.session = undefined;
+    this.pollAbort?.abort();
+    for (const sleeper of [...this.sleepers]) sleeper.wake();
+    this.setState('auth-failed', this.loginWords(failure));
+  }
+
+  private async lost(words: string, generation: number): Promise<void> {
+    this.session = undefined;
+    const delay = (this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts);
+    this.setState('disconnected', words);
+    await this.pause(delay, generation);
+  }
+
+  /** Polls until stopped, or until the connection must be set up again ('reconnect'). */
+  private async pollLoop(session: Session, generation: number): Promise<'stopped' | 'reconnect'> {
+    const alive = () => this.running && generation === this.generation;
+    const state = this.syncState!;
+    while (alive()) {
+      const abort = new AbortController();
+      this.pollAbort = abort;
+      const since = state.since ?? undefined;
+      let answer: CallResult<SyncBatch>;
+      try {
+        answer = await this.syncOnce(session, since, SYNC_FILTER, this.config.pollTimeoutSeconds * 1000, abort.signal);
+      } finally {
+        if (this.pollAbort === abort) this.pollAbort = undefined;
+      }
+      if (!alive()) return 'stopped';
+      if (!answer.ok) {
+        if (abort.signal.aborted) continue; // probe(): poll again at once
+        if (answer.failure.kind === 'unauthorized') {
+          if (!this.canLogInAgain()) {
+            this.authFailed(answer.failure);
+            return 'stopped';
+          }
+          await this.lost(`the homeserver ended the bot's session (${answer.failure.description}); logging in again`, generation);
+          return 'reconnect';
+        }
+        if (answer.failure.kind === 'rate-limited') {
+          await this.pause(answer.failure.retryAfterMs, generation, false);
+          continue;
+        }
+        await this.lost(`lost the homeserver: ${answer.failure.description}`, generation);
+        return 'reconnect';
+      }
+      this.failedAttempts = 0;
+      if (this.current !== 'connected') this.setState('connected');
+      const batch = answer.value;
+      const taken = await this.takeBatch(session, batch, since, generation);
+      if (!alive()) return 'stopped';
+      if (taken === 'again') {
+        // Not saved now (the gateway is stopping, the disk failed): sync again from the same position.
+        await this.pause(1_000, generation);
+        continue;
+      }
+      state.advance(batch.nextBatch);
+    }
+    return 'stopped';
+  }
+
+  /** Room state, invites and every timeline event of one sync; 'again' when one was not saved. */
+  private async takeBatch(session: Session, batch: SyncBatch, since: string | undefined, generation: number): Promise<'done' | 'again'> {
+    this.applyState(batch, false);
+    await this.takeInvites(batch.invites);
+    for (const roomId of batch.left) {
+      this.rooms?.forget(roomId);
+      this.roomsChanged();
+    }
+    for (const room of batch.joined) {
+      if (!this.running || generation !== this.generation) return 'again';
+      const timeline = room.limited && since !== undefined ? await this.fillGap(session, room, since) : room.timeline;
+      if ((await this.takeTimeline(room.roomId, timeline)) === 'again') return 'again';
+    }
+    return 'done';
+  }
+
+  /** Room names, members, encryption, m.direct: from state and from the state events of timelines. */
+  private applyState(batch: SyncBatch, initial: boolean): void {
+    const rooms = this.rooms!;
+    if (batch.direct) rooms.setDirect(batch.direct);
+    let changed = batch.direct !== undefined;
+    for (const room of batch.joined) {
+      const wasEncrypted = rooms.isEncrypted(room.roomId);
+      const known = rooms.has(room.roomId);
+      for (const event of [...room.state, ...room.timeline]) rooms.apply(room.roomId, event);
+      if (!known || (!wasEncrypted && rooms.isEncrypted(room.roomId))) changed = true;
+      if ([...room.state, ...room.timeline].some((event) => event.type === 'm.room.name')) changed = true;
+    }
+    if (changed && !initial) this.roomsChanged();
+  }
+
+  /**
+   * A timeline cut short (`limited`: more happened than the filter's limit): the
+   * missing events are read from /messages, forwards from our position, up to the
+   * first event the sync did give. Nothing that happened while Homing was away is lost.
+   */
+  private async fillGap(session: Session, room: JoinedRoomUpdate, since: string): Promise<SyncEvent[]> {
+    const given = new Set(room.timeline.flatMap((event) => (event.event_id ? [event.event_id] : [])));
+    const missing: SyncEvent[] = [];
+    let from = since;
+    for (let page = 0; page < MAX_GAP_PAGES; page++) {
+      const answer = await this.client.call<{ chunk?: unknown; end?: unknown }>('GET', `v3/rooms/${part(room.roomId)}/messages`, {
+        token: session.token,
+        query: { from, dir: 'f', limit: '100' },
+        timeoutMs: CALL_TIMEOUT_MS,
+      });
+      if (!answer.ok) {
+        this.logger.warn('matrix: could not read the messages of a gap in a room; some may be missed', { error: answer.failure.description });
+        break;
+      }
+      const chunk = readEvents(Array.isArray(answer.value.chunk) ? answer.value.chunk.slice(0, 1000) : []);
+      let reached = false;
+      for (const event of chunk) {
+        if (event.event_id && given.has(event.event_id)) {
+          reached = true;
+          break;
+        }
+        missing.push(event);
+      }
+      const end = answer.value.end;
+      if (reached || chunk.length === 0 || typeof end !== 'string' || end === from) break;
+      from = end;
+    }
+    if (missing.length > 0) this.logger.info('matrix: filled a gap in a room\'s timeline', { events: missing.length });
+    return [...missing, ...room.timeline];
+  }
+
+  private async takeTimeline(roomId: string, timeline: readonly SyncEvent[]): Promise<'done' | 'again'> {
+    const session = this.session;
+    const state = this.syncState!;
+    if (!session) return 'again';
+    // Edits and redactions inside this batch apply to messages not taken yet.
+    const edits = new Map<string, string>();
+    const redacted = new Set<string>();
+    for (const event of timeline) {
+      if (event.type === 'm.room.redaction') {
+        const target = event.redacts ?? (typeof event.content?.redacts === 'string' ? event.content.redacts : undefined);
+        if (target) redacted.add(target);
+      } else if (event.type === 'm.room.message' && event.sender !== undefined) {
+        const meaning = readMessage(event);
+        if (meaning.kind === 'edit') {
+          const original = timeline.find((other) => other.event_id === meaning.target);
+          // Only the author's own edit counts.
+          if (original && original.sender === event.sender) edits.set(meaning.target, meaning.text);
+        }
+      }
+    }
+    for (const event of timeline) {
+      const id = event.event_id;
+      if (id === undefined || event.sender === undefined) continue;
+      if (event.sender === session.userId) {
+        if (event.type === 'm.room.message' && !this.ownEvents.includes(id)) this.rememberOwn(id);
+        continue; // our own echo (unsigned.transaction_id on this device's)
+      }
+      if (state.wasHandled(id)) continue;
+      if (event.type === 'm.room.encrypted' || (event.type === 'm.room.encryption' && event.state_key !== undefined)) {
+        await this.tellEncrypted(roomId);
+        continue;
+      }
+      if (event.type !== 'm.room.message') continue;
+      if (redacted.has(id)) {
+        state.done(id);
+        continue;
+      }
+      const meaning = readMessage(event);
+      if (meaning.kind === 'edit') {
+        if (!edits.has(meaning.target)) this.logger.debug('matrix: an edit of a message already taken is ignored');
+        continue;
+      }
+      if (meaning.kind === 'ignore') continue;
+      const text = edits.get(id) ?? meaning.text;
+      if ((await this.takeMessage(roomId, id, event.sender, { ...meaning, text })) === 'again') return 'again';
+    }
+    return 'done';
+  }
+
+  private async takeMessage(
+    roomId: string,
+    eventId: string,
+    sender: string,
+    message: { readonly text: string; readonly threadRoot: string | undefined; readonly inReplyTo: string | undefined; readonly mentions: readonly string[]; readonly formatted: string | undefined },
+  ): Promise<'done' | 'again'> {
+    const state = this.syncState!;
+    const rooms = this.rooms!;
+    const session = this.session!;
+    if (rooms.isEncrypted(roomId)) {
+      // A plain message in an encrypted room (a client without E2EE): still not a room Homing can work in.
+      await this.tellEncrypted(roomId);
+      state.done(eventId);
+      return 'done';
+    }
+    const direct = rooms.isDirect(roomId);
+    const senderName = rooms.memberName(roomId, sender);
+    const decision = this.admit(roomId, direct, sender, message, session);
+    if (decision === 'ignore') {
+      state.done(eventId);
+      return 'done';
+    }
+    if (decision === 'pair') {
+      const request = this.options.access.requestPairing({ id: sender, chatId: roomId, name: senderName });
+      if (request && this.takePairingReply()) void this.sendNotice(roomId, PAIRING_REPLY(request.code));
+      state.done(eventId);
+      return 'done';
+    }
+    const maybeSeen = state.interrupted === eventId;
+    state.begin(eventId);
+    const chatName = direct ? (senderName ?? rooms.name(roomId)) : rooms.name(roomId);
+    const outcome = await this.handOn({
+      source: {
+        platform: 'matrix',
+        chatId: roomId,
+        chatType: direct ? 'direct' : 'group',
+        senderId: sender,
+        ...(message.threadRoot !== undefined ? { threadId: message.threadRoot } : {}),
+        ...(chatName !== undefined ? { chatName } : {}),
+        ...(senderName !== undefined ? { senderName } : {}),
+        messageId: eventId,
+      },
+      text: direct ? message.text : stripOwnMention(message.text, session.userId, rooms.memberName(roomId, session.userId)),
+      messageRef: `mx:${roomId}:${eventId}`,
+      replyTo: eventId,
+      ...(maybeSeen ? { maybeSeen: true } : {}),
+    });
+    if (outcome === 'not-now') {
+      state.giveBack();
+      return 'again';
+    }
+    state.done(eventId);
+    return 'done';
+  }
+
+  /** Whether a message goes to the agent, gets a pairing code, or is ignored. */
+  private admit(
+    roomId: string,
+    direct: boolean,
+    sender: string,
+    message: { readonly text: string; readonly threadRoot: string | undefined; readonly inReplyTo: string | undefined; readonly mentions: readonly string[]; readonly formatted: string | undefined },
+    session: Session,
+  ): 'agent' | 'pair' | 'ignore' {
+    const listed = this.config.allowFrom.includes(sender);
+    const allowed = listed || this.options.access.isApproved(sender);
+    if (direct) {
+      switch (this.config.dmPolicy) {
+        case 'open':
+          return 'agent';
+        case 'allowlist':
+          return listed ? 'agent' : 'ignore';
+        case 'pairing':
+          return allowed ? 'agent' : 'pair';
+      }
+    }
+    const room: MatrixRoomConfig = this.config.rooms[roomId] ?? { allowFrom: [], requireMention: true };
+    const senderOk = room.allowFrom.length === 0 ? allowed : room.allowFrom.includes('*') || room.allowFrom.includes(sender);
+    if (!senderOk) return 'ignore';
+    if (room.requireMention && !this.addressed(message, session, roomId)) return 'ignore';
+    return 'agent';
+  }
+
+  /** Mentioned (m.mentions, a pill, the name at the start), replying to the bot, or in a thread it answered in. */
+  private addressed(
+    message: { readonly text: string; readonly threadRoot: string | undefined; readonly inReplyTo: string | undefined; readonly mentions: readonly string[]; readonly formatted: string | undefined },
+    session: Session,
+    roomId: string,
+  ): boolean {
+    if (message.mentions.includes(session.userId)) return true;
+    if (message.inReplyTo !== undefined && this.ownEvents.includes(message.inReplyTo)) return true;
+    if (message.threadRoot !== undefined && (this.ownThreads.includes(message.threadRoot) || this.ownEvents.includes(message.threadRoot))) return true;
+    if (message.text.includes(session.userId) || message.formatted?.includes(`matrix.to/#/${session.userId}`) || message.formatted?.includes(`matrix.to/#/${encodeURIComponent(session.userId)}`)) return true;
+    const names = ownNames(session.userId, this.rooms?.memberName(roomId, session.userId));
+    const start = message.text.trimStart().toLowerCase();
+    return names.some((name) => start.startsWith(name) && /^[\s:,]/.test(start.slice(name.length) || ' '));
+  }
+
+  private async takeInvites(invites: readonly InviteUpdate[]): Promise<void> {
+    const session = this.session;
+    const state = this.syncState;
+    if (!session || !state) return;
+    for (const invite of invites) {
+      const inviter = invite.inviter;
+      const allowed =
+        inviter !== undefined && (this.config.allowFrom.includes(inviter) || this.options.access.isApproved(inviter) || this.config.rooms[invite.roomId] !== undefined);
+      // A stranger's direct chat is joined only to hand them a pairing code (or, open, to talk).
+      const mayPair = inviter !== undefined && invite.isDirect && (this.config.dmPolicy === 'pairing' || this.config.dmPolicy === 'open');
+      if (!allowed && !mayPair) {
+        this.logger.info('matrix: declined an invite from someone not allowed', { direct: invite.isDirect });
+        await this.client.call('POST', `v3/rooms/${part(invite.roomId)}/leave`, { token: session.token, body: {}, timeoutMs: CALL_TIMEOUT_MS });
+        continue;
+      }
+      const joined = await this.client.call('POST', `v3/join/${part(invite.roomId)}`, { token: session.token, body: {}, timeoutMs: CALL_TIMEOUT_MS });
+      if (!joined.ok) {
+        this.logger.warn('matrix: could not join a room it was invited to', { error: joined.failure.description });
+        continue;
+      }
+      if (invite.isDirect) state.markDirect(invite.roomId);
+      this.logger.info('matrix: joined a room', { direct: invite.isDirect, encrypted: invite.encrypted });
+      if (invite.encrypted && allowed) await this.tellEncrypted(invite.roomId);
+    }
+  }
+
+  /** Once per encrypted room: a short plain message, so the people there know why nobody answers. */
+  private async tellEncrypted(roomId: string): Promise<void> {
+    const state = this.syncState!;
+    const wasKnown = this.rooms?.isEncrypted(roomId);
+    if (!wasKnown) {
+      this.rooms?.apply(roomId, { type: 'm.room.encryption', state_key: '', content: {} });
+      this.roomsChanged();
+    }
+    if (state.wasToldEncrypted(roomId)) return;
+    // A txnId of its own, stable per room: told once even if Homing dies right after sending.
+    const txnId = `homing-e2ee-${createHash('sha256').update(roomId).digest('hex').slice(0, 24)}`;
+    const sent = await this.put(roomId, txnId, { msgtype: 'm.notice', body: ENCRYPTED_NOTICE });
+    if (sent.ok || sent.failure.kind === 'forbidden') state.markToldEncrypted(roomId);
+    else this.logger.warn('matrix: could not tell an encrypted room that Homing cannot read it', { error: sent.failure.description });
+  }
+
+  /** Emits the message and waits for the pipeline to say it is saved. */
+  private handOn(message: Extract<AdapterEvent, { type: 'message' }>['message']): Promise<IntakeOutcome> {
+    return new Promise<IntakeOutcome>((resolve) => {
+      let settled = false;
+      const timer = setTimeout(() => settle('not-now'), this.options.intakeTimeoutMs ?? 30_000);
+      const settle = (outcome: IntakeOutcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(outcome);
+      };
+      if (this.listeners.size === 0) {
+        settle('not-now');
+        return;
+      }
+      this.emit({ type: 'message', message, ack: settle });
+    });
+  }
+
+  private takePairingReply(): boolean {
+    const now = this.clock.monotonic();
+    this.pairingReplies = this.pairingReplies.filter((at) => now - at < PAIRING_REPLIES.windowMs);
+    if (this.pairingReplies.length >= PAIRING_REPLIES.max) {
+      this.logger.warn('matrix: many strangers are asking to pair; not answering more of them for now');
+      return false;
+    }
+    this.pairingReplies.push(now);
+    return true;
+  }
+
+  // ---- sending ---------------------------------------------------------
+
+  async send(text: string, target: SendTarget): Promise<SendResult> {
+    if (!/^![^\s]{1,254}$/.test(target.chatId)) return { ok: false, retryable: false, permanent: true, notDelivered: true, error: `not a Matrix room id: ${JSON.stringify(target.chatId.slice(0, 80))}` };
+    const body = markdownToPlainText(text).replace(/[^\P{Cc}\n\t]/gu, '');
+    let formatted: string | undefined = markdownToMatrixHtml(text);
+    const relation = this.relationFor(target);
+    for (let tries = 0; tries < MAX_TRIES; tries++) {
+      let content: Record<string, unknown> = {
+        msgtype: 'm.text',
+        body,
+        ...(formatted !== undefined ? { format: 'org.matrix.custom.html', formatted_body: formatted } : {}),
+        ...(relation ? { 'm.relates_to': relation } : {}),
+        'm.mentions': {},
+      };
+      if (formatted !== undefined && Buffer.byteLength(JSON.stringify(content), 'utf8') > CONTENT_BUDGET_BYTES) {
+        formatted = undefined;
+        continue;
+      }
+      if (Buffer.byteLength(JSON.stringify(content), 'utf8') > CONTENT_BUDGET_BYTES) {
+        content = {};
+        return { ok: false, retryable: false, permanent: true, notDelivered: true, error: 'this part is too large for one Matrix event' };
+      }
+      const waited = await this.waitForGate();
+      if (waited !== 'ok') return waited;
+      const sent = await this.put(target.chatId, target.idempotencyKey, content);
+      if (sent.ok) {
+        this.rememberOwn(sent.value);
+        if (target.threadId !== null) remember(this.ownThreads, target.threadId);
+        return { ok: true, platformMessageId: sent.value };
+      }
+      const failure = sent.failure;
+      switch (failure.kind) {
+        case 'rate-limited': {
+          this.gateUntil = Math.max(this.gateUntil, this.clock.now() + failure.retryAfterMs);
+          if (failure.retryAfterMs <= (this.options.maxInlineWaitMs ?? 120_000)) continue;
+          return { ok: false, retryable: true, permanent: false, notDelivered: true, retryAfterMs: failure.retryAfterMs, error: `the homeserver asked to wait (${failure.description})` };
+        }
+        case 'too-large':
+          if (formatted !== undefined) {
+            this.logger.warn('matrix: the homeserver found the formatted message too large; sending this part as plain text');
+            formatted = undefined;
+            continue;
+          }
+          return { ok: false, retryable: false, permanent: true, notDelivered: true, error: `the homeserver refused the message as too large (${failure.description})` };
+        case 'unauthorized':
+          if (this.canLogInAgain()) {
+            // The poll finds the same refusal and logs in again; the reply waits for that.
+            this.session = undefined;
+            this.setState('disconnected', `the homeserver ended the bot's session (${failure.description}); logging in again`);
+            this.pollAbort?.abort();
+          } else this.authFailed(failure);
+          return { ok: false, retryable: true, permanent: false, notDelivered: true, error: `the homeserver refused the access token (${failure.description})` };
+        case 'forbidden':
+          return { ok: false, retryable: false, permanent: true, notDelivered: true, error: `the bot may not write in this room: it left or was removed, or lacks the power level (${failure.description})` };
+        case 'not-found':
+          return { ok: false, retryable: false, permanent: true, notDelivered: true, error: `the homeserver does not know this room (${failure.description})` };
+        case 'refused':
+          return { ok: false, retryable: false, permanent: true, notDelivered: true, error: `the homeserver refused the message (${failure.description})` };
+        case 'unknown':
+          // It may have arrived: the resend carries the same txnId, so the room sees it once.
+          return { ok: false, retryable: true, permanent: false, error: `no answer from the homeserver (${failure.description})` };
+      }
+    }
+    return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'the homeserver kept refusing the message; trying again later' };
+  }
+
+  /** A thread's reply stays in the thread; in a room, a reply points at the message answered. */
+  private relationFor(target: SendTarget): Record<string, unknown> | undefined {
+    const replyTo = target.replyTo !== null && /^\$[^\s]{1,254}$/.test(target.replyTo) ? target.replyTo : undefined;
+    if (target.threadId !== null && /^\$[^\s]{1,254}$/.test(target.threadId)) {
+      return {
+        rel_type: 'm.thread',
+        event_id: target.threadId,
+        // For clients without threads: shown as a reply to the message answered.
+        is_falling_back: true,
+        'm.in_reply_to': { event_id: replyTo ?? target.threadId },
+      };
+    }
+    if (replyTo !== undefined && !(this.rooms?.isDirect(target.chatId) ?? false)) return { 'm.in_reply_to': { event_id: replyTo } };
+    return undefined;
+  }
+
+  private async put(roomId: string, txnId: string, content: Record<string, unknown>): Promise<CallResult<string>> {
+    const session = this.session;
+    if (!session) return { ok: false, failure: { kind: 'refused', status: 0, errcode: '', description: 'not connected to the homeserver' } };
+    const answer = await this.client.call<{ event_id?: unknown }>('PUT', `v3/rooms/${part(roomId)}/send/m.room.message/${part(txnId)}`, {
+      token: session.token,
+      body: content,
+      timeoutMs: CALL_TIMEOUT_MS,
+    });
+    if (!answer.ok) return answer;
+    const eventId = answer.value.event_id;
+    if (typeof eventId !== 'string' || eventId === '') return { ok: false, failure: { kind: 'unknown', description: 'the send was answered without an event id' } };
+    return { ok: true, value: eventId.slice(0, 512) };
+  }
+
+  /** Waits out a 429; a wait beyond the inline limit goes back to the ledger. */
+  private async waitForGate(): Promise<'ok' | SendResult> {
+    const generation = this.generation;
+    const wait = this.gateUntil - this.clock.now();
+    if (wait > (this.options.maxInlineWaitMs ?? 120_000)) {
+      return { ok: false, retryable: true, permanent: false, notDelivered: true, retryAfterMs: wait, error: `the homeserver asked to wait ${Math.ceil(wait / 1000)} s` };
+    }
+    if (wait > 0) await this.pause(wait, generation, false);
+    if (generation !== this.generation || !this.session) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'disconnected from the homeserver' };
+    return 'ok';
+  }
+
+  /** A short plain message outside the ledger (a pairing code, an approval): best effort, never retried. */
+  async sendNotice(chatId: string, text: string): Promise<void> {
+    if (!/^![^\s]{1,254}$/.test(chatId)) return;
+    const sent = await this.put(chatId, `homing-notice-${randomBytes(12).toString('hex')}`, { msgtype: 'm.notice', body: text });
+    if (!sent.ok) this.logger.warn('matrix: a notice could not be sent', { error: sent.failure.description });
+  }
+
+  /** "typing…" in the room until the returned function is called (each notice lasts 30 s, so it is renewed). */
+  typing(target: TypingTarget): () => void {
+    const session = this.session;
+    if (!session || !/^![^\s]{1,254}$/.test(target.chatId) || !this.canSend()) return () => {};
+    const path = `v3/rooms/${part(target.chatId)}/typing/${part(session.userId)}`;
+    const tell = (typing: boolean) => {
+      if (!this.session || this.gateUntil > this.clock.now()) return;
+      void this.client
+        .call('PUT', path, { token: this.session.token, body: typing ? { typing: true, timeout: 30_000 } : { typing: false }, timeoutMs: CALL_TIMEOUT_MS })
+        .then((answer) => {
+          if (!answer.ok) this.logger.debug('matrix: typing not shown', { error: answer.failure.description });
+        });
+    };
+    tell(true);
+    const timer = setInterval(() => tell(true), this.options.typingIntervalMs ?? 20_000);
+    timer.unref?.();
+    this.typingTimers.add(timer);
+    return () => {
+      clearInterval(timer);
+      if (this.typingTimers.delete(timer)) tell(false);
+    };
+  }
+
+  // ---- plumbing --------------------------------------------------------
+
+  private rememberOwn(eventId: string): void {
+    remember(this.ownEvents, eventId);
+  }
+
+  private roomsChanged(): void {
+    this.emit({ type: 'rooms' });
+  }
+
+  /** Sleeps `ms`, or less when disconnected (or probed, unless it is a wait the homeserver asked for). */
+  private pause(ms: number, generation: number, probeEnds = true): Promise<void> {
+    if (generation !== this.generation) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const sleeper = {
+        probeEnds,
+        wake: () => {
+          clearTimeout(timer);
+          this.sleepers.delete(sleeper);
+          resolve();
+        },
+      };
+      const timer = setTimeout(sleeper.wake, Math.max(0, ms));
+      this.sleepers.add(sleeper);
+    });
+  }
+
+  private setState(state: AdapterState, error?: string): void {
+    if (state === this.current && error === undefined) return;
+    this.current = state;
+    if (error) this.logger.warn(`matrix: ${error}`);
+    this.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
+  }
+
+  private emit(event: AdapterEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.logger.error('matrix: an event listener threw', { error });
+      }
+    }
+  }
+}
+
+function remember(list: string[], id: string): void {
+  list.push(id);
+  if (list.length > 500) list.splice(0, list.length - 500);
+}
+
+/** Lower-case names people address the bot by: its localpart and its display name in the room. */
+function ownNames(userId: string, displayName: string | undefined): string[] {
+  const localpart = userId.slice(1).split(':')[0]!.toLowerCase();
+  return [localpart, `@${localpart}`, ...(displayName ? [displayName.toLowerCase()] : [])];
+}
+
+/** "Homing: what time is it" → "what time is it". */
+function stripOwnMention(text: string, userId: string, displayName: string | undefined): string {
+  const trimmed = text.trimStart();
+  const lower = trimmed.toLowerCase();
+  for (const name of [userId.toLowerCase(), ...ownNames(userId, displayName)].sort((a, b) => b.length - a.length)) {
+    if (lower.startsWith(name) && /^[\s:,]/.test(trimmed.slice(name.length))) {
+      const rest = trimmed.slice(name.length).replace(/^[\s:,]+/, '');
+      return rest === '' ? text : rest;
+    }
+  }
+  return text;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

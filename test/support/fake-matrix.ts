@@ -1,0 +1,819 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A Matrix homeserver (client-server API v3) on 127.0.0.1, written from the
+ * facts in PLATFORMS.md (copied to test/fixtures/matrix-client-server-api.md,
+ * which fake-matrix.test.ts checks this against) and from how Synapse behaves.
+ * It speaks the real wire format — `Authorization: Bearer`, JSON bodies,
+ * errors as `{errcode, error}` with Synapse's status codes — and is no kinder
+ * than Synapse:
+ * - `POST /login` (m.login.password) keeps a device per `device_id`: logging in
+ *   again with the same id is the same device; without one a new device is made;
+ * - `GET /sync` with `since` / `timeout` (long poll) / `filter` (timeline limit)
+ *   and `next_batch`; an initial sync gives each joined room's state and only
+ *   the last events of its timeline; an incremental one gives every event after
+ *   `since` (up to the limit, else `limited: true`), invites with their
+ *   `invite_state`, and account data (`m.direct`);
+ * - `PUT /rooms/{room}/send/{type}/{txnId}`: the same txnId on the same path from
+ *   the same device answers the first `event_id` and posts nothing (Synapse keeps
+ *   this mapping in its `event_txn_id` table for 24 h, so it survives a server
+ *   restart; see `restart()`); a device's own events come back in its sync with
+ *   `unsigned.transaction_id`, and only to that device;
+ * - errors: `429 M_LIMIT_EXCEEDED` with `retry_after_ms` and `Retry-After` while a
+ *   throttle holds, `413 M_TOO_LARGE` past 65 536 bytes of canonical JSON for the
+ *   whole event, `403 M_FORBIDDEN` outside a room or below its power level,
+ *   `401 M_UNKNOWN_TOKEN` for a revoked token;
+ * - `join`, `leave`, `typing`, `account/whoami`, `rooms/{room}/messages`.
+ * Tests script the people (`userSays`), the rooms and the faults, and read what
+ * the bot posted (`postedBy`).
+ */
+
+export const SERVER_NAME = 'homing.test';
+/** Synapse's limit on a whole event as canonical JSON. */
+export const MAX_EVENT_BYTES = 65_536;
+const MAX_BODY = 1 << 20;
+/** Synapse's default timeline limit for a sync without a filter. */
+const DEFAULT_TIMELINE_LIMIT = 10;
+const MAX_LONG_POLL_MS = 60_000;
+
+export interface MatrixEvent {
+  readonly event_id: string;
+  readonly type: string;
+  readonly sender: string;
+  readonly origin_server_ts: number;
+  readonly content: Record<string, unknown>;
+  readonly state_key?: string;
+  readonly room_id: string;
+}
+
+interface StoredEvent {
+  readonly event: MatrixEvent;
+  /** Stream position: the sync token after it is `s<position>`. */
+  readonly position: number;
+  /** The device that sent it and its txnId (for the echo), if a client sent it. */
+  readonly device?: { readonly userId: string; readonly deviceId: string; readonly txnId: string };
+}
+
+interface Room {
+  readonly id: string;
+  readonly events: StoredEvent[];
+  /** Users whose `m.room.member` is `join` / `invite`. */
+  readonly joined: Set<string>;
+  readonly invited: Set<string>;
+  /** Users who may not send messages (a power level below the room's events_default). */
+  readonly muted: Set<string>;
+}
+
+interface User {
+  readonly userId: string;
+  readonly password: string;
+  readonly displayName: string;
+  readonly devices: Set<string>;
+  /** Account data (`m.direct`), with the stream position it changed at. */
+  accountData: Map<string, { content: Record<string, unknown>; position: number }>;
+}
+
+interface Token {
+  readonly userId: string;
+  readonly deviceId: string;
+  revoked: boolean;
+}
+
+export interface PostedMessage {
+  readonly roomId: string;
+  readonly eventId: string;
+  readonly sender: string;
+  readonly deviceId: string | undefined;
+  readonly txnId: string | undefined;
+  readonly content: Record<string, unknown>;
+  readonly body: string;
+  readonly at: number;
+}
+
+export interface RequestRecord {
+  readonly method: string;
+  /** The path without the query, e.g. `/_matrix/client/v3/sync`. */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly body: unknown;
+  readonly userId: string | undefined;
+  readonly at: number;
+}
+
+/** A scripted answer for one request: return it to answer instead of the fake's own logic, or undefined to pass. */
+export type Fault = (request: RequestRecord) => FaultAnswer | undefined;
+export type FaultAnswer =
+  | { readonly kind: 'error'; readonly status: number; readonly errcode: string; readonly error?: string; readonly retryAfterMs?: number; readonly retryAfterHeader?: number }
+  /** Takes the request and never answers (a dead network path). */
+  | { readonly kind: 'hang' }
+  /** Runs the request, then drops the connection before the answer: the event was sent, the client does not know. */
+  | { readonly kind: 'drop-after' }
+  /** Runs the request and never answers: the event was sent, the client is left waiting. */
+  | { readonly kind: 'hang-after' }
+  /** Anything at all as the body (hostile server tests). */
+  | { readonly kind: 'raw'; readonly status: number; readonly body: string };
+
+interface Poll {
+  readonly userId: string;
+  readonly wake: () => void;
+}
+
+class MatrixError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errcode: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export class FakeMatrix {
+  private server: Server | undefined;
+  private port = 0;
+  private position = 0;
+  private readonly rooms = new Map<string, Room>();
+  private readonly users = new Map<string, User>();
+  private readonly tokens = new Map<string, Token>();
+  /** `${userId}|${deviceId}|${path}` → the first event_id and when (Synapse's event_txn_id table). */
+  private readonly txnIds = new Map<string, { eventId: string; at: number }>();
+  /** How long a txnId is remembered: Synapse deletes `event_txn_id` rows after 24 h. */
+  txnIdWindowMs = 24 * 3600 * 1000;
+  private readonly polls = new Set<Poll>();
+  private readonly faults: Fault[] = [];
+  /** User id (or 'all') → until when (ms) sends answer 429. */
+  private readonly throttles = new Map<string, number>();
+  /** Whether a 429 carries `retry_after_ms` in the body, the `Retry-After` header, or both (Synapse ≥ 1.120 sends both). */
+  retryAfterStyle: 'both' | 'body' | 'header' = 'both';
+  readonly requests: RequestRecord[] = [];
+  /** Every message event posted by anyone, in order (edits and notices included). */
+  readonly posted: PostedMessage[] = [];
+  readonly typing: { readonly roomId: string; readonly userId: string; readonly typing: boolean; readonly at: number }[] = [];
+  /** Every 429 given, with when. */
+  readonly throttled: number[] = [];
+  private readonly postListeners = new Set<(message: PostedMessage) => void>();
+  /** How many `restart()`s there were. */
+  restarts = 0;
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(port = 0): Promise<void> {
+    const server = createServer((req, res) => void this.onRequest(req, res));
+    server.on('clientError', (_error, socket) => socket.destroy());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    this.port = (server.address() as AddressInfo).port;
+  }
+
+  /** Stops listening and drops every connection (long polls included); the server's state is kept for `start`. */
+  async stop(): Promise<void> {
+    for (const poll of [...this.polls]) poll.wake();
+    this.polls.clear();
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /**
+   * The homeserver restarted: every connection dropped, nothing answers for
+   * `downMs`, then it listens on the same port with everything it had stored —
+   * rooms, devices, tokens and the txnId → event mapping (Synapse persists that in
+   * `event_txn_id` and keeps it 24 h; its in-memory response cache is lost, but a
+   * resend is still answered with the first event_id from the table).
+   */
+  async restart(downMs = 0): Promise<void> {
+    const port = this.port;
+    await this.stop();
+    this.restarts++;
+    if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+    await this.start(port);
+  }
+
+  // ---- scripting -------------------------------------------------------
+
+  addUser(localpart: string, options: { password?: string; displayName?: string } = {}): string {
+    const userId = `@${localpart}:${SERVER_NAME}`;
+    this.users.set(userId, {
+      userId,
+      password: options.password ?? `${localpart}-password`,
+      displayName: options.displayName ?? localpart,
+      devices: new Set(),
+      accountData: new Map(),
+    });
+    return userId;
+  }
+
+  /** An access token for a user, as an admin or another client would make one (a new device unless one is named). */
+  issueToken(userId: string, deviceId = newDeviceId()): string {
+    const user = this.user(userId);
+    user.devices.add(deviceId);
+    const token = `syt_${Buffer.from(userId).toString('base64url')}_${randomBytes(12).toString('base64url')}`;
+    this.tokens.set(token, { userId, deviceId, revoked: false });
+    return token;
+  }
+
+  /** Every token of the user stops working (a password change, an admin's logout): 401 M_UNKNOWN_TOKEN. */
+  revokeTokens(userId: string): void {
+    for (const token of this.tokens.values()) if (token.userId === userId) token.revoked = true;
+    for (const poll of [...this.polls]) if (poll.userId === userId) poll.wake();
+  }
+
+  devicesOf(userId: string): string[] {
+    return [...this.user(userId).devices];
+  }
+
+  /**
+   * A room made by `creator`, with the others invited (or already joined with
+   * `join`). `direct` marks it as a DM in the creator's `m.direct` and in the
+   * invite (`is_direct`), as Element does; `encrypted` adds `m.room.encryption`.
+   */
+  createRoom(creator: string, options: { name?: string; invite?: string[]; join?: string[]; direct?: boolean; encrypted?: boolean } = {}): string {
+    const id = `!${randomBytes(12).toString('base64url').replace(/[^A-Za-z]/g, 'x').slice(0, 18)}:${SERVER_NAME}`;
+    const room: Room = { id, events: [], joined: new Set(), invited: new Set(), muted: new Set() };
+    this.rooms.set(id, room);
+    this.append(room, creator, 'm.room.create', { creator, room_version: '10' }, '');
+    this.setMembership(room, creator, creator, 'join');
+    this.append(room, creator, 'm.room.power_levels', { users: { [creator]: 100 }, events_default: 0 }, '');
+    if (options.name !== undefined) this.append(room, creator, 'm.room.name', { name: options.name }, '');
+    if (options.encrypted) this.append(room, creator, 'm.room.encryption', { algorithm: 'm.megolm.v1.aes-sha2' }, '');
+    for (const userId of options.join ?? []) this.setMembership(room, userId, userId, 'join');
+    for (const userId of options.invite ?? []) this.setMembership(room, creator, userId, 'invite', options.direct ? { is_direct: true } : {});
+    if (options.direct) {
+      const other = [...(options.invite ?? []), ...(options.join ?? [])][0];
+      if (other) this.addDirect(creator, other, id);
+    }
+    this.wakeAll();
+    return id;
+  }
+
+  join(userId: string, roomId: string): void {
+    this.setMembership(this.room(roomId), userId, userId, 'join');
+    this.wakeAll();
+  }
+
+  invite(inviter: string, userId: string, roomId: string, options: { direct?: boolean } = {}): void {
+    this.setMembership(this.room(roomId), inviter, userId, 'invite', options.direct ? { is_direct: true } : {});
+    this.wakeAll();
+  }
+
+  /** Someone leaves, or is kicked by `by`. */
+  leave(userId: string, roomId: string, by = userId): void {
+    this.setMembership(this.room(roomId), by, userId, 'leave');
+    this.wakeAll();
+  }
+
+  /** Takes away (or gives back) a user's right to post in the room: sends answer `403 M_FORBIDDEN`. */
+  mute(userId: string, roomId: string, muted = true): void {
+    const room = this.room(roomId);
+    if (muted) room.muted.add(userId);
+    else room.muted.delete(userId);
+  }
+
+  encrypt(by: string, roomId: string): void {
+    this.append(this.room(roomId), by, 'm.room.encryption', { algorithm: 'm.megolm.v1.aes-sha2' }, '');
+    this.wakeAll();
+  }
+
+  /**
+   * A person writes in a room, as their client would post it. `threadRoot` puts it in a
+   * thread, `replyTo` makes it a reply (with Element's fallback quote in the body).
+   */
+  userSays(
+    from: string,
+    roomId: string,
+    body: string,
+    options: { threadRoot?: string; replyTo?: string; msgtype?: string; mentions?: string[]; extra?: Record<string, unknown> } = {},
+  ): MatrixEvent {
+    const content: Record<string, unknown> = { msgtype: options.msgtype ?? 'm.text', body, ...options.extra };
+    if (options.mentions) content['m.mentions'] = { user_ids: options.mentions };
+    if (options.threadRoot) {
+      content['m.relates_to'] = {
+        rel_type: 'm.thread',
+        event_id: options.threadRoot,
+        is_falling_back: options.replyTo === undefined,
+        'm.in_reply_to': { event_id: options.replyTo ?? this.latestInThread(roomId, options.threadRoot) },
+      };
+    } else if (options.replyTo) {
+      const quoted = this.event(roomId, options.replyTo);
+      const quote = typeof quoted?.content.body === 'string' ? quoted.content.body.split('\n').map((line, i) => (i === 0 ? `> <${quoted.sender}> ${line}` : `> ${line}`)) : [];
+      content.body = `${quote.join('\n')}\n\n${body}`;
+      content['m.relates_to'] = { 'm.in_reply_to': { event_id: options.replyTo } };
+    }
+    return this.post(this.room(roomId), from, 'm.room.message', content);
+  }
+
+  /** An edit (`m.replace`) of an earlier message. */
+  userEdits(from: string, roomId: string, original: string, newBody: string): MatrixEvent {
+    return this.post(this.room(roomId), from, 'm.room.message', {
+      msgtype: 'm.text',
+      body: `* ${newBody}`,
+      'm.new_content': { msgtype: 'm.text', body: newBody },
+      'm.relates_to': { rel_type: 'm.replace', event_id: original },
+    });
+  }
+
+  userRedacts(from: string, roomId: string, eventId: string): MatrixEvent {
+    return this.post(this.room(roomId), from, 'm.room.redaction', { redacts: eventId, reason: 'removed' }, eventId);
+  }
+
+  /** An encrypted message, as a client with E2EE posts it (the content is opaque to the server). */
+  userSaysEncrypted(from: string, roomId: string): MatrixEvent {
+    return this.post(this.room(roomId), from, 'm.room.encrypted', {
+      algorithm: 'm.megolm.v1.aes-sha2',
+      ciphertext: randomBytes(48).toString('base64'),
+      device_id: 'ELEMENTDEV',
+      sender_key: randomBytes(32).toString('base64'),
+      session_id: randomBytes(32).toString('base64'),
+    });
+  }
+
+  /** Adds a room to a user's `m.direct` account data. */
+  addDirect(userId: string, other: string, roomId: string): void {
+    const user = this.user(userId);
+    const current = (user.accountData.get('m.direct')?.content ?? {}) as Record<string, string[]>;
+    const list = current[other] ?? [];
+    this.position++;
+    user.accountData.set('m.direct', { content: { ...current, [other]: [...list, roomId] }, position: this.position });
+    this.wakeAll();
+  }
+
+  /** From now until `ms` later, sends by `userId` (or anyone: 'all') answer 429 M_LIMIT_EXCEEDED. */
+  throttle(ms: number, userId: string | 'all' = 'all'): void {
+    this.throttles.set(userId, Date.now() + ms);
+  }
+
+  /** Adds a fault; returns a function that removes it. */
+  fault(fault: Fault): () => void {
+    this.faults.push(fault);
+    return () => {
+      const index = this.faults.indexOf(fault);
+      if (index >= 0) this.faults.splice(index, 1);
+    };
+  }
+
+  onPost(listener: (message: PostedMessage) => void): () => void {
+    this.postListeners.add(listener);
+    return () => this.postListeners.delete(listener);
+  }
+
+  /** The message events `sender` posted in the room (what the people there see), in order. */
+  postedBy(sender: string, roomId?: string): PostedMessage[] {
+    return this.posted.filter((message) => message.sender === sender && (roomId === undefined || message.roomId === roomId));
+  }
+
+  /** Whether a long poll of this user is open now. */
+  isPolling(userId: string): boolean {
+    return [...this.polls].some((poll) => poll.userId === userId);
+  }
+
+  membership(userId: string, roomId: string): 'join' | 'invite' | 'leave' {
+    const room = this.room(roomId);
+    return room.joined.has(userId) ? 'join' : room.invited.has(userId) ? 'invite' : 'leave';
+  }
+
+  event(roomId: string, eventId: string): MatrixEvent | undefined {
+    return this.rooms.get(roomId)?.events.find((stored) => stored.event.event_id === eventId)?.event;
+  }
+
+  // ---- the room model --------------------------------------------------
+
+  private user(userId: string): User {
+    const user = this.users.get(userId);
+    if (!user) throw new Error(`no such user ${userId}`);
+    return user;
+  }
+
+  private room(roomId: string): Room {
+    const room = this.rooms.get(roomId);
+    if (!room) throw new Error(`no such room ${roomId}`);
+    return room;
+  }
+
+  private append(room: Room, sender: string, type: string, content: Record<string, unknown>, stateKey: string | undefined, device?: StoredEvent['device']): MatrixEvent {
+    this.position++;
+    const event: MatrixEvent = {
+      event_id: newEventId(),
+      type,
+      sender,
+      origin_server_ts: Date.now(),
+      content,
+      room_id: room.id,
+      ...(stateKey !== undefined ? { state_key: stateKey } : {}),
+    };
+    room.events.push({ event, position: this.position, ...(device ? { device } : {}) });
+    return event;
+  }
+
+  private post(room: Room, sender: string, type: string, content: Record<string, unknown>, redacts?: string, device?: StoredEvent['device']): MatrixEvent {
+    const event = this.append(room, sender, type, redacts ? { ...content } : content, undefined, device);
+    if (type === 'm.room.message') {
+      const message: PostedMessage = {
+        roomId: room.id,
+        eventId: event.event_id,
+        sender,
+        deviceId: device?.deviceId,
+        txnId: device?.txnId,
+        content,
+        body: typeof content.body === 'string' ? content.body : '',
+        at: event.origin_server_ts,
+      };
+      this.posted.push(message);
+      for (const listener of this.postListeners) listener(message);
+    }
+    this.wakeAll();
+    return event;
+  }
+
+  private setMembership(room: Room, sender: string, userId: string, membership: 'join' | 'invite' | 'leave', extra: Record<string, unknown> = {}): void {
+    room.joined.delete(userId);
+    room.invited.delete(userId);
+    if (membership === 'join') room.joined.add(userId);
+    if (membership === 'invite') room.invited.add(userId);
+    const displayname = this.users.get(userId)?.displayName;
+    this.append(room, sender, 'm.room.member', { membership, ...(displayname ? { displayname } : {}), ...extra }, userId);
+  }
+
+  private latestInThread(roomId: string, root: string): string {
+    const events = this.room(roomId).events.filter((stored) => {
+      const relation = stored.event.content['m.relates_to'] as { rel_type?: string; event_id?: string } | undefined;
+      return stored.event.event_id === root || (relation?.rel_type === 'm.thread' && relation.event_id === root);
+    });
+    return events.at(-1)?.event.event_id ?? root;
+  }
+
+  private wakeAll(): void {
+    for (const poll of [...this.polls]) poll.wake();
+  }
+
+  // ---- HTTP ------------------------------------------------------------
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.on('error', () => undefined);
+    req.on('error', () => undefined);
+    let raw: string;
+    try {
+      raw = await readBody(req);
+    } catch {
+      this.answer(res, 413, { errcode: 'M_TOO_LARGE', error: 'Request body too large' });
+      return;
+    }
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    let body: unknown = undefined;
+    if (raw !== '') {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        this.answer(res, 400, { errcode: 'M_NOT_JSON', error: 'Content not JSON.' });
+        return;
+      }
+    }
+    const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? url.searchParams.get('access_token') ?? undefined;
+    const auth = token !== undefined ? this.tokens.get(token) : undefined;
+    const record: RequestRecord = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, body, userId: auth?.userId, at: Date.now() };
+    this.requests.push(record);
+    for (const fault of this.faults) {
+      const answer = fault(record);
+      if (!answer) continue;
+      switch (answer.kind) {
+        case 'error': {
+          const headers: Record<string, string> = answer.retryAfterHeader !== undefined ? { 'retry-after': String(answer.retryAfterHeader) } : {};
+          this.answer(res, answer.status, { errcode: answer.errcode, error: answer.error ?? answer.errcode, ...(answer.retryAfterMs !== undefined ? { retry_after_ms: answer.retryAfterMs } : {}) }, headers);
+          return;
+        }
+        case 'hang':
+          return;
+        case 'raw':
+          res.writeHead(answer.status, { 'content-type': 'application/json' });
+          res.end(answer.body);
+          return;
+        case 'drop-after':
+          await this.route(record, token, auth).catch(() => undefined);
+          res.destroy();
+          return;
+        case 'hang-after':
+          await this.route(record, token, auth).catch(() => undefined);
+          return;
+      }
+    }
+    try {
+      const { status, body: answer } = await this.route(record, token, auth, res);
+      this.answer(res, status, answer);
+    } catch (error) {
+      if (error instanceof MatrixError) this.answer(res, error.status, { errcode: error.errcode, error: error.message, ...error.extra }, error.headers);
+      else this.answer(res, 500, { errcode: 'M_UNKNOWN', error: 'Internal server error' });
+    }
+  }
+
+  private answer(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    if (res.destroyed || res.headersSent) return;
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  }
+
+  private async route(request: RequestRecord, token: string | undefined, auth: Token | undefined, res?: ServerResponse): Promise<{ status: number; body: unknown }> {
+    const path = request.path;
+    const method = request.method;
+    if (method === 'GET' && path === '/_matrix/client/versions') return ok({ versions: ['v1.1', 'v1.5', 'v1.8', 'v1.11'], unstable_features: {} });
+    if (method === 'GET' && path === '/_matrix/client/v3/login') return ok({ flows: [{ type: 'm.login.password' }, { type: 'm.login.token' }] });
+    if (method === 'POST' && path === '/_matrix/client/v3/login') return ok(this.login(request.body));
+    if (!path.startsWith('/_matrix/client/v3/')) throw new MatrixError(404, 'M_UNRECOGNIZED', 'Unrecognized request');
+    // Everything else needs a token.
+    if (token === undefined) throw new MatrixError(401, 'M_MISSING_TOKEN', 'Missing access token');
+    if (!auth || auth.revoked) throw new MatrixError(401, 'M_UNKNOWN_TOKEN', 'Unrecognised access token', { soft_logout: false });
+    const rest = path.slice('/_matrix/client/v3'.length);
+    const parts = rest.split('/').map((part) => {
+      try {
+        return decodeURIComponent(part);
+      } catch {
+        return part;
+      }
+    });
+    if (method === 'GET' && rest === '/account/whoami') return ok({ user_id: auth.userId, device_id: auth.deviceId, is_guest: false });
+    if (method === 'GET' && rest === '/sync') return ok(await this.sync(auth, request.query, res));
+    if (method === 'POST' && rest === '/logout') {
+      this.tokens.delete(token);
+      this.user(auth.userId).devices.delete(auth.deviceId);
+      return ok({});
+    }
+    if (method === 'GET' && rest === '/joined_rooms') return ok({ joined_rooms: [...this.rooms.values()].filter((room) => room.joined.has(auth.userId)).map((room) => room.id) });
+    // /join/{roomIdOrAlias}, /rooms/{roomId}/join
+    if (method === 'POST' && ((parts[1] === 'join' && parts.length === 3) || (parts[1] === 'rooms' && parts[3] === 'join' && parts.length === 4))) {
+      const room = this.rooms.get(parts[1] === 'join' ? parts[2]! : parts[2]!);
+      if (!room) throw new MatrixError(404, 'M_NOT_FOUND', 'No known servers');
+      if (!room.joined.has(auth.userId) && !room.invited.has(auth.userId)) throw new MatrixError(403, 'M_FORBIDDEN', 'You are not invited to this room.');
+      if (!room.joined.has(auth.userId)) this.setMembership(room, auth.userId, auth.userId, 'join');
+      this.wakeAll();
+      return ok({ room_id: room.id });
+    }
+    if (parts[1] !== 'rooms' || parts.length < 4) throw new MatrixError(404, 'M_UNRECOGNIZED', 'Unrecognized request');
+    const room = this.rooms.get(parts[2]!);
+    const action = parts[3];
+    if (method === 'POST' && action === 'leave' && parts.length === 4) {
+      if (!room) throw new MatrixError(404, 'M_NOT_FOUND', 'Unknown room');
+      if (room.joined.has(auth.userId) || room.invited.has(auth.userId)) this.setMembership(room, auth.userId, auth.userId, 'leave');
+      this.wakeAll();
+      return ok({});
+    }
+    if (method === 'PUT' && action === 'send' && parts.length === 6) return ok(this.send(auth, room, parts[2]!, parts[4]!, parts[5]!, request.body, path));
+    if (method === 'PUT' && action === 'typing' && parts.length === 5) {
+      if (parts[4] !== auth.userId) throw new MatrixError(403, 'M_FORBIDDEN', 'Cannot set another user\'s typing state');
+      if (!room || !room.joined.has(auth.userId)) throw new MatrixError(403, 'M_FORBIDDEN', `User ${auth.userId} not in room ${parts[2]}`);
+      const typing = (request.body as { typing?: unknown } | undefined)?.typing;
+      if (typeof typing !== 'boolean') throw new MatrixError(400, 'M_BAD_JSON', 'Missing typing');
+      this.typing.push({ roomId: room.id, userId: auth.userId, typing, at: Date.now() });
+      return ok({});
+    }
+    if (method === 'GET' && action === 'messages' && parts.length === 4) return ok(this.messages(auth, room, request.query));
+    throw new MatrixError(404, 'M_UNRECOGNIZED', 'Unrecognized request');
+  }
+
+  private login(body: unknown): Record<string, unknown> {
+    const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    if (input.type !== 'm.login.password') throw new MatrixError(400, 'M_UNKNOWN', 'Unknown login type');
+    const identifier = input.identifier as { type?: unknown; user?: unknown } | undefined;
+    const name = identifier?.type === 'm.id.user' ? identifier.user : input.user;
+    if (typeof name !== 'string' || typeof input.password !== 'string') throw new MatrixError(400, 'M_BAD_JSON', 'Missing user or password');
+    const userId = name.startsWith('@') ? name : `@${name}:${SERVER_NAME}`;
+    const user = this.users.get(userId);
+    if (!user || user.password !== input.password) throw new MatrixError(403, 'M_FORBIDDEN', 'Invalid username or password');
+    const throttled = this.throttleFor(userId);
+    if (throttled) throw throttled;
+    const deviceId = typeof input.device_id === 'string' && input.device_id !== '' ? input.device_id : newDeviceId();
+    const token = this.issueToken(userId, deviceId);
+    return { user_id: userId, access_token: token, device_id: deviceId, home_server: SERVER_NAME };
+  }
+
+  private throttleFor(userId: string): MatrixError | undefined {
+    const until = Math.max(this.throttles.get(userId) ?? 0, this.throttles.get('all') ?? 0);
+    const wait = until - Date.now();
+    if (wait <= 0) return undefined;
+    this.throttled.push(Date.now());
+    const extra = this.retryAfterStyle !== 'header' ? { retry_after_ms: wait } : {};
+    const headers: Record<string, string> = this.retryAfterStyle !== 'body' ? { 'retry-after': String(Math.ceil(wait / 1000)) } : {};
+    return new MatrixError(429, 'M_LIMIT_EXCEEDED', 'Too Many Requests', extra, headers);
+  }
+
+  private send(auth: Token, room: Room | undefined, roomId: string, type: string, txnId: string, body: unknown, path: string): { event_id: string } {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new MatrixError(400, 'M_NOT_JSON', 'Content not JSON.');
+    // Synapse answers a repeated transaction from its table before anything else: the first event stands.
+    const key = `${auth.userId}|${auth.deviceId}|${path}`;
+    const earlier = this.txnIds.get(key);
+    if (earlier !== undefined && Date.now() - earlier.at < this.txnIdWindowMs) return { event_id: earlier.eventId };
+    if (!room || !room.joined.has(auth.userId)) throw new MatrixError(403, 'M_FORBIDDEN', `User ${auth.userId} not in room ${roomId}, and room previews are disabled`);
+    if (room.muted.has(auth.userId)) throw new MatrixError(403, 'M_FORBIDDEN', `You don't have permission to post that to the room. user_level (0) < send_level (50)`);
+    const throttled = this.throttleFor(auth.userId);
+    if (throttled) throw throttled;
+    const content = body as Record<string, unknown>;
+    // The PDU as Synapse would build it, measured as canonical JSON.
+    const pdu = {
+      auth_events: Array.from({ length: 3 }, newEventId),
+      content,
+      depth: room.events.length + 1,
+      hashes: { sha256: randomBytes(32).toString('base64').replace(/=+$/, '') },
+      origin: SERVER_NAME,
+      origin_server_ts: Date.now(),
+      prev_events: [newEventId()],
+      room_id: room.id,
+      sender: auth.userId,
+      signatures: { [SERVER_NAME]: { 'ed25519:a_key': randomBytes(64).toString('base64').replace(/=+$/, '') } },
+      type,
+      unsigned: { age_ts: Date.now() },
+    };
+    if (Buffer.byteLength(canonicalJson(pdu), 'utf8') > MAX_EVENT_BYTES) throw new MatrixError(413, 'M_TOO_LARGE', 'event too large');
+    const event = this.post(room, auth.userId, type, content, undefined, { userId: auth.userId, deviceId: auth.deviceId, txnId });
+    this.txnIds.set(key, { eventId: event.event_id, at: Date.now() });
+    return { event_id: event.event_id };
+  }
+
+  private async sync(auth: Token, query: URLSearchParams, res: ServerResponse | undefined): Promise<Record<string, unknown>> {
+    const sinceRaw = query.get('since');
+    const since = sinceRaw === null ? undefined : parseToken(sinceRaw);
+    if (sinceRaw !== null && since === undefined) throw new MatrixError(400, 'M_INVALID_PARAM', 'Invalid since token');
+    const timeout = Math.min(MAX_LONG_POLL_MS, Math.max(0, Number(query.get('timeout') ?? 0) || 0));
+    const limit = timelineLimit(query.get('filter'));
+    if (since !== undefined && timeout > 0 && !this.hasNews(auth.userId, since)) {
+      await new Promise<void>((resolve) => {
+        const poll: Poll = {
+          userId: auth.userId,
+          wake: () => {
+            clearTimeout(timer);
+            this.polls.delete(poll);
+            resolve();
+          },
+        };
+        const timer = setTimeout(poll.wake, timeout);
+        this.polls.add(poll);
+        res?.once('close', poll.wake);
+      });
+      if (auth.revoked) throw new MatrixError(401, 'M_UNKNOWN_TOKEN', 'Unrecognised access token', { soft_logout: false });
+    }
+    return this.syncBody(auth, since, limit);
+  }
+
+  private hasNews(userId: string, since: number): boolean {
+    for (const room of this.rooms.values()) {
+      if (!room.joined.has(userId) && !room.invited.has(userId) && !room.events.some((stored) => stored.position > since && stored.event.state_key === userId)) continue;
+      if (room.events.some((stored) => stored.position > since)) return true;
+    }
+    return [...this.user(userId).accountData.values()].some((data) => data.position > since);
+  }
+
+  private syncBody(auth: Token, since: number | undefined, limit: number): Record<string, unknown> {
+    const userId = auth.userId;
+    const join: Record<string, unknown> = {};
+    const invite: Record<string, unknown> = {};
+    const leave: Record<string, unknown> = {};
+    const shown = (stored: StoredEvent) => this.clientEvent(stored, auth);
+    for (const room of this.rooms.values()) {
+      if (room.invited.has(userId)) {
+        const changed = since === undefined || room.events.some((stored) => stored.position > since && stored.event.state_key === userId);
+        if (changed) invite[room.id] = { invite_state: { events: this.strippedState(room, userId) } };
+        continue;
+      }
+      if (room.joined.has(userId)) {
+        const joinedAt = lastMembershipPosition(room, userId);
+        const after = since === undefined ? undefined : since;
+        const fresh = after === undefined ? room.events : room.events.filter((stored) => stored.position > after);
+        if (after !== undefined && fresh.length === 0) continue;
+        const timeline = fresh.slice(-limit);
+        const limited = timeline.length < fresh.length || (after === undefined && room.events.length > timeline.length);
+        // Initial sync, a gap, or a join since `since`: the state at the timeline's start comes too.
+        const withState = after === undefined || limited || joinedAt > after;
+        const firstShown = timeline[0]?.position ?? Number.MAX_SAFE_INTEGER;
+        const state = withState ? currentState(room.events.filter((stored) => stored.position < firstShown)).map(shown) : [];
+        join[room.id] = {
+          timeline: { events: timeline.map(shown), limited, prev_batch: `s${Math.max(0, firstShown - 1)}` },
+          state: { events: state },
+          account_data: { events: [] },
+          ephemeral: { events: [] },
+          summary: { 'm.joined_member_count': room.joined.size, 'm.invited_member_count': room.invited.size },
+          unread_notifications: { highlight_count: 0, notification_count: 0 },
+        };
+        continue;
+      }
+      // Left (or kicked) since `since`: the leave event, once.
+      if (since !== undefined && room.events.some((stored) => stored.position > since && stored.event.state_key === userId && stored.event.content.membership === 'leave')) {
+        leave[room.id] = { timeline: { events: room.events.filter((stored) => stored.position > since && stored.event.state_key === userId).map(shown), limited: false } };
+      }
+    }
+    const accountData = [...this.user(userId).accountData]
+      .filter(([, data]) => since === undefined || data.position > since)
+      .map(([type, data]) => ({ type, content: data.content }));
+    return {
+      next_batch: `s${this.position}`,
+      rooms: { join, invite, leave, knock: {} },
+      account_data: { events: accountData },
+      presence: { events: [] },
+      to_device: { events: [] },
+      device_lists: { changed: [], left: [] },
+      device_one_time_keys_count: { signed_curve25519: 0 },
+    };
+  }
+
+  private messages(auth: Token, room: Room | undefined, query: URLSearchParams): Record<string, unknown> {
+    if (!room || !room.joined.has(auth.userId)) throw new MatrixError(403, 'M_FORBIDDEN', 'User not in room');
+    const fromRaw = query.get('from');
+    const dir = query.get('dir') ?? 'b';
+    if (dir !== 'f' && dir !== 'b') throw new MatrixError(400, 'M_INVALID_PARAM', 'Unknown dir');
+    const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? 10) || 10));
+    const from = fromRaw === null ? (dir === 'f' ? 0 : this.position) : parseToken(fromRaw);
+    if (from === undefined) throw new MatrixError(400, 'M_INVALID_PARAM', 'Invalid from token');
+    const events = dir === 'f' ? room.events.filter((stored) => stored.position > from).slice(0, limit) : room.events.filter((stored) => stored.position <= from).slice(-limit).reverse();
+    const end = dir === 'f' ? (events.at(-1)?.position ?? from) : Math.max(0, (events.at(-1)?.position ?? 1) - 1);
+    return { chunk: events.map((stored) => this.clientEvent(stored, auth)), start: `s${from}`, ...(events.length > 0 ? { end: `s${end}` } : {}) };
+  }
+
+  private clientEvent(stored: StoredEvent, auth: Token): Record<string, unknown> {
+    const { room_id: _room, ...event } = stored.event;
+    const unsigned: Record<string, unknown> = { age: Math.max(0, Date.now() - event.origin_server_ts) };
+    // The echo of a device's own send carries its txnId, and only to that device.
+    if (stored.device && stored.device.userId === auth.userId && stored.device.deviceId === auth.deviceId) unsigned.transaction_id = stored.device.txnId;
+    return { ...event, unsigned };
+  }
+
+  private strippedState(room: Room, userId: string): Record<string, unknown>[] {
+    return currentState(room.events)
+      .filter((stored) => ['m.room.name', 'm.room.create', 'm.room.encryption', 'm.room.join_rules', 'm.room.canonical_alias'].includes(stored.event.type) || stored.event.state_key === userId)
+      .map((stored) => ({ type: stored.event.type, state_key: stored.event.state_key, sender: stored.event.sender, content: stored.event.content }));
+  }
+}
+
+function ok(body: unknown): { status: number; body: unknown } {
+  return { status: 200, body };
+}
+
+function currentState(events: readonly StoredEvent[]): StoredEvent[] {
+  const latest = new Map<string, StoredEvent>();
+  for (const stored of events) if (stored.event.state_key !== undefined) latest.set(`${stored.event.type}\u0000${stored.event.state_key}`, stored);
+  return [...latest.values()].sort((a, b) => a.position - b.position);
+}
+
+function lastMembershipPosition(room: Room, userId: string): number {
+  const member = room.events.filter((stored) => stored.event.type === 'm.room.member' && stored.event.state_key === userId).at(-1);
+  return member?.position ?? 0;
+}
+
+function parseToken(token: string): number | undefined {
+  const match = /^s(\d{1,15})$/.exec(token);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** The timeline limit of an inline filter (`{"room":{"timeline":{"limit":N}}}`); Synapse's default without one. */
+function timelineLimit(filter: string | null): number {
+  if (filter === null || !filter.startsWith('{')) return DEFAULT_TIMELINE_LIMIT;
+  try {
+    const parsed = JSON.parse(filter) as { room?: { timeline?: { limit?: unknown } } };
+    const limit = parsed.room?.timeline?.limit;
+    return typeof limit === 'number' && Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1000) : DEFAULT_TIMELINE_LIMIT;
+  } catch {
+    throw new MatrixError(400, 'M_NOT_JSON', 'Invalid filter');
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        reject(new Error('too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** An event id as room versions ≥ 4 make them: `$` + 43 characters of URL-safe base64. */
+function newEventId(): string {
+  return `$${randomBytes(32).toString('base64url').slice(0, 43)}`;
+}
+
+function newDeviceId(): string {
+  return randomBytes(8).toString('hex').toUpperCase().slice(0, 10);
+}
+
+/** Matrix canonical JSON: keys sorted, no insignificant whitespace, UTF-8 (non-ASCII not escaped). */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, item]) => item !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+}
