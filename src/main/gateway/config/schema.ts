@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentConfigSchema, DEFAULT_AGENT_CONFIG } from '../agents/config-schema';
 import { ircConfigSchema } from '../platforms/irc/config-schema';
+import { emailConfigSchema } from '../platforms/email/config-schema';
 import { telegramConfigSchema } from '../platforms/telegram/config-schema';
 import { continuationPolicySchema } from '../session/continuation';
 import { DM_SCOPES } from '../session/session-key';
@@ -46,10 +47,20 @@ export const telegramPlatformSchema = telegramConfigSchema
   })
   .strict();
 
+export const emailPlatformSchema = emailConfigSchema
+  .extend({
+    enabled: z.boolean().default(true),
+    /** The environment variable holding the mailbox password; else the secret store's `email.password`. */
+    passwordEnv: passwordEnvName.optional(),
+    password: z.never({ error: 'the mailbox password does not belong in config.json: save it in the window, or name an environment variable in "passwordEnv"' }).optional(),
+  })
+  .strict();
+
 export const platformsSchema = z
   .strictObject({
     irc: ircPlatformSchema.optional(),
     telegram: telegramPlatformSchema.optional(),
+    email: emailPlatformSchema.optional(),
   })
   .default({});
 
