@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESEND_MARKER } from '../src/main/gateway/delivery/marker';
-import type { PlatformStatus } from '../src/shared/api';
+import type { DeliveryPage, PlatformStatus } from '../src/shared/api';
 import { bodyOf, EmailWorld, userTurns } from './support/email-world';
 import { rawMail } from './support/mail';
 import { headerOf } from './support/smtp-sink';
@@ -86,7 +86,12 @@ describe('the headless gateway on email through crashes and IMAP restarts', () =
     await ask(3);
     await waitUntil('the first three answers', () => answered().length >= 3, 60_000);
 
-    // Killed while idle; mail arrives while it is down, and IMAP restarts once more.
+    // Killed while idle (every reply marked delivered); mail arrives while it is down, and IMAP restarts once more.
+    await waitUntil(
+      'three replies marked delivered',
+      async () => (await running.api.call<DeliveryPage>('listDeliveries', { state: 'delivered' })).deliveries.length === 3,
+      30_000,
+    );
     await world.kill(running.gateway);
     await ask(4);
     await world.dovecot.stop();
@@ -97,7 +102,9 @@ describe('the headless gateway on email through crashes and IMAP restarts', () =
     await new Promise((resolve) => setTimeout(resolve, 3_000));
 
     expect(answered()).toEqual([1, 2, 3, 4, 5].map((n) => `<q${n}@restart.example.org>`));
+    expect(await Promise.all(world.sink.to(ALICE).slice(before).map(async (message) => (await bodyOf(message)).startsWith(RESEND_MARKER)))).toEqual([false, false, false, false, false]);
     const turns = (await userTurns(running.api)).filter((text) => text.includes('question number'));
-    expect(turns.map((text) => /question number (\d)/.exec(text)?.[1])).toEqual(['1', '2', '3', '4', '5']);
+    // Five threads, five conversations: each question saved once.
+    expect(turns.map((text) => /question number (\d)/.exec(text)?.[1]).sort()).toEqual(['1', '2', '3', '4', '5']);
   }, 180_000);
 });
