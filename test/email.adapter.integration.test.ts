@@ -89,12 +89,12 @@ describe('the email adapter against a real dovecot and an SMTP sink', () => {
     expect(messages.map((message) => message.source.messageId)).toEqual(['<m1@example.org>', '<m2@example.org>']);
     const [first, second] = messages as [InboundMessage, InboundMessage];
     expect(first.source).toMatchObject({ platform: 'email', chatId: ALICE, chatType: 'direct', senderId: ALICE, threadId: '<m1@example.org>', senderName: 'Alice' });
-    expect(first.text).toContain('Subject: Plans');
+    expect(first.text).toContain('subject: Plans]');
     expect(first.text).toContain('Shall we meet?');
     expect(first.replyTo).toBe('<m1@example.org>');
     expect(second.source.threadId).toBe('<m1@example.org>');
     expect(second.text).toContain('Yes, Tuesday at the café [https://example.org/map].');
-    expect(second.text).toContain('Attachments (not opened): agenda.pdf (application/pdf');
+    expect(second.text).toContain('[Attachments (not opened): agenda.pdf (application/pdf');
     expect(second.messageRef).not.toBe(first.messageRef);
   }, 60_000);
 

@@ -69,7 +69,7 @@ describe('the headless gateway on email (real dovecot, SMTP sink)', () => {
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.userMessageCount).toBe(3);
     const turns = await userTurns(api);
-    expect(turns.map((text) => text.split('\n\n').slice(1).join('\n\n'))).toEqual(['Which train should I take?', 'And the way back?', 'Thanks!']);
+    expect(turns.map((text) => text.split('\n\n[')[0])).toEqual(['Which train should I take?', 'And the way back?', 'Thanks!']);
   }, 120_000);
 
   it('never answers automatic mail, lists, bounces, strangers or a From the server says is forged', async () => {
@@ -102,7 +102,7 @@ describe('the headless gateway on email (real dovecot, SMTP sink)', () => {
     // The person's mail came last: everything before it was read and passed over.
     const reply = world.sink.to(ALICE).at(-1)!;
     expect(headerOf(reply.raw, 'In-Reply-To')).toBe('<person@example.org>');
-    expect(await bodyOf(reply)).toContain('Sender check: SPF pass (example.org), DKIM pass (example.org) — sender verified, says mx.test.local');
+    expect(await bodyOf(reply)).toContain('[Sender check: SPF pass (example.org), DKIM pass (example.org) — sender verified, says mx.test.local');
     expect(world.sink.to('mallory@example.net').length).toBe(strangerBefore);
     const turns = await userTurns(api);
     expect(turns).toHaveLength(1);

@@ -9,6 +9,7 @@ import { countDeliveries, killGateway, listDeliveries, liveGateways, startGatewa
 import { startIrcPlatform } from './irc-platform';
 import { seededRandom, type ChaosOptions } from './options';
 import type { ChaosPlatform } from './platform';
+import { startEmailPlatform } from './email-platform';
 import { startTelegramPlatform } from './telegram-platform';
 import { formatReport, verdict, type Verdict } from './report';
 
@@ -71,7 +72,12 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
     const userNicks = NAMES.slice(0, options.users);
     while (userNicks.length < options.users) userNicks.push(`user${userNicks.length + 1}`);
     const register = (dispose: () => Promise<void>) => void disposers.push(dispose);
-    platform = options.platform === 'telegram' ? await startTelegramPlatform(userNicks, register) : await startIrcPlatform(userNicks, register);
+    platform =
+      options.platform === 'telegram'
+        ? await startTelegramPlatform(userNicks, register)
+        : options.platform === 'email'
+          ? await startEmailPlatform(userNicks, register)
+          : await startIrcPlatform(userNicks, register);
     const chat = platform;
     writeFileSync(
       configFile,
@@ -122,7 +128,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
           if (waited > 60_000) throw new Error(`${user} could not send for 60 s`);
           await sleep(50);
         }
-        requests.push({ id, from: user, conversation: inChannel ? chat.group : user, lines, sentAt: Date.now() });
+        requests.push({ id, from: user, conversation: chat.conversationOf?.(user, inChannel) ?? (inChannel ? chat.group : user), lines, sentAt: Date.now() });
         if (seq % 50 === 0) say(`sent ${seq}/${options.messages}`);
       }
     };

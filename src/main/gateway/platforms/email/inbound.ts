@@ -16,7 +16,7 @@ export interface IncomingEmail {
   /** Why it must not be answered (auto-reply, list, bounce, own address), or undefined. */
   readonly automatic: string | undefined;
   readonly auth: AuthResults;
-  /** What the agent is given: a few header lines, the attachments' names, and the body as plain text. */
+  /** What the agent is given: the body as plain text, then the sender, subject, sender check and attachments' names in brackets. */
   readonly text: string;
 }
 
@@ -43,15 +43,16 @@ export async function parseEmail(source: Buffer, context: ParseContext): Promise
   const auth = readAuthResults(headers.get('authentication-results') ?? [], from?.address, context.trustedAuthServId);
   const subject = parsed.subject?.replace(/[\r\n]+/g, ' ').trim();
 
+  // The body comes first: previews (the window's list, "please send it again") show what the person wrote.
   const lines: string[] = [];
-  lines.push(`From: ${from ? (from.name ? `${from.name} <${from.address}>` : from.address) : '(no sender)'}`);
-  if (subject) lines.push(`Subject: ${subject}`);
-  lines.push(`Sender check: ${describeAuthResults(auth)}`);
+  const sender = from ? (from.name ? `${from.name} <${from.address}>` : from.address) : '(no sender)';
+  lines.push(`[Email from ${sender}${subject ? `, subject: ${subject}` : ''}]`);
+  lines.push(`[Sender check: ${describeAuthResults(auth)}]`);
   const attachments = parsed.attachments.filter((attachment) => attachment.contentDisposition !== 'inline' || attachment.filename);
   if (attachments.length > 0) {
     const named = attachments.slice(0, MAX_ATTACHMENTS_LISTED).map((a) => `${oneLine(a.filename ?? 'unnamed')} (${a.contentType}, ${formatBytes(a.size)})`);
     const more = attachments.length > MAX_ATTACHMENTS_LISTED ? `, and ${attachments.length - MAX_ATTACHMENTS_LISTED} more` : '';
-    lines.push(`Attachments (not opened): ${named.join('; ')}${more}`);
+    lines.push(`[Attachments (not opened): ${named.join('; ')}${more}]`);
   }
   let body: string;
   if (context.tooLargeBytes !== undefined) {
@@ -70,7 +71,7 @@ export async function parseEmail(source: Buffer, context: ParseContext): Promise
     threadRoot: root,
     automatic: automaticReason(headers, from?.address, context.ownAddresses),
     auth,
-    text: `${lines.join('\n')}\n\n${body}`,
+    text: `${body}\n\n${lines.join('\n')}`,
   };
 }
 
