@@ -25,17 +25,16 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * appended counts as handed to Homing.
  */
 export async function startEmailPlatform(users: readonly string[], register: (dispose: () => Promise<void>) => void): Promise<ChaosPlatform> {
-  let dovecot: RunningDovecot | undefined;
+  const started: { dovecot?: RunningDovecot } = {};
   const sink = new SmtpSink({ logins: new Map([[AGENT.address, AGENT.password]]) });
   let stopped = false;
   register(async () => {
     stopped = true;
     await sink.stop();
-    await dovecot?.dispose();
+    await started.dovecot?.dispose();
   });
-  dovecot = await startDovecot([AGENT]);
+  const server = (started.dovecot = await startDovecot([AGENT]));
   await sink.start();
-  const server = dovecot;
 
   const addressOf = new Map(users.map((name) => [name, `${name}@people.test`]));
   const nameOf = new Map([...addressOf].map(([name, address]) => [address, name]));

@@ -94,8 +94,11 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
     const { settings, password } = emailSettings(email, deps);
     wanted.set('email', {
       fingerprint: JSON.stringify([settings, password === undefined ? null : digest(password)]),
-      create: () =>
-        new EmailAdapter({
+      create: () => {
+        if (password === undefined) {
+          throw new Error(email.passwordEnv ? `the mailbox password is not set: the variable ${email.passwordEnv} is empty` : 'the mailbox password is not set: enter it in Platforms → Email');
+        }
+        return new EmailAdapter({
           config: settings,
           password,
           dataDir: deps.dataDir,
@@ -103,7 +106,8 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
           clock: deps.clock,
           ...(deps.onRefused ? { onRefused: (sender: string) => deps.onRefused!('email', sender) } : {}),
           ...deps.tuning.email,
-        }),
+        });
+      },
     });
   }
   return wanted;

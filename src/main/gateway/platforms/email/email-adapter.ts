@@ -109,7 +109,7 @@ export class EmailAdapter implements PlatformAdapter {
   async connect(): Promise<void> {
     if (this.running) return;
     if (this.options.password === undefined) {
-      this.setState('auth-failed', 'no mailbox password is saved: enter it in Platforms → Email');
+      this.setState('disconnected', 'the mailbox password is not set: enter it in Platforms → Email');
       return;
     }
     try {

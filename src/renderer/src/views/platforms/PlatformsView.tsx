@@ -6,9 +6,10 @@ import { AgentForm } from './AgentForm';
 import { IrcForm } from './IrcForm';
 import { PairingRequests } from './PairingRequests';
 import { PlatformCard } from './PlatformCard';
+import { EmailForm } from './EmailForm';
 import { TelegramForm } from './TelegramForm';
 
-/** A card per platform (state, last error, reconnect), the forms for Telegram, IRC and the agent, and Telegram's pairing requests. */
+/** A card per platform (state, last error, reconnect), the forms for Telegram, IRC, email and the agent, and Telegram's pairing requests. */
 export function PlatformsView({ api, overview }: { api: HomingApi; overview: GatewayOverview | null }) {
   const config = useConfig(api);
   return (
@@ -34,6 +35,7 @@ export function PlatformsView({ api, overview }: { api: HomingApi; overview: Gat
           <TelegramForm api={api} view={config.view} onSaved={config.reload} />
           <PairingRequests api={api} />
           <IrcForm api={api} view={config.view} onSaved={config.reload} />
+          <EmailForm api={api} view={config.view} onSaved={config.reload} />
           <AgentForm api={api} view={config.view} onSaved={config.reload} />
         </div>
       )}
