@@ -23,10 +23,12 @@ export interface EmailAdapterOptions {
   readonly reconnectDelayMs?: (attempt: number) => number;
   /** How long an adapter waits for the pipeline to say a message is saved (default 30 s). */
   readonly intakeTimeoutMs?: number;
-  /** Connection, greeting and socket timeouts for IMAP and SMTP (default 30 s, 30 s, 120 s). */
+  /** Connection, greeting and socket timeouts for IMAP and SMTP (default 30 s, 30 s, 5 min for IMAP and 2 min for SMTP). */
   readonly timeoutsMs?: { readonly connection?: number; readonly greeting?: number; readonly socket?: number };
 }
 
+/** How long a probe's NOOP may take before the connection is taken for dead. */
+const PROBE_TIMEOUT_MS = 15_000;
 /** Messages read from the folder in one pass; the rest come in the next. */
 const BATCH = 100;
 /** The largest IMAP answer accepted at all (a message up to maxMessageBytes, plus framing). */
@@ -76,6 +78,8 @@ export class EmailAdapter implements PlatformAdapter {
   private mailbox: MailboxState | undefined;
   private transport: Transporter | undefined;
   private failedAttempts = 0;
+  /** UIDs whose intake timed out: the pipeline may have saved them after all, so their next handing is checked. */
+  private readonly uncertain = new Set<number>();
   /** Set when the server announced mail; cleared when the folder is read. */
   private news = false;
   /** Pauses in progress: disconnect ends them all, probe() and new mail the ones waiting for news. */
@@ -141,8 +145,25 @@ export class EmailAdapter implements PlatformAdapter {
     this.setState('disconnected');
   }
 
-  /** After a sleep: look at the folder now; a dead connection shows itself and is replaced. */
+  /**
+   * After a sleep: the socket may look open long after the server dropped it.
+   * A NOOP that gets no answer in 15 s closes the connection (and the loop
+   * reconnects); then the folder is read at once.
+   */
   async probe(): Promise<void> {
+    const client = this.client;
+    if (client) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const answered = await Promise.race([
+        client.noop().then(
+          () => true,
+          () => false,
+        ),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS))),
+      ]);
+      clearTimeout(timer);
+      if (!answered && this.client === client) client.close();
+    }
     for (const wake of [...this.sleepers]) wake();
   }
 
@@ -304,7 +325,7 @@ export class EmailAdapter implements PlatformAdapter {
       mailbox.done(folder, uid);
       return 'done';
     }
-    const maybeSeen = mailbox.wasInFlight(folder, uid);
+    const maybeSeen = mailbox.wasInFlight(folder, uid) || this.uncertain.has(uid);
     mailbox.begin(folder, uid, { root: email.threadRoot, subject: email.subject ?? '', last: email.messageId, at: this.clock.now() });
     const outcome = await this.handOn({
       source: {
@@ -322,10 +343,16 @@ export class EmailAdapter implements PlatformAdapter {
       replyTo: email.messageId,
       ...(maybeSeen ? { maybeSeen: true } : {}),
     });
+    if (outcome === 'timeout') {
+      // No answer in time: it may still be saved. Kept in flight, so its next handing is checked.
+      this.uncertain.add(uid);
+      return 'again';
+    }
     if (outcome === 'not-now') {
       mailbox.giveBack(folder);
       return 'again';
     }
+    this.uncertain.delete(uid);
     mailbox.done(folder, uid);
     return 'done';
   }
@@ -341,11 +368,11 @@ export class EmailAdapter implements PlatformAdapter {
   }
 
   /** Emits the message and waits for the pipeline to say it is saved. */
-  private handOn(message: Extract<AdapterEvent, { type: 'message' }>['message']): Promise<IntakeOutcome> {
-    return new Promise<IntakeOutcome>((resolve) => {
+  private handOn(message: Extract<AdapterEvent, { type: 'message' }>['message']): Promise<IntakeOutcome | 'timeout'> {
+    return new Promise<IntakeOutcome | 'timeout'>((resolve) => {
       let settled = false;
-      const timer = setTimeout(() => settle('not-now'), this.options.intakeTimeoutMs ?? 30_000);
-      const settle = (outcome: IntakeOutcome) => {
+      const timer = setTimeout(() => settle('timeout'), this.options.intakeTimeoutMs ?? 30_000);
+      const settle = (outcome: IntakeOutcome | 'timeout') => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -393,11 +420,12 @@ export class EmailAdapter implements PlatformAdapter {
       tls: { rejectUnauthorized: imap.verifyCertificate },
       logger: false,
       disableAutoIdle: true,
-      // IDLE is renewed well inside the 30 minutes servers allow.
-      maxIdleTime: 10 * 60 * 1000,
+      // IDLE is renewed well inside the 30 minutes servers allow, and inside the socket timeout.
+      maxIdleTime: 4 * 60 * 1000,
       connectionTimeout: timeouts.connection ?? 30_000,
       greetingTimeout: timeouts.greeting ?? 30_000,
-      socketTimeout: timeouts.socket ?? 30 * 60 * 1000,
+      // Dovecot and most servers say "still here" every few minutes during IDLE; silence longer than this is a dead connection.
+      socketTimeout: timeouts.socket ?? 5 * 60 * 1000,
       // A hostile or broken server cannot make Homing hold more than one message's worth.
       maxLiteralSize: this.config.maxMessageBytes + IMAP_SLACK_BYTES,
       maxResponseSize: this.config.maxMessageBytes + 2 * IMAP_SLACK_BYTES,
