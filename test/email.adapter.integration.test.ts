@@ -180,4 +180,23 @@ describe('the email adapter against a real dovecot and an SMTP sink', () => {
     expect(words).toContain('refused the login');
     expect(words).not.toContain('wrong-password-123');
   }, 60_000);
+
+  it('survives hostile mail: garbage, no sender, a huge header, a message over the size limit; and reads on', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'homing-email-adapter-'));
+    const { adapter: email, messages } = adapter({ maxMessageBytes: 20_000 });
+    await email.connect();
+    await waitUntil('connected', () => email.state() === 'connected', 15_000);
+    await dovecot.deliver(AGENT.address, Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x0d, 0x0a, 0x0d, 0x0a, 0x80, 0x81]));
+    await dovecot.deliver(AGENT.address, 'Subject: no sender at all\r\nMessage-ID: <nosender@example.org>\r\n\r\nhello\r\n');
+    await dovecot.deliver(AGENT.address, rawMail({ from: ALICE, to: AGENT.address, messageId: '<refs@example.org>', references: Array.from({ length: 5_000 }, (_, i) => `<r${i}@example.org>`), text: 'many references' }));
+    await dovecot.deliver(AGENT.address, rawMail({ from: ALICE, to: AGENT.address, subject: 'Big one', messageId: '<big@example.org>', text: 'x'.repeat(60_000) }));
+    await dovecot.deliver(AGENT.address, rawMail({ from: ALICE, to: AGENT.address, messageId: '<after@example.org>', text: 'still reading?' }));
+    await waitUntil('the last message', () => messages.some((message) => message.source.messageId === '<after@example.org>'), 20_000);
+    expect(messages.map((message) => message.source.messageId)).toEqual(['<refs@example.org>', '<big@example.org>', '<after@example.org>']);
+    expect(messages[0]!.source.threadId).toBe('<r0@example.org>');
+    const big = messages[1]!;
+    expect(big.text).toMatch(/more than this assistant reads; only its header was read/);
+    expect(big.text).toContain('subject: Big one]');
+    expect(email.state()).toBe('connected');
+  }, 60_000);
 });
