@@ -199,4 +199,31 @@ describe('the email adapter against a real dovecot and an SMTP sink', () => {
     expect(big.text).toContain('subject: Big one]');
     expect(email.state()).toBe('connected');
   }, 60_000);
+
+  it('without IDLE polls the folder every pollIntervalSeconds', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'homing-email-adapter-'));
+    const { adapter: email, messages } = adapter({ idle: false, pollIntervalSeconds: 1 });
+    await email.connect();
+    await waitUntil('connected', () => email.state() === 'connected', 15_000);
+    for (const n of [1, 2]) {
+      await dovecot.deliver(AGENT.address, rawMail({ from: ALICE, to: AGENT.address, messageId: `<poll${n}@example.org>`, text: `poll ${n}` }));
+      await waitUntil(`poll ${n} read`, () => messages.length === n, 15_000);
+    }
+    expect(messages.map((message) => message.source.messageId)).toEqual(['<poll1@example.org>', '<poll2@example.org>']);
+  }, 60_000);
+
+  it('with STARTTLS asked for, refuses servers that cannot do it instead of logging in in plain text', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'homing-email-adapter-'));
+    const { adapter: email, states } = adapter({
+      imap: { host: '127.0.0.1', port: dovecot.port, security: 'starttls' },
+      smtp: { host: '127.0.0.1', port: sink.address.port, security: 'starttls' },
+    });
+    const before = sink.received.length;
+    await email.connect();
+    await waitUntil('IMAP refused', () => states.some((event) => event.type === 'state' && event.state === 'degraded'), 15_000);
+    expect(email.state()).not.toBe('connected');
+    const sent = await email.send('hello', { chatId: ALICE, threadId: null, replyTo: null, idempotencyKey: 'tls1' });
+    expect(sent).toMatchObject({ ok: false, retryable: true, notDelivered: true });
+    expect(sink.received.length).toBe(before);
+  }, 60_000);
 });

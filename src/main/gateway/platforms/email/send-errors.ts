@@ -15,6 +15,10 @@ export function smtpFailure(error: unknown, redact: (text: string) => string): E
   const responseCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
   const command = typeof e.command === 'string' ? e.command : undefined;
   const said = redact(String(typeof e.response === 'string' ? e.response : (e.message ?? error))).replace(/\s+/g, ' ').slice(0, 300);
+  // Encryption asked for and not possible: the settings are wrong, not this message; fixed, it goes.
+  if (code === 'ETLS' || command === 'STARTTLS') {
+    return { ok: false, retryable: true, permanent: false, notDelivered: true, error: `the mail server did not set up encryption (${said}): check the SMTP port and encryption setting` };
+  }
   if (responseCode !== undefined && responseCode >= 400) {
     const permanent = responseCode >= 500 && responseCode !== 503;
     const step = command ? ` at ${command.split(' ')[0]}` : '';
