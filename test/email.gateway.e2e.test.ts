@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionPage } from '../src/shared/api';
+import type { DeliveryPage, SessionPage } from '../src/shared/api';
 import { bodyOf, EmailWorld, userTurns } from './support/email-world';
 import { rawMail } from './support/mail';
 import { headerOf } from './support/smtp-sink';
@@ -133,5 +133,32 @@ describe('the headless gateway on email (real dovecot, SMTP sink)', () => {
     expect(toOther()).toBe(otherBefore);
     expect(await userTurns(agent.api)).toEqual([]);
     expect(await userTurns(other.api)).toHaveLength(1);
+  }, 120_000);
+
+  it('retries a reply the SMTP server deferred (4xx), unmarked, and fails one it refused (5xx) for good, in its words', async () => {
+    const dir = world.dataDir(AGENT.address, { allowFrom: [ALICE] });
+    const { api } = await world.start(dir, AGENT.address);
+    const before = world.sink.to(ALICE).length;
+    let deferred = 0;
+    world.sink.beforeAccept((message) => {
+      if (message.raw.includes('please defer') && deferred++ === 0) return { code: 451, text: '4.7.1 greylisted, try again later' };
+      if (message.raw.includes('please refuse')) return { code: 550, text: '5.1.1 mailbox unavailable' };
+      return undefined;
+    });
+    try {
+      await world.dovecot.deliver(AGENT.address, rawMail({ from: ALICE, to: AGENT.address, subject: 'Defer', messageId: '<defer@example.org>', text: 'please defer' }));
+      await world.dovecot.deliver(AGENT.address, rawMail({ from: ALICE, to: AGENT.address, subject: 'Refuse', messageId: '<refuse@example.org>', text: 'please refuse' }));
+      const delivered = () => world.sink.to(ALICE).slice(before).filter((message) => message.accepted);
+      await waitUntil('the deferred reply delivered after a backoff', () => delivered().length === 1, 60_000);
+      expect(deferred).toBe(2);
+      expect(await bodyOf(delivered()[0]!)).not.toContain('resent after an interruption');
+      const failed = (await api.call<DeliveryPage>('listDeliveries', { state: 'failed' })).deliveries;
+      expect(failed).toHaveLength(1);
+      expect(failed[0]).toMatchObject({ nextAttemptAt: null });
+      expect(failed[0]!.lastError).toContain('mailbox unavailable');
+      expect(world.sink.to(ALICE).slice(before).filter((message) => message.raw.includes('please refuse'))).toHaveLength(1);
+    } finally {
+      world.sink.beforeAccept(undefined);
+    }
   }, 120_000);
 });
