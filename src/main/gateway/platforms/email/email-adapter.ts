@@ -352,8 +352,14 @@ export class EmailAdapter implements PlatformAdapter {
       mailbox.giveBack(folder);
       return 'again';
     }
+    try {
+      mailbox.done(folder, uid);
+    } catch (error) {
+      // Saved, but the position could not be written: when it comes again, it is looked for first.
+      this.uncertain.add(uid);
+      throw error;
+    }
     this.uncertain.delete(uid);
-    mailbox.done(folder, uid);
     return 'done';
   }
 
