@@ -14,6 +14,12 @@ export interface ChaosPlatform {
   readonly users: readonly string[];
   /** Where the group requests go (the channel, the group chat): a conversation name. */
   readonly group: string;
+  /**
+   * Where a request's reply must arrive, when the platform has no group: email
+   * sends "group" requests into a second thread of the sender's. Absent: the
+   * group, or the sender's direct messages.
+   */
+  conversationOf?(user: string, inGroup: boolean): string;
   /** Resolves once a freshly started gateway's bot can take messages. */
   whenBotReady(timeoutMs: number): Promise<void>;
   /** One request from a person, in the group or by direct message; false when it cannot be sent now. */

@@ -6,12 +6,21 @@ import type { DeliveryRow } from '../../src/shared/api';
 import { agentProcesses, killAll, stillAlive } from './agent-processes';
 import { analyze, type ChaosFigures, type KillRecord, type RunRecords, type SentRequest } from './analyze';
 import { countDeliveries, killGateway, listDeliveries, liveGateways, startGateway, stopGateway, type ChaosGateway } from './gateway';
+import { startEmailPlatform } from './email-platform';
 import { startIrcPlatform } from './irc-platform';
 import { startMatrixPlatform } from './matrix-platform';
-import { seededRandom, type ChaosOptions } from './options';
+import { seededRandom, type ChaosOptions, type ChaosPlatformName } from './options';
 import type { ChaosPlatform } from './platform';
 import { startTelegramPlatform } from './telegram-platform';
 import { formatReport, verdict, type Verdict } from './report';
+
+/** Each chaos platform's chat server (real or fake) with its users, started for one run. */
+const PLATFORM_STARTERS: Record<ChaosPlatformName, typeof startIrcPlatform> = {
+  irc: startIrcPlatform,
+  telegram: startTelegramPlatform,
+  matrix: startMatrixPlatform,
+  email: startEmailPlatform,
+};
 
 /**
  * One chaos run: the built headless gateway (a command agent of our own) on a
@@ -72,12 +81,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
     const userNicks = NAMES.slice(0, options.users);
     while (userNicks.length < options.users) userNicks.push(`user${userNicks.length + 1}`);
     const register = (dispose: () => Promise<void>) => void disposers.push(dispose);
-    platform =
-      options.platform === 'telegram'
-        ? await startTelegramPlatform(userNicks, register)
-        : options.platform === 'matrix'
-          ? await startMatrixPlatform(userNicks, register)
-          : await startIrcPlatform(userNicks, register);
+    platform = await PLATFORM_STARTERS[options.platform](userNicks, register);
     const chat = platform;
     writeFileSync(
       configFile,
@@ -128,7 +132,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
           if (waited > 60_000) throw new Error(`${user} could not send for 60 s`);
           await sleep(50);
         }
-        requests.push({ id, from: user, conversation: inChannel ? chat.group : user, lines, sentAt: Date.now() });
+        requests.push({ id, from: user, conversation: chat.conversationOf?.(user, inChannel) ?? (inChannel ? chat.group : user), lines, sentAt: Date.now() });
         if (seq % 50 === 0) say(`sent ${seq}/${options.messages}`);
       }
     };

@@ -115,6 +115,7 @@ export function explainPlatform(platform: PlatformStatus): string {
     case 'auth-failed':
       if (platform.name === 'matrix') return `the homeserver refused the login: store a new access token (or check the password) in Platforms → Matrix.${platform.error ? ` (${platform.error})` : ''}`;
       if (platform.name === 'telegram') return `Telegram refused the bot token: paste it again (from @BotFather) in Platforms → Telegram.${platform.error ? ` (${platform.error})` : ''}`;
+      if (platform.name === 'email') return `the mail server refused the login: check the address, login name and password in Platforms → Email.${platform.error ? ` (${platform.error})` : ''}`;
       return `the server refused the login: check the nick and password in Platforms.${platform.error ? ` (${platform.error})` : ''}`;
     case 'disconnected':
       return platform.error ? `not connected — ${errorWords(platform.error)}` : 'not connected.';
@@ -189,6 +190,8 @@ export function platformLabel(platform: string): string {
       return 'Telegram';
     case 'matrix':
       return 'Matrix';
+    case 'email':
+      return 'email';
     default:
       return platform;
   }

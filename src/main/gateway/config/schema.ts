@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentConfigSchema, DEFAULT_AGENT_CONFIG } from '../agents/config-schema';
 import { ircConfigSchema } from '../platforms/irc/config-schema';
+import { emailConfigSchema } from '../platforms/email/config-schema';
 import { matrixConfigSchema } from '../platforms/matrix/config-schema';
 import { telegramConfigSchema } from '../platforms/telegram/config-schema';
 import { routingSchema } from '../routing/routing';
@@ -60,11 +61,21 @@ export const matrixPlatformSchema = matrixConfigSchema
   })
   .strict();
 
+export const emailPlatformSchema = emailConfigSchema
+  .extend({
+    enabled: z.boolean().default(true),
+    /** The environment variable holding the mailbox password; else the secret store's `email.password`. */
+    passwordEnv: passwordEnvName.optional(),
+    password: z.never({ error: 'the mailbox password does not belong in config.json: save it in the window, or name an environment variable in "passwordEnv"' }).optional(),
+  })
+  .strict();
+
 export const platformsSchema = z
   .strictObject({
     irc: ircPlatformSchema.optional(),
     telegram: telegramPlatformSchema.optional(),
     matrix: matrixPlatformSchema.optional(),
+    email: emailPlatformSchema.optional(),
   })
   .default({});
 

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock';
 import type { z } from 'zod';
-import type { HomingConfig, ircPlatformSchema, matrixPlatformSchema, telegramPlatformSchema } from '../config/schema';
+import type { emailPlatformSchema, HomingConfig, ircPlatformSchema, matrixPlatformSchema, telegramPlatformSchema } from '../config/schema';
 import type { PairingStore } from '../access/pairing-store';
 import type { Logger } from '../logger';
 import type { SecretStore } from '../secrets/secret-store';
+import { EmailAdapter, type EmailAdapterOptions } from './email/email-adapter';
 import { IrcAdapter, type IrcAdapterOptions } from './irc/irc-adapter';
 import { LOCAL_PLATFORM, type LocalAdapter } from './local/local-adapter';
 import type { AdapterFactory } from './manager';
@@ -16,6 +17,7 @@ export interface PlatformTuning {
   readonly irc?: Partial<Omit<IrcAdapterOptions, 'config' | 'logger' | 'clock'>>;
   readonly telegram?: Partial<Omit<TelegramAdapterOptions, 'config' | 'token' | 'dataDir' | 'access' | 'logger' | 'clock'>>;
   readonly matrix?: Partial<Omit<MatrixAdapterOptions, 'config' | 'credentials' | 'dataDir' | 'access' | 'logger' | 'clock'>>;
+  readonly email?: Partial<Omit<EmailAdapterOptions, 'config' | 'password' | 'dataDir' | 'logger' | 'clock' | 'onRefused'>>;
 }
 
 export interface CatalogDeps {
@@ -118,6 +120,27 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
       },
     });
   }
+  const email = config.platforms.email;
+  if (email && email.enabled) {
+    const { settings, password } = emailSettings(email, deps);
+    wanted.set('email', {
+      fingerprint: JSON.stringify([settings, password === undefined ? null : digest(password)]),
+      create: () => {
+        if (password === undefined) {
+          throw new Error(email.passwordEnv ? `the mailbox password is not set: the variable ${email.passwordEnv} is empty` : 'the mailbox password is not set: enter it in Platforms → Email');
+        }
+        return new EmailAdapter({
+          config: settings,
+          password,
+          dataDir: deps.dataDir,
+          logger: deps.logger,
+          clock: deps.clock,
+          ...(deps.onRefused ? { onRefused: (sender: string) => deps.onRefused!('email', sender) } : {}),
+          ...deps.tuning.email,
+        });
+      },
+    });
+  }
   return wanted;
 }
 
@@ -136,6 +159,13 @@ export function matrixSettings(
   if (accessToken !== undefined) return { settings, credentials: { accessToken } };
   const password = nonEmpty(passwordEnv ? deps.env[passwordEnv] : undefined) ?? nonEmpty(deps.secrets.get('matrix.password'));
   return { settings, credentials: password !== undefined ? { password } : undefined };
+}
+
+/** The email adapter's settings and the mailbox password: from the variable `passwordEnv` names, else the secret store. */
+export function emailSettings(email: z.output<typeof emailPlatformSchema>, deps: Pick<CatalogDeps, 'env' | 'secrets'>) {
+  const { enabled: _enabled, passwordEnv, password: _never, ...settings } = email;
+  const password = (passwordEnv ? deps.env[passwordEnv] : undefined) ?? deps.secrets.get('email.password');
+  return { settings, password: password === '' ? undefined : password };
 }
 
 /** The Telegram adapter's settings and the bot token: from the variable `tokenEnv` names, else the secret store. */

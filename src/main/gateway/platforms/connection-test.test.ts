@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../logger';
 import { FileSecretStore } from '../secrets/secret-store';
+import { emailPlatformSchema } from '../config/schema';
 import { testConnection } from './connection-test';
 
 let server: Server | undefined;
@@ -126,5 +127,29 @@ describe('Test connection for a command or ACP agent', () => {
   it('runs the ACP handshake and a prompt', async () => {
     const result = await testConnection('agent', { type: 'acp', command: process.execPath, args: [fixture('acp-agent.mjs')] }, { secrets: secrets(), env: {} });
     expect(result).toMatchObject({ ok: true, message: expect.stringMatching(/^started the ACP agent .* and it answered a test message/) });
+  });
+});
+
+describe('Test connection for email', () => {
+  const section = (imapHost: string, smtpHost = imapHost) => ({
+    address: 'me@example.org',
+    imap: { host: imapHost, port: 1, security: 'none' },
+    smtp: { host: smtpHost, port: 1, security: 'none' },
+  });
+
+  it('never sends the saved mailbox password to servers other than the ones it was saved for', async () => {
+    const store = secrets();
+    store.set('email.password', 'mail-secret');
+    const savedConfig = { platforms: { email: emailPlatformSchema.parse(section('mail.example.org')) } };
+    const result = await testConnection('email', section('evil.example.net'), { secrets: store, env: {}, savedConfig, timeoutMs: 2_000 });
+    expect(result.ok).toBe(false);
+    expect(result.message).toMatch(/saved password was not sent: it was saved for mail\.example\.org/);
+    const smtpOnly = await testConnection('email', section('mail.example.org', 'evil.example.net'), { secrets: store, env: {}, savedConfig, timeoutMs: 2_000 });
+    expect(smtpOnly.message).toMatch(/was not sent/);
+  });
+
+  it('names a bad field, and says when no password is saved', async () => {
+    expect((await testConnection('email', { ...section('mail.example.org'), address: 'not an address' }, { secrets: secrets(), env: {} })).message).toMatch(/^platforms\.email\.address: /);
+    expect((await testConnection('email', section('127.0.0.1'), { secrets: secrets(), env: {} })).message).toMatch(/no mailbox password is saved/);
   });
 });

@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 import type { ConnectionTarget, ConnectionTestResult } from '../../../shared/api';
 import type { AgentConfig } from '../agents/config-schema';
-import { ircPlatformSchema, matrixPlatformSchema, telegramPlatformSchema, type HomingConfig } from '../config/schema';
+import { emailPlatformSchema, ircPlatformSchema, matrixPlatformSchema, telegramPlatformSchema, type HomingConfig } from '../config/schema';
 import type { SecretStore } from '../secrets/secret-store';
 import { testAgentConnection } from './agent-connection-test';
-import { ircSettings, matrixSettings, telegramSettings } from './catalog';
+import { emailSettings, ircSettings, matrixSettings, telegramSettings } from './catalog';
+import { testEmailConnection } from './email/connection-test';
 import { testMatrixConnection } from './matrix/connection-test';
 import { testTelegramConnection } from './telegram/connection-test';
 import { IrcAdapter } from './irc/irc-adapter';
@@ -58,6 +59,25 @@ export async function testConnection(target: ConnectionTarget, config: unknown, 
         return { ok: false, message: `the saved access token or password was not sent: it was saved for ${saved.user} on ${saved.homeserver}; save the settings first` };
       }
       return testMatrixConnection(parsed.data.homeserver, parsed.data.user, credentials, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS, deps.fetch ?? fetch);
+    }
+    case 'email': {
+      const parsed = emailPlatformSchema.safeParse(config);
+      if (!parsed.success) return schemaError('platforms.email', parsed.error.issues);
+      const { settings } = emailSettings(parsed.data, deps);
+      // The password comes from the saved section and goes only to the servers it was saved for.
+      const saved = deps.savedConfig?.platforms.email;
+      // Nothing saved yet (a first setup): the password just entered in the window.
+      const { password } = saved ? emailSettings(saved, deps) : { password: deps.secrets.get('email.password') };
+      const sameServers =
+        saved === undefined ||
+        (saved.imap.host.toLowerCase() === settings.imap.host.toLowerCase() &&
+        saved.smtp.host.toLowerCase() === settings.smtp.host.toLowerCase() &&
+        (saved.imap.security === 'none' || settings.imap.security !== 'none') &&
+        (saved.smtp.security === 'none' || settings.smtp.security !== 'none'));
+      if (password !== undefined && !sameServers) {
+        return { ok: false, message: `the saved password was not sent: it was saved for ${saved!.imap.host} and ${saved!.smtp.host}${saved!.imap.security === 'none' ? '' : ' with encryption'}; save the settings first` };
+      }
+      return testEmailConnection(settings, password, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     }
     case 'agent':
       return testAgentConnection(config, {

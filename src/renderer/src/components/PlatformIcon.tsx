@@ -7,7 +7,7 @@ const CHAT_GLYPH: Record<ChatType, string> = { direct: '@', group: '#', channel:
 const CHAT_WORD: Record<ChatType, string> = { direct: 'direct message', group: 'group', channel: 'channel', thread: 'thread' };
 
 function platformName(platform: string): string {
-  return platform === 'local' ? 'Local chat' : platform === 'irc' ? 'IRC' : platform === 'telegram' ? 'Telegram' : platform === 'matrix' ? 'Matrix' : platform;
+  return platform === 'local' ? 'Local chat' : platform === 'irc' ? 'IRC' : platform === 'telegram' ? 'Telegram' : platform === 'matrix' ? 'Matrix' : platform === 'email' ? 'Email' : platform;
 }
 
 /**
@@ -18,7 +18,7 @@ function platformName(platform: string): string {
 export function PlatformIcon({ platform, chatType }: { platform: string; chatType?: ChatType | undefined }) {
   const name = platformName(platform);
   const label = platform === 'local' ? name : chatType ? `${name} ${CHAT_WORD[chatType]}` : name;
-  const glyph = platform === 'local' ? '⌂' : chatType ? CHAT_GLYPH[chatType] : platform === 'telegram' ? '✈' : platform === 'matrix' ? '[m]' : platform.slice(0, 1).toUpperCase();
+  const glyph = platform === 'local' ? '⌂' : chatType ? CHAT_GLYPH[chatType] : platform === 'telegram' ? '✈' : platform === 'matrix' ? '[m]' : platform === 'email' ? '✉' : platform.slice(0, 1).toUpperCase();
   return (
     <span className={`platform-icon platform-${platform}${chatType ? ` chat-${chatType}` : ''}`} role="img" aria-label={label} title={label}>
       {glyph}

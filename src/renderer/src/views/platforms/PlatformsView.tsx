@@ -7,9 +7,10 @@ import { IrcForm } from './IrcForm';
 import { MatrixForm } from './MatrixForm';
 import { PairingRequests } from './PairingRequests';
 import { PlatformCard } from './PlatformCard';
+import { EmailForm } from './EmailForm';
 import { TelegramForm } from './TelegramForm';
 
-/** A card per platform (state, last error, reconnect, rooms), the forms for Telegram, Matrix, IRC and the agent, and the pairing requests. */
+/** A card per platform (state, last error, reconnect, rooms), the forms for Telegram, Matrix, IRC, email and the agent, and the pairing requests. */
 export function PlatformsView({ api, overview }: { api: HomingApi; overview: GatewayOverview | null }) {
   const config = useConfig(api);
   return (
@@ -37,6 +38,7 @@ export function PlatformsView({ api, overview }: { api: HomingApi; overview: Gat
           <MatrixForm api={api} view={config.view} onSaved={config.reload} />
           <PairingRequests api={api} platform="matrix" />
           <IrcForm api={api} view={config.view} onSaved={config.reload} />
+          <EmailForm api={api} view={config.view} onSaved={config.reload} />
           <AgentForm api={api} view={config.view} onSaved={config.reload} />
         </div>
       )}

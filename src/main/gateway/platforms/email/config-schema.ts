@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+/**
+ * The `email` section of config.json (the password is not here: it lives in
+ * the secret store as `email.password`, or in the variable `passwordEnv`
+ * names). One mailbox: IMAP to read it, SMTP to answer from it.
+ */
+
+/** `tls`: TLS from the first byte (IMAPS 993, SMTPS 465); `starttls`: plain, then upgraded, or refused; `none`: plain text (loopback only, for tests). */
+export const MAIL_SECURITY = ['tls', 'starttls', 'none'] as const;
+export type MailSecurity = (typeof MAIL_SECURITY)[number];
+
+/** A plain address, no display name: lower-cased, since the domain is case-free and nearly every server treats the local part so too. */
+export const emailAddressSchema = z
+  .string()
+  .trim()
+  .max(320)
+  .regex(/^[^\s@<>()",;:\\[\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*$/, 'must be an address like assistant@example.org')
+  .transform((address) => address.toLowerCase());
+
+const host = z
+  .string()
+  .trim()
+  .min(1, 'must name the server, like imap.example.org')
+  .max(253)
+  .regex(/^[A-Za-z0-9.:[\]-]+$/, 'must be a host name or an IP address');
+
+const serverSchema = (defaults: { readonly security: MailSecurity }) =>
+  z.strictObject({
+    host,
+    /** Default: 993/143 for IMAP, 465/587 for SMTP, by `security`. */
+    port: z.number().int().min(1).max(65535).optional(),
+    security: z.enum(MAIL_SECURITY).default(defaults.security),
+    /** The login name; default: the mailbox address. */
+    user: z.string().min(1).max(320).optional(),
+    /** Refuse a certificate that does not verify (default). Off only for a server with a self-signed certificate you trust. */
+    verifyCertificate: z.boolean().default(true),
+  });
+
+export const emailConfigSchema = z.object({
+  /** The mailbox's own address: replies come from it, and mail from it is never answered. */
+  address: emailAddressSchema,
+  /** The name shown next to the address on replies. */
+  name: z.string().max(200).regex(/^\P{Cc}*$/u, 'must be one line of visible text').optional(),
+  /** Further addresses that are this assistant's own (aliases, another Homing): never answered. */
+  ownAddresses: z.array(emailAddressSchema).max(100).default([]),
+  imap: serverSchema({ security: 'tls' }),
+  smtp: serverSchema({ security: 'starttls' }),
+  /** The folder read for new mail. */
+  folder: z.string().min(1).max(500).default('INBOX'),
+  /** Sender addresses the agent answers; everyone else is ignored (no pairing by email: a From line is easy to forge). */
+  allowFrom: z.array(emailAddressSchema).max(1000).default([]),
+  /**
+   * Which mail server's `Authentication-Results` to believe (its authserv-id,
+   * like `mx.example.org`). Unset: the topmost header, which the receiving
+   * server adds. Results from other ids are ignored: anyone can write one.
+   */
+  trustedAuthServId: z.string().min(1).max(253).optional(),
+  /** Answer only mail whose sender the server authenticated (SPF or DKIM pass, aligned with From); default: refuse only mail that failed. */
+  requireAuthenticated: z.boolean().default(false),
+  /** IDLE (the server announces new mail at once); false, or a server without IDLE: polling. */
+  idle: z.boolean().default(true),
+  /** How often the folder is checked without IDLE (and, with IDLE, as a safety net). */
+  pollIntervalSeconds: z.number().int().min(1).max(3600).default(60),
+  /** Larger messages are not read: the agent is told one arrived, with its subject. */
+  maxMessageBytes: z.number().int().min(10_000).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
+});
+
+export type EmailConfig = z.output<typeof emailConfigSchema>;
+
+export function imapPort(config: Pick<EmailConfig, 'imap'>): number {
+  return config.imap.port ?? (config.imap.security === 'tls' ? 993 : 143);
+}
+
+export function smtpPort(config: Pick<EmailConfig, 'smtp'>): number {
+  return config.smtp.port ?? (config.smtp.security === 'tls' ? 465 : 587);
+}

@@ -1,0 +1,514 @@
+import { ImapFlow } from 'imapflow';
+import { createTransport, type Transporter } from 'nodemailer';
+import { systemClock, type Clock } from '../../clock';
+import { silentLogger, type Logger } from '../../logger';
+import type { AdapterEvent, AdapterState, IntakeOutcome, MessageLimits, PlatformAdapter, SendResult, SendTarget } from '../adapter';
+import { emailAddressSchema, imapPort, smtpPort, type EmailConfig } from './config-schema';
+import { parseEmail, type IncomingEmail } from './inbound';
+import { MailboxState } from './mailbox-state';
+import { replyMail } from './outbound';
+import { smtpFailure } from './send-errors';
+
+export interface EmailAdapterOptions {
+  readonly config: EmailConfig;
+  /** The mailbox password (IMAP and SMTP), from the secret store or `passwordEnv`. */
+  readonly password: string | undefined;
+  /** Where the mailbox position and thread subjects are kept. */
+  readonly dataDir: string;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  /** Told when mail from a sender who may not talk to the agent is ignored (the window's activity log). */
+  readonly onRefused?: (sender: string) => void;
+  /** Wait before reconnect attempt `attempt` (1, 2, …); default exponential 1 s → 5 min with jitter. */
+  readonly reconnectDelayMs?: (attempt: number) => number;
+  /** How long an adapter waits for the pipeline to say a message is saved (default 30 s). */
+  readonly intakeTimeoutMs?: number;
+  /** Connection, greeting and socket timeouts for IMAP and SMTP (default 30 s, 30 s, 5 min for IMAP and 2 min for SMTP). */
+  readonly timeoutsMs?: { readonly connection?: number; readonly greeting?: number; readonly socket?: number };
+}
+
+/** How long a probe's NOOP may take before the connection is taken for dead. */
+const PROBE_TIMEOUT_MS = 15_000;
+/** Messages read from the folder in one pass; the rest come in the next. */
+const BATCH = 100;
+/** The largest IMAP answer accepted at all (a message up to maxMessageBytes, plus framing). */
+const IMAP_SLACK_BYTES = 1024 * 1024;
+
+export function defaultReconnectDelay(attempt: number): number {
+  const base = Math.min(300_000, 1_000 * 2 ** Math.min(attempt - 1, 16));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+/**
+ * Email: IMAP (imapflow) reads one folder, SMTP (nodemailer) answers.
+ *
+ * Durable intake: a message is known by (folder, UIDVALIDITY, UID). Only
+ * UIDs above the saved `lastUid` are read, and `lastUid` moves past a message
+ * only once the pipeline says it is saved (or it was ignored for good), so a
+ * crash or an IMAP restart neither loses a message nor takes one twice; the
+ * one in flight at a crash is looked for in its conversation when it comes
+ * again. New mail is announced by IDLE; the folder is also polled (the only
+ * way when IDLE is off or missing).
+ *
+ * A reply is one email, never chunks: the limit is far above any reply. SMTP
+ * has no deduplication (`idempotentSends: false`): a resend after the SMTP
+ * transaction may have completed carries the ledger's marker as its first
+ * line, and the same Message-ID.
+ *
+ * State: `connected` while IMAP is logged in; `degraded` while IMAP is away
+ * (new mail waits on the server, replies still go out by SMTP);
+ * `auth-failed` when the server refused the login.
+ */
+export class EmailAdapter implements PlatformAdapter {
+  readonly platform = 'email';
+  /** One email per reply: 2 MiB of text (the command agent's output is capped at 1 MiB), quoted-printable on the wire. */
+  readonly limits: MessageLimits = { maxLength: 2 * 1024 * 1024, unit: 'bytes' };
+  readonly idempotentSends = false;
+
+  private readonly config: EmailConfig;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly listeners = new Set<(event: AdapterEvent) => void>();
+  private readonly own: ReadonlySet<string>;
+  private readonly allowed: ReadonlySet<string>;
+  private current: AdapterState = 'disconnected';
+  private running = false;
+  private generation = 0;
+  private client: ImapFlow | undefined;
+  private mailbox: MailboxState | undefined;
+  private transport: Transporter | undefined;
+  private failedAttempts = 0;
+  /** UIDs whose intake timed out: the pipeline may have saved them after all, so their next handing is checked. */
+  private readonly uncertain = new Set<number>();
+  /** Set when the server announced mail; cleared when the folder is read. */
+  private news = false;
+  /** Pauses in progress: disconnect ends them all, probe() and new mail the ones waiting for news. */
+  private readonly sleepers = new Set<() => void>();
+  private readonly redact: (text: string) => string;
+
+  constructor(private readonly options: EmailAdapterOptions) {
+    this.config = options.config;
+    this.logger = options.logger ?? silentLogger;
+    this.clock = options.clock ?? systemClock;
+    this.own = new Set([options.config.address, ...options.config.ownAddresses]);
+    this.allowed = new Set(options.config.allowFrom);
+    const password = options.password;
+    this.redact = (text) => (password ? text.split(password).join('[password]') : text);
+  }
+
+  state(): AdapterState {
+    return this.current;
+  }
+
+  onEvent(listener: (event: AdapterEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** SMTP does not depend on IMAP: replies go out while the inbox is away. */
+  canSend(): boolean {
+    return this.running && this.mailbox !== undefined && (this.current === 'connected' || this.current === 'degraded');
+  }
+
+  async connect(): Promise<void> {
+    if (this.running) return;
+    if (this.options.password === undefined) {
+      this.setState('disconnected', 'the mailbox password is not set: enter it in Platforms → Email');
+      return;
+    }
+    try {
+      this.mailbox ??= MailboxState.forAccount(this.options.dataDir, this.config.imap.host, this.imapUser(), this.logger);
+    } catch (error) {
+      this.setState('disconnected', `cannot keep the mailbox position in the data directory: ${describe(error)}`);
+      return;
+    }
+    this.running = true;
+    this.failedAttempts = 0;
+    this.transport = this.newTransport();
+    const generation = ++this.generation;
+    void this.runGuarded(generation);
+  }
+
+  async disconnect(): Promise<void> {
+    this.running = false;
+    this.generation++;
+    for (const wake of [...this.sleepers]) wake();
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      // LOGOUT politely, but never wait long for a server that is gone.
+      await Promise.race([client.logout().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2_000).unref?.())]);
+      client.close();
+    }
+    this.transport?.close();
+    this.transport = undefined;
+    this.setState('disconnected');
+  }
+
+  /**
+   * After a sleep: the socket may look open long after the server dropped it.
+   * A NOOP that gets no answer in 15 s closes the connection (and the loop
+   * reconnects); then the folder is read at once.
+   */
+  async probe(): Promise<void> {
+    const client = this.client;
+    if (client) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const answered = await Promise.race([
+        client.noop().then(
+          () => true,
+          () => false,
+        ),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS))),
+      ]);
+      clearTimeout(timer);
+      if (!answered && this.client === client) client.close();
+    }
+    for (const wake of [...this.sleepers]) wake();
+  }
+
+  // ---- receiving -------------------------------------------------------
+
+  private async runGuarded(generation: number): Promise<void> {
+    while (this.alive(generation)) {
+      try {
+        await this.run(generation);
+        return;
+      } catch (error) {
+        this.logger.error('email: the receive loop failed; starting it again', { error: this.redact(describe(error)) });
+        this.dropClient();
+        this.setState('degraded', `an unexpected error while reading mail: ${this.redact(describe(error))}`);
+        await this.pause(5_000, generation);
+      }
+    }
+  }
+
+  private alive(generation: number): boolean {
+    return this.running && generation === this.generation;
+  }
+
+  private async run(generation: number): Promise<void> {
+    while (this.alive(generation)) {
+      if (this.current !== 'degraded') this.setState('connecting');
+      const client = this.newImapClient();
+      let closed = false;
+      client.on('error', (error: Error) => this.logger.debug('email: IMAP connection error', { error: this.redact(describe(error)) }));
+      client.on('close', () => {
+        closed = true;
+        for (const wake of [...this.sleepers]) wake();
+      });
+      client.on('exists', () => {
+        this.news = true;
+        for (const wake of [...this.sleepers]) wake();
+      });
+      try {
+        await client.connect();
+        if (!this.alive(generation)) {
+          client.close();
+          return;
+        }
+        await client.mailboxOpen(this.config.folder);
+      } catch (error) {
+        client.close();
+        if (!this.alive(generation)) return;
+        if (isAuthFailure(error)) {
+          this.running = false;
+          this.setState('auth-failed', `the IMAP server refused the login for ${this.imapUser()}: check the user name and password`);
+          return;
+        }
+        this.setState('degraded', `cannot read mail from ${this.config.imap.host}: ${this.redact(imapWords(error))}; replies still go out by SMTP`);
+        await this.pause((this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts), generation);
+        continue;
+      }
+      this.client = client;
+      this.failedAttempts = 0;
+      this.logger.info('email: reading mail', { folder: this.config.folder, idle: this.useIdle(client) });
+      this.setState('connected');
+      try {
+        while (this.alive(generation) && !closed) {
+          const taken = await this.readNew(client, generation);
+          if (!this.alive(generation) || closed) break;
+          if (taken === 'again') {
+            await this.pause(1_000, generation);
+            continue;
+          }
+          if (taken === 'more') continue;
+          await this.waitForNews(client, generation);
+        }
+      } catch (error) {
+        if (!this.alive(generation)) return;
+        this.logger.warn('email: lost the IMAP connection', { error: this.redact(describe(error)) });
+      }
+      this.dropClient();
+      if (!this.alive(generation)) return;
+      this.setState('degraded', `lost the connection to ${this.config.imap.host}; reconnecting (replies still go out by SMTP)`);
+      await this.pause((this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts), generation);
+    }
+  }
+
+  private useIdle(client: ImapFlow): boolean {
+    return this.config.idle && client.capabilities.has('IDLE');
+  }
+
+  /** Sleeps until the server announces mail (IDLE), the poll interval passes, the connection drops, or probe(). */
+  private async waitForNews(client: ImapFlow, generation: number): Promise<void> {
+    if (this.news) return;
+    const waited = this.pause(this.config.pollIntervalSeconds * 1000, generation);
+    // A command issued later (the next FETCH) ends IDLE by itself.
+    if (this.useIdle(client)) client.idle().catch((error: unknown) => this.logger.debug('email: IDLE ended', { error: this.redact(describe(error)) }));
+    await waited;
+  }
+
+  /** Reads the folder's messages past the saved position, oldest first: 'more' when a batch was full. */
+  private async readNew(client: ImapFlow, generation: number): Promise<'done' | 'more' | 'again'> {
+    const mailbox = this.mailbox!;
+    const folder = this.config.folder;
+    const box = client.mailbox;
+    if (!box) throw new Error('the folder is not open');
+    this.news = false;
+    const uidValidity = String(box.uidValidity);
+    let last = mailbox.lastUid(folder, uidValidity);
+    if (last === undefined) {
+      // Never read under this UIDVALIDITY: answer what arrives from now on, not the whole backlog.
+      last = Math.max(0, Number(box.uidNext ?? 1) - 1);
+      this.logger[mailbox.knows(folder) ? 'warn' : 'info'](
+        mailbox.knows(folder)
+          ? 'email: the server renumbered the folder (its UIDVALIDITY changed); reading new mail from now on'
+          : 'email: reading new mail from now on (mail already in the folder is left alone)',
+        { folder },
+      );
+      mailbox.startAt(folder, uidValidity, last);
+    }
+    const found = await client.search({ uid: `${last + 1}:*` }, { uid: true });
+    // `UID n:*` also returns the highest message when n is past it: only UIDs above the position are new.
+    const uids = (found || []).filter((uid) => uid > last).sort((a, b) => a - b);
+    for (const uid of uids.slice(0, BATCH)) {
+      if (!this.alive(generation)) return 'done';
+      const taken = await this.take(client, uid, uidValidity);
+      if (taken === 'again') return 'again';
+    }
+    return uids.length > BATCH ? 'more' : 'done';
+  }
+
+  private async take(client: ImapFlow, uid: number, uidValidity: string): Promise<'done' | 'again'> {
+    const mailbox = this.mailbox!;
+    const folder = this.config.folder;
+    const meta = await client.fetchOne(String(uid), { uid: true, size: true }, { uid: true });
+    if (!meta) {
+      mailbox.done(folder, uid); // expunged meanwhile
+      return 'done';
+    }
+    const tooLarge = (meta.size ?? 0) > this.config.maxMessageBytes;
+    const fetched = await client.fetchOne(String(uid), tooLarge ? { uid: true, headers: true } : { uid: true, source: true }, { uid: true });
+    const raw = fetched ? (tooLarge ? fetched.headers : fetched.source) : undefined;
+    if (!raw) {
+      mailbox.done(folder, uid);
+      return 'done';
+    }
+    let email: IncomingEmail;
+    try {
+      email = await parseEmail(raw, {
+        ownAddresses: this.own,
+        trustedAuthServId: this.config.trustedAuthServId,
+        fallbackId: `<uid-${uid}.${uidValidity}@homing.invalid>`,
+        ...(tooLarge ? { tooLargeBytes: meta.size } : {}),
+      });
+    } catch (error) {
+      this.logger.warn('email: a message could not be read; skipped', { uid, error: describe(error) });
+      mailbox.done(folder, uid);
+      return 'done';
+    }
+    const refusal = this.admit(email);
+    if (refusal !== undefined) {
+      this.logger.info(`email: not answering a message: ${refusal}`, { uid });
+      if (refusal.startsWith('the sender is not') && email.fromAddress) this.options.onRefused?.(email.fromAddress);
+      mailbox.done(folder, uid);
+      return 'done';
+    }
+    const maybeSeen = mailbox.wasInFlight(folder, uid) || this.uncertain.has(uid);
+    mailbox.begin(folder, uid, { root: email.threadRoot, subject: email.subject ?? '', last: email.messageId, at: this.clock.now() });
+    const outcome = await this.handOn({
+      source: {
+        platform: 'email',
+        chatId: email.fromAddress!,
+        chatType: 'direct',
+        senderId: email.fromAddress!,
+        threadId: email.threadRoot,
+        ...(email.fromName ? { senderName: email.fromName } : {}),
+        ...(email.subject ? { chatName: email.subject.slice(0, 200) } : {}),
+        messageId: email.messageId,
+      },
+      text: email.text,
+      messageRef: `imap:${folder}:${uidValidity}:${uid}`,
+      replyTo: email.messageId,
+      ...(maybeSeen ? { maybeSeen: true } : {}),
+    });
+    if (outcome === 'timeout') {
+      // No answer in time: it may still be saved. Kept in flight, so its next handing is checked.
+      this.uncertain.add(uid);
+      return 'again';
+    }
+    if (outcome === 'not-now') {
+      mailbox.giveBack(folder);
+      return 'again';
+    }
+    try {
+      mailbox.done(folder, uid);
+    } catch (error) {
+      // Saved, but the position could not be written: when it comes again, it is looked for first.
+      this.uncertain.add(uid);
+      throw error;
+    }
+    this.uncertain.delete(uid);
+    return 'done';
+  }
+
+  /** Why a message is not for the agent, or undefined when it is. */
+  private admit(email: IncomingEmail): string | undefined {
+    if (email.automatic !== undefined) return `automatic mail (${email.automatic})`;
+    const from = email.fromAddress!;
+    if (!this.allowed.has(from)) return 'the sender is not in allowFrom';
+    if (email.auth.verdict === 'fail') return `the server says the sender is forged (${email.auth.server})`;
+    if (this.config.requireAuthenticated && email.auth.verdict !== 'pass') return 'the server did not verify the sender (requireAuthenticated is on)';
+    return undefined;
+  }
+
+  /** Emits the message and waits for the pipeline to say it is saved. */
+  private handOn(message: Extract<AdapterEvent, { type: 'message' }>['message']): Promise<IntakeOutcome | 'timeout'> {
+    return new Promise<IntakeOutcome | 'timeout'>((resolve) => {
+      let settled = false;
+      const timer = setTimeout(() => settle('timeout'), this.options.intakeTimeoutMs ?? 30_000);
+      const settle = (outcome: IntakeOutcome | 'timeout') => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(outcome);
+      };
+      if (this.listeners.size === 0) return settle('not-now');
+      this.emit({ type: 'message', message, ack: settle });
+    });
+  }
+
+  // ---- sending ---------------------------------------------------------
+
+  async send(text: string, target: SendTarget): Promise<SendResult> {
+    const to = emailAddressSchema.safeParse(target.chatId);
+    if (!to.success) return { ok: false, retryable: false, permanent: true, notDelivered: true, error: 'not an email address' };
+    const transport = this.transport;
+    if (!transport || !this.running) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'email is not connected' };
+    const thread = target.threadId === null ? undefined : this.mailbox?.thread(target.threadId);
+    const mail = replyMail(this.config, text, { ...target, chatId: to.data }, thread, new Date(this.clock.now()));
+    try {
+      await transport.sendMail({ ...mail, envelope: { from: this.config.address, to: to.data } });
+      return { ok: true, platformMessageId: mail.messageId };
+    } catch (error) {
+      const failure = smtpFailure(error, this.redact);
+      this.logger.warn(`email: ${failure.error}`);
+      return failure;
+    }
+  }
+
+  // ---- plumbing --------------------------------------------------------
+
+  private imapUser(): string {
+    return this.config.imap.user ?? this.config.address;
+  }
+
+  private newImapClient(): ImapFlow {
+    const { imap } = this.config;
+    const timeouts = this.options.timeoutsMs ?? {};
+    return new ImapFlow({
+      host: imap.host,
+      port: imapPort(this.config),
+      secure: imap.security === 'tls',
+      doSTARTTLS: imap.security === 'starttls' ? true : imap.security === 'none' ? false : undefined,
+      auth: { user: this.imapUser(), pass: this.options.password ?? '' },
+      tls: { rejectUnauthorized: imap.verifyCertificate },
+      logger: false,
+      disableAutoIdle: true,
+      // IDLE is renewed well inside the 30 minutes servers allow, and inside the socket timeout.
+      maxIdleTime: 4 * 60 * 1000,
+      connectionTimeout: timeouts.connection ?? 30_000,
+      greetingTimeout: timeouts.greeting ?? 30_000,
+      // Dovecot and most servers say "still here" every few minutes during IDLE; silence longer than this is a dead connection.
+      socketTimeout: timeouts.socket ?? 5 * 60 * 1000,
+      // A hostile or broken server cannot make Homing hold more than one message's worth.
+      maxLiteralSize: this.config.maxMessageBytes + IMAP_SLACK_BYTES,
+      maxResponseSize: this.config.maxMessageBytes + 2 * IMAP_SLACK_BYTES,
+      maxLineLength: IMAP_SLACK_BYTES,
+      clientInfo: { name: 'Homing' },
+    });
+  }
+
+  private newTransport(): Transporter {
+    const { smtp } = this.config;
+    const timeouts = this.options.timeoutsMs ?? {};
+    return createTransport({
+      host: smtp.host,
+      port: smtpPort(this.config),
+      secure: smtp.security === 'tls',
+      requireTLS: smtp.security === 'starttls',
+      ignoreTLS: smtp.security === 'none',
+      auth: { user: smtp.user ?? this.config.address, pass: this.options.password ?? '' },
+      tls: { rejectUnauthorized: smtp.verifyCertificate },
+      name: this.config.address.slice(this.config.address.lastIndexOf('@') + 1),
+      connectionTimeout: timeouts.connection ?? 30_000,
+      greetingTimeout: timeouts.greeting ?? 30_000,
+      socketTimeout: timeouts.socket ?? 120_000,
+      logger: false,
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    });
+  }
+
+  private dropClient(): void {
+    const client = this.client;
+    this.client = undefined;
+    client?.close();
+  }
+
+  private pause(ms: number, generation: number): Promise<void> {
+    if (!this.alive(generation)) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, Math.max(0, ms));
+      this.sleepers.add(wake);
+    });
+  }
+
+  private setState(state: AdapterState, error?: string): void {
+    if (state === this.current && error === undefined) return;
+    this.current = state;
+    if (error) this.logger.warn(`email: ${error}`);
+    this.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
+  }
+
+  private emit(event: AdapterEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.logger.error('email: an event listener threw', { error });
+      }
+    }
+  }
+}
+
+function isAuthFailure(error: unknown): boolean {
+  const e = error as { authenticationFailed?: unknown; serverResponseCode?: unknown } | undefined;
+  return e?.authenticationFailed === true || e?.serverResponseCode === 'AUTHENTICATIONFAILED';
+}
+
+function imapWords(error: unknown): string {
+  const e = error as { code?: unknown; responseText?: unknown } | undefined;
+  const text = typeof e?.responseText === 'string' ? e.responseText : describe(error);
+  return typeof e?.code === 'string' && !text.includes(e.code) ? `${text} (${e.code})` : text;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
