@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentConfigSchema, DEFAULT_AGENT_CONFIG } from '../agents/config-schema';
 import { ircConfigSchema } from '../platforms/irc/config-schema';
+import { discordConfigSchema } from '../platforms/discord/config-schema';
 import { telegramConfigSchema } from '../platforms/telegram/config-schema';
 import { continuationPolicySchema } from '../session/continuation';
 import { DM_SCOPES } from '../session/session-key';
@@ -46,10 +47,20 @@ export const telegramPlatformSchema = telegramConfigSchema
   })
   .strict();
 
+export const discordPlatformSchema = discordConfigSchema
+  .extend({
+    enabled: z.boolean().default(true),
+    /** The environment variable holding the bot token; else the secret store's `discord.token`. */
+    tokenEnv: passwordEnvName.optional(),
+    token: z.never({ error: 'the bot token does not belong in config.json: save it in the window, or name an environment variable in "tokenEnv"' }).optional(),
+  })
+  .strict();
+
 export const platformsSchema = z
   .strictObject({
     irc: ircPlatformSchema.optional(),
     telegram: telegramPlatformSchema.optional(),
+    discord: discordPlatformSchema.optional(),
   })
   .default({});
 

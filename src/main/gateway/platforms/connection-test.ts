@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 import type { ConnectionTarget, ConnectionTestResult } from '../../../shared/api';
 import type { AgentConfig } from '../agents/config-schema';
-import { ircPlatformSchema, telegramPlatformSchema, type HomingConfig } from '../config/schema';
+import { discordPlatformSchema, ircPlatformSchema, telegramPlatformSchema, type HomingConfig } from '../config/schema';
 import type { SecretStore } from '../secrets/secret-store';
 import { testAgentConnection } from './agent-connection-test';
-import { ircSettings, telegramSettings } from './catalog';
+import { discordSettings, ircSettings, telegramSettings } from './catalog';
+import { testDiscordConnection } from './discord/connection-test';
 import { testTelegramConnection } from './telegram/connection-test';
 import { IrcAdapter } from './irc/irc-adapter';
 
@@ -46,6 +47,18 @@ export async function testConnection(target: ConnectionTarget, config: unknown, 
         return { ok: false, message: `the saved bot token was not sent: it was saved for ${savedRoot}; save the settings first` };
       }
       return testTelegramConnection(parsed.data.apiRoot, token, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    }
+    case 'discord': {
+      const parsed = discordPlatformSchema.safeParse(config);
+      if (!parsed.success) return schemaError('platforms.discord', parsed.error.issues);
+      const saved = deps.savedConfig?.platforms.discord;
+      const savedUrl = saved?.apiUrl ?? 'https://discord.com/api';
+      // The token (and the variable holding it) come from the saved section, and go only to the API they were saved for.
+      const { token } = saved ? discordSettings(saved, deps) : { token: deps.secrets.get('discord.token') };
+      if (parsed.data.apiUrl !== savedUrl && token !== undefined) {
+        return { ok: false, message: `the saved bot token was not sent: it was saved for ${savedUrl}; save the settings first` };
+      }
+      return testDiscordConnection(parsed.data.apiUrl, token, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     }
     case 'agent':
       return testAgentConnection(config, {

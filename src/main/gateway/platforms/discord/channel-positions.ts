@@ -1,0 +1,77 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { Logger } from '../../logger';
+import { PRIVATE_DIR_MODE, readJsonOrMoveAside, writePrivateFile } from '../../private-file';
+
+/**
+ * The last message the Discord adapter took, per channel (DMs and threads
+ * included), in `<dataDir>/discord/bot-<id>.json` (0600, written atomically and
+ * fsynced). A channel's position moves only once its message is saved (or
+ * known to need nothing), so after a gateway outage or a crash the adapter asks
+ * Discord for everything after it and loses nothing; snowflakes grow with time,
+ * so "after" is a comparison of ids.
+ */
+const snowflake = z.string().regex(/^\d{1,20}$/);
+const stateSchema = z.object({ v: z.literal(1), channels: z.record(snowflake, snowflake) });
+
+/** Channels remembered at most; the ones quiet longest are forgotten first. */
+const MAX_CHANNELS = 1000;
+
+export class ChannelPositions {
+  private channels: Record<string, string>;
+
+  constructor(
+    private readonly file: string,
+    logger: Logger,
+  ) {
+    const loaded = existsSync(file)
+      ? readJsonOrMoveAside(file, stateSchema, (movedTo) =>
+          logger.error('discord: the saved channel positions could not be read; moved them aside (messages sent while Homing was away are not fetched)', { movedTo }),
+        )
+      : undefined;
+    this.channels = loaded?.channels ?? {};
+  }
+
+  static forBot(dataDir: string, botId: string, logger: Logger): ChannelPositions {
+    const dir = join(dataDir, 'discord');
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    return new ChannelPositions(join(dir, `bot-${botId}.json`), logger);
+  }
+
+  /** Channels with a position, most recently active first. */
+  known(): string[] {
+    return Object.entries(this.channels)
+      .sort(([, a], [, b]) => compareSnowflakes(b, a))
+      .map(([channel]) => channel);
+  }
+
+  last(channelId: string): string | undefined {
+    return this.channels[channelId];
+  }
+
+  /** Whether this message was taken already (it is at or before the channel's position). */
+  seen(channelId: string, messageId: string): boolean {
+    const last = this.channels[channelId];
+    return last !== undefined && compareSnowflakes(messageId, last) <= 0;
+  }
+
+  /** The message is saved (or needs nothing): it is never taken again. */
+  advance(channelId: string, messageId: string): void {
+    if (this.seen(channelId, messageId)) return;
+    const next = { ...this.channels, [channelId]: messageId };
+    const ids = Object.keys(next);
+    if (ids.length > MAX_CHANNELS) {
+      const oldest = ids.sort((a, b) => compareSnowflakes(next[a]!, next[b]!)).slice(0, ids.length - MAX_CHANNELS);
+      for (const id of oldest) delete next[id];
+    }
+    this.channels = next;
+    writePrivateFile(this.file, JSON.stringify({ v: 1, channels: next }) + '\n');
+  }
+}
+
+export function compareSnowflakes(a: string, b: string): number {
+  // Same-length decimal strings compare as numbers; a shorter one is smaller.
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
