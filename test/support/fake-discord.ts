@@ -118,6 +118,13 @@ interface GuildState {
   readonly name: string;
 }
 
+/**
+ * A scripted network fault for one REST request: `hang` (never answered, not
+ * processed), `hang-after` (processed — the message exists — but the answer
+ * never comes, as when the connection dies on the way back).
+ */
+export type Fault = (method: string, path: string, body: unknown) => 'hang' | 'hang-after' | undefined;
+
 export interface FakeDiscordOptions {
   readonly token?: string;
   /** How long `enforce_nonce` remembers a nonce (Discord: "a few minutes"). */
@@ -160,6 +167,7 @@ export class FakeDiscord {
   private readonly sendListeners = new Set<(message: FakeMessage) => void>();
   /** Ids of messages the bot created, with their nonce (for dedup): `${author}:${nonce}` → message. */
   private readonly nonces = new Map<string, FakeMessage>();
+  private readonly faults = new Set<Fault>();
 
   constructor(options: FakeDiscordOptions = {}) {
     this.token = options.token ?? 'MTAxNDcxNjE1NzQ4MDAwMDAwMA.GfakeT.0123456789abcdefghijklmnopqrstuvwxyzABCD';
@@ -321,6 +329,12 @@ export class FakeDiscord {
     this.sessions.clear();
   }
 
+  /** Applies `fault` to every REST request until the returned function is called. */
+  fault(fault: Fault): () => void {
+    this.faults.add(fault);
+    return () => this.faults.delete(fault);
+  }
+
   // ---- REST ------------------------------------------------------------
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -380,9 +394,15 @@ export class FakeDiscord {
       return this.reply(res, 429, { message: 'You are being rate limited.', retry_after: limited.retryAfter, global: limited.global }, limited.headers);
     }
     const headers = this.bucketHeaders(routeKey, method === 'POST' && messagesMatch !== null);
+    let verdict: 'hang' | 'hang-after' | undefined;
+    for (const fault of this.faults) verdict ??= fault(method, path, body);
+    if (verdict === 'hang') {
+      record(0);
+      return;
+    }
     const answer = (status: number, value: unknown) => {
       record(status);
-      this.reply(res, status, value, headers);
+      if (verdict !== 'hang-after') this.reply(res, status, value, headers);
     };
 
     if (method === 'GET' && path === '/gateway/bot') {

@@ -1,4 +1,3 @@
-import { DiscordAPIError, HTTPError, RateLimitError } from '@discordjs/rest';
 import type { SendResult } from '../adapter';
 
 /**
@@ -27,13 +26,44 @@ const PERMANENT: Record<number, string> = {
   50083: 'the thread is archived',
 };
 
+/*
+ * Errors are recognised by their shape and name, not by class: discord.js
+ * loads @discordjs/rest's CommonJS build while Homing may load its ES module
+ * build, and the two builds' classes are different objects.
+ */
+interface RateLimitShape {
+  readonly name: string;
+  readonly retryAfter: number;
+  readonly route: string;
+  readonly global: boolean;
+}
+interface ApiErrorShape {
+  readonly name: string;
+  readonly message: string;
+  readonly status: number;
+  readonly code: number | string;
+  readonly rawError?: { readonly message?: unknown };
+}
+
+function isRateLimit(error: unknown): error is RateLimitShape {
+  return error instanceof Error && error.name.startsWith('RateLimitError') && typeof (error as { retryAfter?: unknown }).retryAfter === 'number';
+}
+
+function isApiError(error: unknown): error is ApiErrorShape {
+  return error instanceof Error && error.name.startsWith('DiscordAPIError') && typeof (error as { status?: unknown }).status === 'number';
+}
+
+function isHttpError(error: unknown): error is Error & { readonly status: number } {
+  return error instanceof Error && error.name === 'HTTPError' && typeof (error as { status?: unknown }).status === 'number';
+}
+
 export function classifyFailure(error: unknown, redact: (text: string) => string): CallFailure {
-  if (error instanceof RateLimitError) {
+  if (isRateLimit(error)) {
     return { kind: 'rate-limited', retryAfterMs: Math.max(0, Math.min(error.retryAfter, 24 * 3600_000)), description: redact(`429 rate limited on ${error.route}${error.global ? ' (global)' : ''}`) };
   }
-  if (error instanceof DiscordAPIError) {
+  if (isApiError(error)) {
     const code = typeof error.code === 'number' ? error.code : 0;
-    const description = redact(`${error.status} ${code ? `${code} ` : ''}${String(('message' in error.rawError ? error.rawError.message : undefined) ?? error.message).slice(0, 300)}`);
+    const description = redact(`${error.status} ${code ? `${code} ` : ''}${String(error.rawError?.message ?? error.message).slice(0, 300)}`);
     if (error.status === 401) return { kind: 'unauthorized', description };
     const permanent = PERMANENT[code];
     if (permanent) return { kind: 'permanent', reason: permanent, description };
@@ -43,7 +73,7 @@ export function classifyFailure(error: unknown, redact: (text: string) => string
     if (error.status >= 500) return { kind: 'unknown', description };
     return { kind: 'refused', description };
   }
-  if (error instanceof HTTPError) {
+  if (isHttpError(error)) {
     return error.status >= 500 ? { kind: 'unknown', description: redact(`${error.status} ${error.message}`) } : { kind: 'refused', description: redact(`${error.status} ${error.message}`) };
   }
   // A connection refused before anything was sent cannot have delivered anything.
