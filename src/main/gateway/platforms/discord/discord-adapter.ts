@@ -366,6 +366,9 @@ export class DiscordAdapter implements PlatformAdapter {
       positions.advance(message.channelId, message.id);
       return;
     }
+    // A channel seen for the first time is remembered from just before this message, so a crash
+    // before its position moves still has the next start fetch this message and what follows.
+    if (positions.last(message.channelId) === undefined) positions.advance(message.channelId, (BigInt(message.id) - 1n).toString());
     const thread = place?.parentId !== undefined;
     const outcome = await this.handOn({
       source: {
