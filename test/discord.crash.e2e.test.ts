@@ -22,6 +22,7 @@ const REPLY_AGENT = fileURLToPath(new URL('./fixtures/reply-agent.mjs', import.m
 describe('the headless gateway on Discord killed with SIGKILL', () => {
   let fake: FakeDiscord;
   let alice: FakeDiscordUser;
+  let bob: FakeDiscordUser;
   let dataDir: string;
   const gateways: RunningGateway[] = [];
   const sockets: ApiSocket[] = [];
@@ -30,6 +31,7 @@ describe('the headless gateway on Discord killed with SIGKILL', () => {
     fake = new FakeDiscord({ heartbeatIntervalMs: 5_000 });
     await fake.start();
     alice = fake.addUser('alice');
+    bob = fake.addUser('bob');
     dataDir = mkdtempSync(join(tmpdir(), 'homing-dc-crash-'));
   });
 
@@ -45,7 +47,7 @@ describe('the headless gateway on Discord killed with SIGKILL', () => {
       join(dataDir, 'config.json'),
       JSON.stringify({
         agent: { type: 'command', command: process.execPath, args: [REPLY_AGENT, ...agentArgs] },
-        platforms: { discord: { apiUrl: fake.apiUrl, tokenEnv: 'DISCORD_TOKEN', allowFrom: [alice.id] } },
+        platforms: { discord: { apiUrl: fake.apiUrl, tokenEnv: 'DISCORD_TOKEN', allowFrom: [alice.id, bob.id] } },
         delivery: { leaseSeconds: 2 },
       }),
     );
@@ -111,7 +113,7 @@ describe('the headless gateway on Discord killed with SIGKILL', () => {
     expect([...shown.matchAll(/Part (\d+): \*\*bold \1\*\* and/g)].map((match) => Number(match[1]))).toEqual(paragraphs.map((_, i) => i));
   }, 90_000);
 
-  it('answers, after a restart, messages sent while it was down and one saved but not yet answered, each once', async () => {
+  it('answers, after a restart, messages sent while it was down (in a DM it never saw too) and one saved but not yet answered, each once', async () => {
     const go = join(dataDir, 'go');
     configure(['--wait-for', go]);
     const first = await start();
@@ -122,6 +124,9 @@ describe('the headless gateway on Discord killed with SIGKILL', () => {
     await crash(first.gateway);
     fake.userSays({ from: alice, channelId: dm.id, content: 'while down 1' });
     fake.userSays({ from: alice, channelId: dm.id, content: 'while down 2' });
+    // Bob's first message ever, in a DM channel Homing has never seen.
+    const bobDm = fake.dmChannel(bob);
+    fake.userSays({ from: bob, channelId: bobDm.id, content: 'first from bob' });
 
     writeFileSync(go, '');
     const second = await start();
@@ -130,6 +135,10 @@ describe('the headless gateway on Discord killed with SIGKILL', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(botTexts(dm.id)).toEqual(['You said: saved, then killed', 'You said: while down 1', 'You said: while down 2']);
-    expect(await userTurns(second.api)).toEqual(['saved, then killed', 'while down 1', 'while down 2']);
+    // Bob's DM is found once he writes again (a DM channel cannot be listed): both his messages, in order.
+    fake.userSays({ from: bob, channelId: bobDm.id, content: 'anyone?' });
+    await waitUntil('bob answered', () => botTexts(bobDm.id).length === 2, 30_000);
+    expect(botTexts(bobDm.id)).toEqual(['You said: first from bob', 'You said: anyone?']);
+    expect((await userTurns(second.api)).sort()).toEqual(['anyone?', 'first from bob', 'saved, then killed', 'while down 1', 'while down 2']);
   }, 90_000);
 });

@@ -5,7 +5,6 @@ import { RESEND_MARKER } from '../src/main/gateway/delivery/marker';
 import { startGatewayHarness, type GatewayHarness } from './support/gateway-harness';
 import { FakeDiscord, type FakeChannel, type FakeDiscordUser } from './support/fake-discord';
 import { waitUntil } from './support/wait';
-// @ts-expect-error -- a plain .mjs fixture without types
 import { longText } from './fixtures/long-text.mjs';
 
 /**

@@ -6,6 +6,7 @@ import type { DeliveryRow } from '../../src/shared/api';
 import { agentProcesses, killAll, stillAlive } from './agent-processes';
 import { analyze, type ChaosFigures, type KillRecord, type RunRecords, type SentRequest } from './analyze';
 import { countDeliveries, killGateway, listDeliveries, liveGateways, startGateway, stopGateway, type ChaosGateway } from './gateway';
+import { startDiscordPlatform } from './discord-platform';
 import { startIrcPlatform } from './irc-platform';
 import { seededRandom, type ChaosOptions } from './options';
 import type { ChaosPlatform } from './platform';
@@ -71,7 +72,12 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
     const userNicks = NAMES.slice(0, options.users);
     while (userNicks.length < options.users) userNicks.push(`user${userNicks.length + 1}`);
     const register = (dispose: () => Promise<void>) => void disposers.push(dispose);
-    platform = options.platform === 'telegram' ? await startTelegramPlatform(userNicks, register) : await startIrcPlatform(userNicks, register);
+    platform =
+      options.platform === 'telegram'
+        ? await startTelegramPlatform(userNicks, register)
+        : options.platform === 'discord'
+          ? await startDiscordPlatform(userNicks, register)
+          : await startIrcPlatform(userNicks, register);
     const chat = platform;
     writeFileSync(
       configFile,

@@ -146,6 +146,8 @@ export class FakeDiscord {
   readonly gatewayLog: { readonly op: 'identify' | 'resume'; readonly at: number; readonly intents?: number }[] = [];
   /** Message id → times it was dispatched to a session (MESSAGE_CREATE, replays included). */
   readonly dispatched = new Map<string, number[]>();
+  /** Message id → times it reached the bot, by the Gateway or in a fetched page of messages. */
+  readonly handed = new Map<string, number[]>();
   privilegedIntents: number;
   heartbeatIntervalMs: number;
   /** When false, heartbeats get no ACK (a zombie connection). */
@@ -441,6 +443,7 @@ export class FakeDiscord {
     let list = state.messages;
     if (after !== null) list = list.filter((m) => compareIds(m.id, after) > 0).slice(0, limit);
     else list = list.slice(-limit);
+    for (const message of list) this.noteHanded(message.id);
     return [...list].reverse().map((m) => this.messagePayload(m, state.channel));
   }
 
@@ -687,6 +690,13 @@ export class FakeDiscord {
     const times = this.dispatched.get(id) ?? [];
     times.push(Date.now());
     this.dispatched.set(id, times);
+    this.noteHanded(id);
+  }
+
+  private noteHanded(id: string): void {
+    const times = this.handed.get(id) ?? [];
+    times.push(Date.now());
+    this.handed.set(id, times);
   }
 
   // ---- payloads --------------------------------------------------------

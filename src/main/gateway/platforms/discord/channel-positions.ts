@@ -13,17 +13,33 @@ import { PRIVATE_DIR_MODE, readJsonOrMoveAside, writePrivateFile } from '../../p
  * so "after" is a comparison of ids.
  */
 const snowflake = z.string().regex(/^\d{1,20}$/);
-const stateSchema = z.object({ v: z.literal(1), channels: z.record(snowflake, snowflake) });
+const stateSchema = z.object({ v: z.literal(1), channels: z.record(snowflake, snowflake), since: snowflake.optional() });
+
+/** Discord's epoch: a snowflake's top bits are milliseconds since it. */
+const DISCORD_EPOCH = 1_420_070_400_000n;
+
+/** The smallest snowflake of a moment: every message created at or after `ms` has a larger id. */
+export function snowflakeAt(ms: number): string {
+  return ((BigInt(Math.max(0, Math.floor(ms))) - DISCORD_EPOCH) << 22n).toString();
+}
 
 /** Channels remembered at most; the ones quiet longest are forgotten first. */
 const MAX_CHANNELS = 1000;
 
 export class ChannelPositions {
   private channels: Record<string, string>;
+  /**
+   * When Homing started listening for this bot (as a snowflake): a channel it
+   * has no position for yet (a DM that opened while Homing was down, a listed
+   * channel never written in) starts from here, so what was written there
+   * since is fetched and older history is not.
+   */
+  readonly since: string;
 
   constructor(
     private readonly file: string,
     logger: Logger,
+    now: number = Date.now(),
   ) {
     const loaded = existsSync(file)
       ? readJsonOrMoveAside(file, stateSchema, (movedTo) =>
@@ -31,12 +47,14 @@ export class ChannelPositions {
         )
       : undefined;
     this.channels = loaded?.channels ?? {};
+    this.since = loaded?.since ?? snowflakeAt(now);
+    if (loaded?.since === undefined) this.write(this.channels);
   }
 
-  static forBot(dataDir: string, botId: string, logger: Logger): ChannelPositions {
+  static forBot(dataDir: string, botId: string, logger: Logger, now?: number): ChannelPositions {
     const dir = join(dataDir, 'discord');
     mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-    return new ChannelPositions(join(dir, `bot-${botId}.json`), logger);
+    return new ChannelPositions(join(dir, `bot-${botId}.json`), logger, now);
   }
 
   /** Channels with a position, most recently active first. */
@@ -46,14 +64,18 @@ export class ChannelPositions {
       .map(([channel]) => channel);
   }
 
-  last(channelId: string): string | undefined {
-    return this.channels[channelId];
+  /** The channel's position: its last message taken, else `since`. */
+  last(channelId: string): string {
+    return this.channels[channelId] ?? this.since;
+  }
+
+  has(channelId: string): boolean {
+    return this.channels[channelId] !== undefined;
   }
 
   /** Whether this message was taken already (it is at or before the channel's position). */
   seen(channelId: string, messageId: string): boolean {
-    const last = this.channels[channelId];
-    return last !== undefined && compareSnowflakes(messageId, last) <= 0;
+    return compareSnowflakes(messageId, this.last(channelId)) <= 0;
   }
 
   /** The message is saved (or needs nothing): it is never taken again. */
@@ -65,8 +87,12 @@ export class ChannelPositions {
       const oldest = ids.sort((a, b) => compareSnowflakes(next[a]!, next[b]!)).slice(0, ids.length - MAX_CHANNELS);
       for (const id of oldest) delete next[id];
     }
-    this.channels = next;
-    writePrivateFile(this.file, JSON.stringify({ v: 1, channels: next }) + '\n');
+    this.write(next);
+  }
+
+  private write(channels: Record<string, string>): void {
+    this.channels = channels;
+    writePrivateFile(this.file, JSON.stringify({ v: 1, since: this.since, channels }) + '\n');
   }
 }
 

@@ -318,29 +318,37 @@ export class DiscordAdapter implements PlatformAdapter {
     if (!positions) return;
     this.stalled = false;
     const alive = () => this.running && generation === this.generation;
-    for (const channelId of positions.known().slice(0, CATCH_UP.channels)) {
-      for (let page = 0; page < CATCH_UP.pages && alive() && !this.stalled; page++) {
-        const after = positions.last(channelId);
-        if (after === undefined) break;
-        let batch: unknown;
-        try {
-          batch = await client.rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ after, limit: '100' }) });
-        } catch (error) {
-          this.logger.warn('discord: could not fetch the messages missed in a channel', { error: classifyFailure(error, this.redactor).description });
-          break;
-        }
-        if (!Array.isArray(batch) || batch.length === 0) break;
-        const ordered = batch
-          .filter((item): item is { id: string } => typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string' && /^\d{1,20}$/.test((item as { id: string }).id))
-          .sort((a, b) => compareSnowflakes(a.id, b.id));
-        const before = positions.last(channelId);
-        for (const item of ordered) {
-          if (!alive() || this.stalled) return;
-          // A message fetched from a channel belongs to it, whatever the payload says.
-          await this.takeRaw(client, { ...item, channel_id: channelId }, true);
-        }
-        if (positions.last(channelId) === before || batch.length < 100) break;
+    // Channels written in before, and the channels listed to answer in (from `since` if never written in).
+    const channels = [...new Set([...positions.known(), ...Object.keys(this.config.channels)])].slice(0, CATCH_UP.channels);
+    for (const channelId of channels) {
+      if (!alive() || this.stalled) return;
+      await this.catchUpChannel(client, channelId, alive);
+    }
+  }
+
+  /** The messages of one channel after its position, oldest first, taken one by one. */
+  private async catchUpChannel(client: Client, channelId: string, alive: () => boolean): Promise<void> {
+    const positions = this.positions!;
+    for (let page = 0; page < CATCH_UP.pages && alive() && !this.stalled; page++) {
+      const after = positions.last(channelId);
+      let batch: unknown;
+      try {
+        batch = await client.rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ after, limit: '100' }) });
+      } catch (error) {
+        this.logger.warn('discord: could not fetch the messages missed in a channel', { error: classifyFailure(error, this.redactor).description });
+        break;
       }
+      if (!Array.isArray(batch) || batch.length === 0) break;
+      const ordered = batch
+        .filter((item): item is { id: string } => typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string' && /^\d{1,20}$/.test((item as { id: string }).id))
+        .sort((a, b) => compareSnowflakes(a.id, b.id));
+      const before = positions.last(channelId);
+      for (const item of ordered) {
+        if (!alive() || this.stalled) return;
+        // A message fetched from a channel belongs to it, whatever the payload says.
+        await this.takeRaw(client, { ...item, channel_id: channelId }, true);
+      }
+      if (positions.last(channelId) === before || batch.length < 100) break;
     }
   }
 
@@ -356,6 +364,13 @@ export class DiscordAdapter implements PlatformAdapter {
     }
     const message = parsed.message;
     if (positions.seen(message.channelId, message.id)) return;
+    if (!fetched && !positions.has(message.channelId)) {
+      // A channel never written in before (a DM opened while Homing was down, say): what was
+      // written there since Homing started listening comes first, this message with it.
+      const generation = this.generation;
+      await this.catchUpChannel(client, message.channelId, () => this.running && generation === this.generation);
+      if (positions.seen(message.channelId, message.id) || this.stalled) return;
+    }
     const place = message.guildId === undefined ? undefined : await this.placeOf(client, message);
     const decision = this.admit(message, place);
     if (decision === 'pair') {
@@ -368,7 +383,7 @@ export class DiscordAdapter implements PlatformAdapter {
     }
     // A channel seen for the first time is remembered from just before this message, so a crash
     // before its position moves still has the next start fetch this message and what follows.
-    if (positions.last(message.channelId) === undefined) positions.advance(message.channelId, (BigInt(message.id) - 1n).toString());
+    if (!positions.has(message.channelId)) positions.advance(message.channelId, (BigInt(message.id) - 1n).toString());
     const thread = place?.parentId !== undefined;
     const outcome = await this.handOn({
       source: {
