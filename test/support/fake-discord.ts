@@ -375,7 +375,12 @@ export class FakeDiscord {
   private route(req: IncomingMessage, res: ServerResponse, body: unknown): void {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = req.method ?? 'GET';
-    const path = url.pathname.replace(/^\/api\/v10/, '');
+    let path = url.pathname.replace(/^\/api\/v10/, '');
+    try {
+      path = decodeURIComponent(path); // `@me` may come as `%40me`
+    } catch {
+      // left as it came: no route matches it
+    }
     const record = (status: number) => this.requests.push({ method, path: url.pathname + url.search, status, body, at: Date.now() });
     if (!url.pathname.startsWith('/api/v10/')) {
       record(404);

@@ -113,6 +113,7 @@ export function explainPlatform(platform: PlatformStatus): string {
     case 'degraded':
       return `connected, but not working well${platform.error ? ` (${errorWords(platform.error)})` : '.'}`;
     case 'auth-failed':
+      if (platform.name === 'discord') return `Discord refused the bot token: paste it again (Developer Portal → your application → Bot → Reset Token) in Platforms → Discord.${platform.error ? ` (${platform.error})` : ''}`;
       if (platform.name === 'telegram') return `Telegram refused the bot token: paste it again (from @BotFather) in Platforms → Telegram.${platform.error ? ` (${platform.error})` : ''}`;
       return `the server refused the login: check the nick and password in Platforms.${platform.error ? ` (${platform.error})` : ''}`;
     case 'disconnected':
@@ -186,6 +187,8 @@ export function platformLabel(platform: string): string {
       return 'IRC';
     case 'telegram':
       return 'Telegram';
+    case 'discord':
+      return 'Discord';
     default:
       return platform;
   }

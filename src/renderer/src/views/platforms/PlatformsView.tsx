@@ -3,12 +3,13 @@ import { ErrorNote } from '../../components/ErrorNote';
 import { useConfig } from '../../hooks/useConfig';
 import { explainApiError } from '../../plain-words';
 import { AgentForm } from './AgentForm';
+import { DiscordForm } from './DiscordForm';
 import { IrcForm } from './IrcForm';
 import { PairingRequests } from './PairingRequests';
 import { PlatformCard } from './PlatformCard';
 import { TelegramForm } from './TelegramForm';
 
-/** A card per platform (state, last error, reconnect), the forms for Telegram, IRC and the agent, and Telegram's pairing requests. */
+/** A card per platform (state, last error, reconnect), the forms for Telegram, Discord, IRC and the agent, and the pairing requests. */
 export function PlatformsView({ api, overview }: { api: HomingApi; overview: GatewayOverview | null }) {
   const config = useConfig(api);
   return (
@@ -33,6 +34,8 @@ export function PlatformsView({ api, overview }: { api: HomingApi; overview: Gat
         <div className="forms">
           <TelegramForm api={api} view={config.view} onSaved={config.reload} />
           <PairingRequests api={api} />
+          <DiscordForm api={api} view={config.view} onSaved={config.reload} />
+          <PairingRequests api={api} platform="discord" label="Discord" />
           <IrcForm api={api} view={config.view} onSaved={config.reload} />
           <AgentForm api={api} view={config.view} onSaved={config.reload} />
         </div>
