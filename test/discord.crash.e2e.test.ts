@@ -91,7 +91,9 @@ describe('the headless gateway on Discord killed with SIGKILL', () => {
     // The second chunk reaches Discord; its answer never comes back.
     const stop = fake.fault((method, path) => (method === 'POST' && path === `/channels/${dm.id}/messages` && ++sends === 2 ? 'hang-after' : undefined));
     fake.userSays({ from: alice, channelId: dm.id, content: 'long please' });
-    await waitUntil('the second chunk in the channel', () => botTexts(dm.id).length === 2, 30_000);
+    await waitUntil('the second chunk in the channel', () => botTexts(dm.id).length === 2, 45_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}; sent ${botTexts(dm.id).length}; requests ${JSON.stringify(fake.requests.slice(-10).map((r) => `${r.method} ${r.path} ${r.status}`))}\n${first.gateway.output().slice(-3000)}`);
+    });
     await crash(first.gateway);
     stop();
 

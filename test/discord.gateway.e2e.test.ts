@@ -126,8 +126,9 @@ describe('the gateway on Discord (discord.js against the fake Discord)', () => {
     expect(botTexts(general.id)).toEqual(['You said: in the channel']);
     const sessions = (await call('listSessions')).sessions;
     expect(sessions).toHaveLength(2);
+    await waitUntil('both replies marked delivered', async () => (await call('listDeliveries', {})).deliveries.every((row) => row.state === 'delivered'), 20_000);
     const threadRow = (await call('listDeliveries', {})).deliveries.find((row) => row.threadId === thread.id)!;
-    expect(threadRow).toMatchObject({ chatId: general.id, threadId: thread.id, state: 'delivered' });
+    expect(threadRow, JSON.stringify({ general: general.id, thread: thread.id, rows: (await call('listDeliveries', {})).deliveries.map((row) => [row.chatId, row.threadId, row.state, row.preview]) })).toMatchObject({ chatId: general.id, threadId: thread.id, state: 'delivered' });
   });
 
   it('sends a long reply complete and in order, each message within 2000 characters', async () => {

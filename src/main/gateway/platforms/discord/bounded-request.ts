@@ -1,16 +1,18 @@
-import { DefaultRestOptions, type ResponseLike } from '@discordjs/rest';
+import type { DefaultRestOptions, ResponseLike } from '@discordjs/rest';
 
 /** The most a Discord REST answer may weigh: 100 messages of 4000 characters are well below it. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
+type MakeRequest = (url: string, init: Parameters<typeof DefaultRestOptions.makeRequest>[1]) => Promise<ResponseLike>;
+
 /**
- * discord.js's own request strategy with a size limit: an answer (a hostile
- * or broken server's) larger than `maxBytes` is cut off and fails the call,
- * instead of filling memory.
+ * discord.js's own request strategy (`inner`, its DefaultRestOptions.makeRequest)
+ * with a size limit: an answer (a hostile or broken server's) larger than
+ * `maxBytes` is cut off and fails the call, instead of filling memory.
  */
-export function boundedRequest(maxBytes = MAX_RESPONSE_BYTES): (url: string, init: Parameters<typeof DefaultRestOptions.makeRequest>[1]) => Promise<ResponseLike> {
+export function boundedRequest(inner: MakeRequest, maxBytes = MAX_RESPONSE_BYTES): MakeRequest {
   return async (url, init) => {
-    const response = await DefaultRestOptions.makeRequest(url, init);
+    const response = await inner(url, init);
     const declared = Number(response.headers.get('content-length') ?? NaN);
     if (declared > maxBytes) {
       await (response.body as ReadableStream | null)?.cancel().catch(() => undefined);

@@ -23,13 +23,21 @@ export function snowflakeAt(ms: number): string {
   return ((BigInt(Math.max(0, Math.floor(ms))) - DISCORD_EPOCH) << 22n).toString();
 }
 
+/**
+ * `since` is set this much before the first connection: Discord's clock (in its ids) and
+ * this machine's may differ, and a message can arrive between Discord's READY and Homing
+ * reading it; a few minutes of messages to the bot from just before it was set up are
+ * taken rather than any message after it lost.
+ */
+export const SINCE_MARGIN_MS = 2 * 60_000;
+
 /** Channels remembered at most; the ones quiet longest are forgotten first. */
 const MAX_CHANNELS = 1000;
 
 export class ChannelPositions {
   private channels: Record<string, string>;
   /**
-   * When Homing started listening for this bot (as a snowflake): a channel it
+   * When Homing started listening for this bot (as a snowflake, SINCE_MARGIN_MS early): a channel it
    * has no position for yet (a DM that opened while Homing was down, a listed
    * channel never written in) starts from here, so what was written there
    * since is fetched and older history is not.
@@ -47,7 +55,7 @@ export class ChannelPositions {
         )
       : undefined;
     this.channels = loaded?.channels ?? {};
-    this.since = loaded?.since ?? snowflakeAt(now);
+    this.since = loaded?.since ?? snowflakeAt(now - SINCE_MARGIN_MS);
     if (loaded?.since === undefined) this.write(this.channels);
   }
 

@@ -1,7 +1,6 @@
-import { REST } from '@discordjs/rest';
-import { Routes } from 'discord.js';
 import type { ConnectionTestResult } from '../../../../shared/api';
 import { boundedRequest } from './bounded-request';
+import { loadDiscordJs, routes } from './load-discord-js';
 import { classifyFailure } from './send-errors';
 
 /** View Channels, Send Messages, Send Messages in Threads, Read Message History: what the bot needs in a channel. */
@@ -16,9 +15,10 @@ export function inviteUrl(applicationId: string): string {
 export async function testDiscordConnection(apiUrl: string, token: string | undefined, timeoutMs: number): Promise<ConnectionTestResult> {
   if (token === undefined) return { ok: false, message: 'no bot token is saved yet: paste the token from the Developer Portal (your application → Bot → Reset Token), then test again' };
   const redact = (text: string) => text.split(token).join('[token]');
-  const rest = new REST({ api: apiUrl, timeout: timeoutMs, retries: 0, makeRequest: boundedRequest(1024 * 1024) }).setToken(token);
+  const { REST, DefaultRestOptions } = await loadDiscordJs();
+  const rest = new REST({ api: apiUrl, timeout: timeoutMs, retries: 0, makeRequest: boundedRequest(DefaultRestOptions.makeRequest, 1024 * 1024) }).setToken(token);
   try {
-    const me = (await rest.get(Routes.user('@me'))) as { id?: unknown; username?: unknown; global_name?: unknown; bot?: unknown };
+    const me = (await rest.get(routes.me())) as { id?: unknown; username?: unknown; global_name?: unknown; bot?: unknown };
     const id = typeof me.id === 'string' && /^\d{1,20}$/.test(me.id) ? me.id : undefined;
     const name = typeof me.global_name === 'string' && me.global_name !== '' ? me.global_name : typeof me.username === 'string' ? me.username : '(no name)';
     if (me.bot !== true) return { ok: false, message: `this token belongs to ${name}, which is not a bot account: use the token of your application's bot` };

@@ -1,4 +1,4 @@
-import { Client, Events, GatewayIntentBits, Options, Partials, Routes, type GatewayDispatchPayload } from 'discord.js';
+import type { Client, GatewayDispatchPayload } from 'discord.js';
 import { systemClock, type Clock } from '../../clock';
 import { silentLogger, type Logger } from '../../logger';
 import type { AdapterEvent, AdapterState, IntakeOutcome, MessageLimits, PlatformAdapter, SendResult, SendTarget, TypingTarget } from '../adapter';
@@ -6,6 +6,7 @@ import { boundedRequest } from './bounded-request';
 import { ChannelPositions, compareSnowflakes } from './channel-positions';
 import type { DiscordConfig, DiscordPlace } from './config-schema';
 import { toDiscordText } from './discord-text';
+import { loadDiscordJs, routes, type DiscordJs } from './load-discord-js';
 import { parseMessageCreate, type IncomingDiscordMessage } from './inbound';
 import { nonceFor } from './nonce';
 import { classifyFailure, describe, toSendResult } from './send-errors';
@@ -40,7 +41,7 @@ export interface DiscordAdapterOptions {
 }
 
 /** Guilds, their messages, direct messages, and the text of messages (a privileged intent, switched on in the Developer Portal). */
-export const DISCORD_INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent] as const;
+export const DISCORD_INTENTS = { Guilds: 1 << 0, GuildMessages: 1 << 9, DirectMessages: 1 << 12, MessageContent: 1 << 15 } as const;
 /** Pairing replies to strangers, at most this many per window. */
 const PAIRING_REPLIES = { max: 20, windowMs: 10 * 60 * 1000 } as const;
 /** After a reconnect, at most this many channels and pages of 100 messages each are fetched. */
@@ -179,7 +180,11 @@ export class DiscordAdapter implements PlatformAdapter {
   private async login(generation: number): Promise<void> {
     const alive = () => this.running && generation === this.generation;
     this.setState('connecting');
-    const client = this.newClient(generation);
+    const client = this.newClient(await loadDiscordJs(), generation);
+    if (!alive()) {
+      await client.destroy().catch(() => undefined);
+      return;
+    }
     try {
       await client.login(this.options.token);
     } catch (error) {
@@ -223,15 +228,16 @@ export class DiscordAdapter implements PlatformAdapter {
     }, delay);
   }
 
-  private newClient(generation: number): Client {
+  private newClient(djs: DiscordJs, generation: number): Client {
+    const { Client, Events, Options, Partials } = djs;
     const client = new Client({
-      intents: [...DISCORD_INTENTS],
+      intents: Object.values(DISCORD_INTENTS).reduce((all, bit) => all | bit, 0),
       partials: [Partials.Channel],
       // Homing reads messages from the raw dispatches: the client keeps no messages of its own.
       makeCache: Options.cacheWithLimits({ ...Options.DefaultMakeCacheSettings, MessageManager: 0, GuildMemberManager: 0, UserManager: 100, PresenceManager: 0, ReactionManager: 0 }),
       rest: {
         api: this.config.apiUrl,
-        makeRequest: boundedRequest(),
+        makeRequest: boundedRequest(djs.DefaultRestOptions.makeRequest),
         timeout: 30_000,
         rejectOnRateLimit: (limit) => limit.retryAfter > (this.options.maxInlineWaitMs ?? 120_000),
       },
@@ -333,7 +339,7 @@ export class DiscordAdapter implements PlatformAdapter {
       const after = positions.last(channelId);
       let batch: unknown;
       try {
-        batch = await client.rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ after, limit: '100' }) });
+        batch = await client.rest.get(routes.channelMessages(channelId), { query: new URLSearchParams({ after, limit: '100' }) });
       } catch (error) {
         this.logger.warn('discord: could not fetch the messages missed in a channel', { error: classifyFailure(error, this.redactor).description });
         break;
@@ -480,7 +486,7 @@ export class DiscordAdapter implements PlatformAdapter {
     if (!client || !this.canSend()) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'not connected to Discord' };
     const replyTo = target.replyTo !== null && /^\d{1,20}$/.test(target.replyTo) ? target.replyTo : undefined;
     try {
-      const sent = (await client.rest.post(Routes.channelMessages(channelId), {
+      const sent = (await client.rest.post(routes.channelMessages(channelId), {
         body: {
           content: toDiscordText(text),
           nonce: nonceFor(target.idempotencyKey),
@@ -502,7 +508,7 @@ export class DiscordAdapter implements PlatformAdapter {
   async sendNotice(chatId: string, text: string): Promise<void> {
     if (!/^\d{1,20}$/.test(chatId)) return;
     try {
-      await this.client?.rest.post(Routes.channelMessages(chatId), { body: { content: toDiscordText(text).slice(0, 2000), allowed_mentions: { parse: [] } } });
+      await this.client?.rest.post(routes.channelMessages(chatId), { body: { content: toDiscordText(text).slice(0, 2000), allowed_mentions: { parse: [] } } });
     } catch (error) {
       this.logger.warn('discord: a notice could not be sent', { error: classifyFailure(error, this.redactor).description });
     }
@@ -513,7 +519,7 @@ export class DiscordAdapter implements PlatformAdapter {
     const channelId = target.threadId ?? target.chatId;
     if (!/^\d{1,20}$/.test(channelId) || !this.canSend()) return () => {};
     const tick = () => {
-      this.client?.rest.post(Routes.channelTyping(channelId)).catch((error: unknown) => {
+      this.client?.rest.post(routes.channelTyping(channelId)).catch((error: unknown) => {
         this.logger.debug('discord: typing not shown', { error: classifyFailure(error, this.redactor).description });
       });
     };
