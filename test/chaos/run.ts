@@ -6,6 +6,7 @@ import type { DeliveryRow } from '../../src/shared/api';
 import { agentProcesses, killAll, stillAlive } from './agent-processes';
 import { analyze, type ChaosFigures, type KillRecord, type RunRecords, type SentRequest } from './analyze';
 import { countDeliveries, killGateway, listDeliveries, liveGateways, startGateway, stopGateway, type ChaosGateway } from './gateway';
+import { startDiscordPlatform } from './discord-platform';
 import { startEmailPlatform } from './email-platform';
 import { startIrcPlatform } from './irc-platform';
 import { startMatrixPlatform } from './matrix-platform';
@@ -20,6 +21,7 @@ const PLATFORM_STARTERS: Record<ChaosPlatformName, typeof startIrcPlatform> = {
   telegram: startTelegramPlatform,
   matrix: startMatrixPlatform,
   email: startEmailPlatform,
+  discord: startDiscordPlatform,
 };
 
 /**

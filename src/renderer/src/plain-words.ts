@@ -114,6 +114,7 @@ export function explainPlatform(platform: PlatformStatus): string {
       return `connected, but not working well${platform.error ? ` (${errorWords(platform.error)})` : '.'}`;
     case 'auth-failed':
       if (platform.name === 'matrix') return `the homeserver refused the login: store a new access token (or check the password) in Platforms → Matrix.${platform.error ? ` (${platform.error})` : ''}`;
+      if (platform.name === 'discord') return `Discord refused the bot token: paste it again (Developer Portal → your application → Bot → Reset Token) in Platforms → Discord.${platform.error ? ` (${platform.error})` : ''}`;
       if (platform.name === 'telegram') return `Telegram refused the bot token: paste it again (from @BotFather) in Platforms → Telegram.${platform.error ? ` (${platform.error})` : ''}`;
       if (platform.name === 'email') return `the mail server refused the login: check the address, login name and password in Platforms → Email.${platform.error ? ` (${platform.error})` : ''}`;
       return `the server refused the login: check the nick and password in Platforms.${platform.error ? ` (${platform.error})` : ''}`;
@@ -192,6 +193,8 @@ export function platformLabel(platform: string): string {
       return 'Matrix';
     case 'email':
       return 'email';
+    case 'discord':
+      return 'Discord';
     default:
       return platform;
   }

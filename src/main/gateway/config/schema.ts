@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentConfigSchema, DEFAULT_AGENT_CONFIG } from '../agents/config-schema';
 import { ircConfigSchema } from '../platforms/irc/config-schema';
+import { discordConfigSchema } from '../platforms/discord/config-schema';
 import { emailConfigSchema } from '../platforms/email/config-schema';
 import { matrixConfigSchema } from '../platforms/matrix/config-schema';
 import { telegramConfigSchema } from '../platforms/telegram/config-schema';
@@ -70,12 +71,22 @@ export const emailPlatformSchema = emailConfigSchema
   })
   .strict();
 
+export const discordPlatformSchema = discordConfigSchema
+  .extend({
+    enabled: z.boolean().default(true),
+    /** The environment variable holding the bot token; else the secret store's `discord.token`. */
+    tokenEnv: passwordEnvName.optional(),
+    token: z.never({ error: 'the bot token does not belong in config.json: save it in the window, or name an environment variable in "tokenEnv"' }).optional(),
+  })
+  .strict();
+
 export const platformsSchema = z
   .strictObject({
     irc: ircPlatformSchema.optional(),
     telegram: telegramPlatformSchema.optional(),
     matrix: matrixPlatformSchema.optional(),
     email: emailPlatformSchema.optional(),
+    discord: discordPlatformSchema.optional(),
   })
   .default({});
 

@@ -7,7 +7,7 @@ import type { Chunk, ClaimedObligation, DeliverablePlatform, RecordInput, Record
 import type { Logger } from '../logger';
 import { LedgerHealthMonitor } from './ledger-health';
 import { withResendMarker } from './marker';
-import type { PlatformSender, SendResult, SendTarget } from './sender';
+import { dedupCovers, tracksArrival, type PlatformSender, type SendResult, type SendTarget } from './sender';
 
 /** A final reply the pipeline hands over, already split to the platform's limit. */
 export interface NewReply {
@@ -78,6 +78,7 @@ export class Deliverer {
   private readonly monitor: LedgerHealthMonitor;
   private readonly ledger: Ledger;
   private readonly group: CommitGroup | undefined;
+  private readonly clock: Clock;
   private readonly facts: SendFact[] = [];
   /** Rows whose send loop has ended but whose facts are not written yet. */
   private readonly finishedWithFacts = new Set<string>();
@@ -85,6 +86,7 @@ export class Deliverer {
   constructor(options: DelivererOptions) {
     this.ledger = options.ledger;
     this.group = options.group;
+    this.clock = options.clock;
     this.monitor = new LedgerHealthMonitor(options.clock, options.logger, options.onLedgerFailure);
   }
 
@@ -178,7 +180,7 @@ export class Deliverer {
         if (claim.sendingMarked?.index === chunk.index && chunksSent === 0) {
           // Marked on its way in the commit that recorded and claimed the reply.
           marker = claim.sendingMarked.marker;
-        } else if (!sender.serverIdempotency) {
+        } else if (tracksArrival(sender)) {
           const sending = await this.beforeSend('markChunkSending', id, () => this.ledger.markChunkSending(receipt, chunk.index), {
             kind: 'chunk-sending',
             id,
@@ -192,12 +194,14 @@ export class Deliverer {
         } else if (this.monitor.guard('stillHolds', id, () => this.ledger.stillHolds(receipt)) === false) {
           return stop();
         }
+        // Keys that expire (Discord's nonce window): a resend the server still deduplicates needs no marker.
+        if (marker && dedupCovers(sender, claim.recordedAt, this.clock.now())) marker = false;
         const result = await sendSafely(sender, marker ? withResendMarker(chunk.text) : chunk.text, {
           ...target,
           idempotencyKey: chunk.idempotencyKey,
         });
         if (!result.ok) {
-          if (result.notDelivered && !sender.serverIdempotency) {
+          if (result.notDelivered && tracksArrival(sender)) {
             this.after('markChunkUnsent', id, () => this.ledger.markChunkUnsent(receipt, chunk.index));
           }
           // Lost with the connection: due again as soon as the platform is back, not after the backoff.
@@ -247,7 +251,7 @@ export class Deliverer {
     let chunksSent = 0;
     try {
       for (const chunk of chunks) {
-        if (!sender.serverIdempotency) this.remember({ kind: 'chunk-sending', id, index: chunk.index });
+        if (tracksArrival(sender)) this.remember({ kind: 'chunk-sending', id, index: chunk.index });
         const result = await sendSafely(sender, chunk.text, { ...target, idempotencyKey: chunk.idempotencyKey });
         if (!result.ok) {
           return { status: 'failed', id, chunksSent, recorded: false, error: result.error, retryable: result.retryable && !result.permanent, permanent: result.permanent };

@@ -6,7 +6,7 @@ import type { EventBus } from '../events';
 import { Ledger, type ClaimedObligation, type DeliverablePlatform, type LedgerPolicy, type ProcessProbe } from '../ledger';
 import type { Logger } from '../logger';
 import { Deliverer, type DeliveryOutcome, type NewReply, type RecordedReply } from './deliverer';
-import type { PlatformSender } from './sender';
+import { tracksArrival, type PlatformSender } from './sender';
 
 export interface DeliveryServiceOptions {
   readonly db: Db;
@@ -328,7 +328,8 @@ export class DeliveryService {
 function deliverableOf(sender: PlatformSender): DeliverablePlatform {
   return {
     name: sender.name,
-    serverIdempotency: sender.serverIdempotency,
+    // Keys that expire: the ledger tracks "may have arrived" as for a platform without keys.
+    serverIdempotency: !tracksArrival(sender),
     ...(sender.canSend ? { canSend: sender.canSend.bind(sender) } : {}),
   };
 }

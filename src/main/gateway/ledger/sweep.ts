@@ -43,6 +43,8 @@ export interface ClaimedObligation {
   readonly receipt: Receipt;
   /** Its place in the conversation's outbox. */
   readonly seq: number;
+  /** When the reply was recorded (wall-clock ms): no chunk of it was sent earlier. */
+  readonly recordedAt: number;
   readonly chunks: readonly Chunk[];
   /** The first chunk not known delivered: sending resumes here. */
   readonly firstChunk: Chunk;
@@ -349,6 +351,7 @@ export function describeClaim(row: ObligationSql, chunks: Chunk[], platforms: Re
     id: row.id,
     receipt: { id: row.id, owner: row.owner_instance!, fence: row.fence },
     seq: row.seq,
+    recordedAt: row.created_at,
     sessionKey: row.session_key,
     target: { platform: row.platform, chatId: row.chat_id, threadId: row.thread_id, replyTo: row.reply_to },
     content: row.content,

@@ -73,6 +73,12 @@ export interface PlatformAdapter {
   readonly limits: MessageLimits;
   /** True when the platform deduplicates a resend by its idempotency key (Matrix txnId, Discord nonce). */
   readonly idempotentSends: boolean;
+  /**
+   * With `idempotentSends`: how long after a send the server still recognises
+   * its key (Discord keeps a nonce "a few minutes"). Absent: for good (Matrix
+   * txnIds). A resend later than this may appear twice, so it carries the marker.
+   */
+  readonly dedupWindowMs?: number;
   state(): AdapterState;
   /** Starts connecting (and reconnecting with backoff); progress arrives as state events. */
   connect(): Promise<void>;

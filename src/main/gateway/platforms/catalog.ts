@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock';
 import type { z } from 'zod';
-import type { emailPlatformSchema, HomingConfig, ircPlatformSchema, matrixPlatformSchema, telegramPlatformSchema } from '../config/schema';
+import type { discordPlatformSchema, emailPlatformSchema, HomingConfig, ircPlatformSchema, matrixPlatformSchema, telegramPlatformSchema } from '../config/schema';
 import type { PairingStore } from '../access/pairing-store';
 import type { Logger } from '../logger';
 import type { SecretStore } from '../secrets/secret-store';
+import { DiscordAdapter, type DiscordAdapterOptions } from './discord/discord-adapter';
 import { EmailAdapter, type EmailAdapterOptions } from './email/email-adapter';
 import { IrcAdapter, type IrcAdapterOptions } from './irc/irc-adapter';
 import { LOCAL_PLATFORM, type LocalAdapter } from './local/local-adapter';
@@ -18,6 +19,7 @@ export interface PlatformTuning {
   readonly telegram?: Partial<Omit<TelegramAdapterOptions, 'config' | 'token' | 'dataDir' | 'access' | 'logger' | 'clock'>>;
   readonly matrix?: Partial<Omit<MatrixAdapterOptions, 'config' | 'credentials' | 'dataDir' | 'access' | 'logger' | 'clock'>>;
   readonly email?: Partial<Omit<EmailAdapterOptions, 'config' | 'password' | 'dataDir' | 'logger' | 'clock' | 'onRefused'>>;
+  readonly discord?: Partial<Omit<DiscordAdapterOptions, 'config' | 'token' | 'dataDir' | 'access' | 'logger' | 'clock'>>;
 }
 
 export interface CatalogDeps {
@@ -141,6 +143,34 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
       },
     });
   }
+  const discord = config.platforms.discord;
+  if (discord && discord.enabled) {
+    const { settings, token } = discordSettings(discord, deps);
+    wanted.set('discord', {
+      fingerprint: JSON.stringify([settings, token === undefined ? null : digest(token)]),
+      create: () => {
+        if (token === undefined) {
+          throw new Error(
+            discord.tokenEnv
+              ? `the bot token is not set: the variable ${discord.tokenEnv} is empty`
+              : 'the bot token is not set: paste it in Platforms → Discord (Developer Portal → your application → Bot → Reset Token)',
+          );
+        }
+        return new DiscordAdapter({
+          config: settings,
+          token,
+          dataDir: deps.dataDir,
+          access: {
+            isApproved: (senderId) => deps.pairing.isApproved('discord', senderId),
+            requestPairing: (sender) => deps.pairing.request('discord', sender),
+          },
+          logger: deps.logger,
+          clock: deps.clock,
+          ...deps.tuning.discord,
+        });
+      },
+    });
+  }
   return wanted;
 }
 
@@ -166,6 +196,13 @@ export function emailSettings(email: z.output<typeof emailPlatformSchema>, deps:
   const { enabled: _enabled, passwordEnv, password: _never, ...settings } = email;
   const password = (passwordEnv ? deps.env[passwordEnv] : undefined) ?? deps.secrets.get('email.password');
   return { settings, password: password === '' ? undefined : password };
+}
+
+/** The Discord adapter's settings and the bot token: from the variable `tokenEnv` names, else the secret store. */
+export function discordSettings(discord: z.output<typeof discordPlatformSchema>, deps: Pick<CatalogDeps, 'env' | 'secrets'>) {
+  const { enabled: _enabled, tokenEnv, token: _never, ...settings } = discord;
+  const token = (tokenEnv ? deps.env[tokenEnv] : undefined) ?? deps.secrets.get('discord.token');
+  return { settings, token: token === '' ? undefined : token };
 }
 
 /** The Telegram adapter's settings and the bot token: from the variable `tokenEnv` names, else the secret store. */

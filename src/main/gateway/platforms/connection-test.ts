@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 import type { ConnectionTarget, ConnectionTestResult } from '../../../shared/api';
 import type { AgentConfig } from '../agents/config-schema';
-import { emailPlatformSchema, ircPlatformSchema, matrixPlatformSchema, telegramPlatformSchema, type HomingConfig } from '../config/schema';
+import { discordPlatformSchema, emailPlatformSchema, ircPlatformSchema, matrixPlatformSchema, telegramPlatformSchema, type HomingConfig } from '../config/schema';
 import type { SecretStore } from '../secrets/secret-store';
 import { testAgentConnection } from './agent-connection-test';
-import { emailSettings, ircSettings, matrixSettings, telegramSettings } from './catalog';
+import { discordSettings, emailSettings, ircSettings, matrixSettings, telegramSettings } from './catalog';
+import { testDiscordConnection } from './discord/connection-test';
 import { testEmailConnection } from './email/connection-test';
 import { testMatrixConnection } from './matrix/connection-test';
 import { testTelegramConnection } from './telegram/connection-test';
@@ -78,6 +79,18 @@ export async function testConnection(target: ConnectionTarget, config: unknown, 
         return { ok: false, message: `the saved password was not sent: it was saved for ${saved!.imap.host} and ${saved!.smtp.host}${saved!.imap.security === 'none' ? '' : ' with encryption'}; save the settings first` };
       }
       return testEmailConnection(settings, password, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    }
+    case 'discord': {
+      const parsed = discordPlatformSchema.safeParse(config);
+      if (!parsed.success) return schemaError('platforms.discord', parsed.error.issues);
+      const saved = deps.savedConfig?.platforms.discord;
+      const savedUrl = saved?.apiUrl ?? 'https://discord.com/api';
+      // The token (and the variable holding it) come from the saved section, and go only to the API they were saved for.
+      const { token } = saved ? discordSettings(saved, deps) : { token: deps.secrets.get('discord.token') };
+      if (parsed.data.apiUrl !== savedUrl && token !== undefined) {
+        return { ok: false, message: `the saved bot token was not sent: it was saved for ${savedUrl}; save the settings first` };
+      }
+      return testDiscordConnection(parsed.data.apiUrl, token, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     }
     case 'agent':
       return testAgentConnection(config, {

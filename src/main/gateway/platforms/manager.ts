@@ -182,6 +182,7 @@ export class PlatformManager {
         entry.unregister = this.options.onConnected({
           name: adapter.platform,
           serverIdempotency: adapter.idempotentSends,
+          ...(adapter.dedupWindowMs !== undefined ? { dedupWindowMs: adapter.dedupWindowMs } : {}),
           canSend: (target) => {
             const state = adapter.state();
             if (state !== 'connected' && state !== 'degraded') return false;

@@ -6,12 +6,12 @@ import { useGatewayEvents } from '../../hooks/useGatewayEvents';
 import { explainApiError, platformLabel } from '../../plain-words';
 
 /**
- * Platforms → Telegram (or Matrix) → requests: people who wrote to the bot and wait for
+ * Platforms → Telegram (or Matrix, Discord) → requests: people who wrote to the bot and wait for
  * approval, by display name and pseudonym (never the raw id), with the code
  * the bot sent them. Approve lets their next message through; Deny keeps
  * everything of theirs away from the agent.
  */
-export function PairingRequests({ api, platform }: { api: HomingApi; platform: 'telegram' | 'matrix' }) {
+export function PairingRequests({ api, platform }: { api: HomingApi; platform: 'telegram' | 'matrix' | 'discord' }) {
   const read = useCallback(() => api.listPairing(), [api]);
   const pairing = useApiRead(read);
   const [error, setError] = useState<string | null>(null);

@@ -3,6 +3,7 @@ import { ErrorNote } from '../../components/ErrorNote';
 import { useConfig } from '../../hooks/useConfig';
 import { explainApiError } from '../../plain-words';
 import { AgentForm } from './AgentForm';
+import { DiscordForm } from './DiscordForm';
 import { IrcForm } from './IrcForm';
 import { MatrixForm } from './MatrixForm';
 import { PairingRequests } from './PairingRequests';
@@ -10,7 +11,7 @@ import { PlatformCard } from './PlatformCard';
 import { EmailForm } from './EmailForm';
 import { TelegramForm } from './TelegramForm';
 
-/** A card per platform (state, last error, reconnect, rooms), the forms for Telegram, Matrix, IRC, email and the agent, and the pairing requests. */
+/** A card per platform (state, last error, reconnect, rooms), the forms for Telegram, Matrix, Discord, IRC, email and the agent, and the pairing requests. */
 export function PlatformsView({ api, overview }: { api: HomingApi; overview: GatewayOverview | null }) {
   const config = useConfig(api);
   return (
@@ -37,6 +38,8 @@ export function PlatformsView({ api, overview }: { api: HomingApi; overview: Gat
           <PairingRequests api={api} platform="telegram" />
           <MatrixForm api={api} view={config.view} onSaved={config.reload} />
           <PairingRequests api={api} platform="matrix" />
+          <DiscordForm api={api} view={config.view} onSaved={config.reload} />
+          <PairingRequests api={api} platform="discord" />
           <IrcForm api={api} view={config.view} onSaved={config.reload} />
           <EmailForm api={api} view={config.view} onSaved={config.reload} />
           <AgentForm api={api} view={config.view} onSaved={config.reload} />

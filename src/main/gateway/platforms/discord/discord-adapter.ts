@@ -1,0 +1,554 @@
+import type { Client, GatewayDispatchPayload } from 'discord.js';
+import { systemClock, type Clock } from '../../clock';
+import { silentLogger, type Logger } from '../../logger';
+import type { AdapterEvent, AdapterState, IntakeOutcome, MessageLimits, PlatformAdapter, SendResult, SendTarget, TypingTarget } from '../adapter';
+import { boundedRequest } from './bounded-request';
+import { ChannelPositions, compareSnowflakes } from './channel-positions';
+import type { DiscordConfig, DiscordPlace } from './config-schema';
+import { toDiscordText } from './discord-text';
+import { loadDiscordJs, routes, type DiscordJs } from './load-discord-js';
+import { parseMessageCreate, type IncomingDiscordMessage } from './inbound';
+import { nonceFor } from './nonce';
+import { classifyFailure, describe, toSendResult } from './send-errors';
+
+/** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
+export interface DiscordAccess {
+  isApproved(senderId: string): boolean;
+  requestPairing(sender: { readonly id: string; readonly chatId: string; readonly name: string | undefined }): { readonly code: string } | undefined;
+}
+
+export interface DiscordAdapterOptions {
+  readonly config: DiscordConfig;
+  readonly token: string;
+  /** Where the channel positions are kept. */
+  readonly dataDir: string;
+  readonly access: DiscordAccess;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  /** Wait before reconnect attempt `attempt` (1, 2, …); default exponential 1 s → 5 min with jitter. */
+  readonly reconnectDelayMs?: (attempt: number) => number;
+  /** Interval between typing calls (Discord shows one for about 10 s; default 8 s). */
+  readonly typingIntervalMs?: number;
+  /** A 429 longer than this is not waited out inside `send` but handed back to the ledger (default 120 s). */
+  readonly maxInlineWaitMs?: number;
+  /** How long the adapter waits for the pipeline to say a message is saved (default 30 s). */
+  readonly intakeTimeoutMs?: number;
+  /**
+   * How long after a chunk's first send Discord is trusted to deduplicate its
+   * nonce (default 2 min: Discord documents "a few minutes"). Older resends carry the marker.
+   */
+  readonly nonceWindowMs?: number;
+}
+
+/** Guilds, their messages, direct messages, and the text of messages (a privileged intent, switched on in the Developer Portal). */
+export const DISCORD_INTENTS = { Guilds: 1 << 0, GuildMessages: 1 << 9, DirectMessages: 1 << 12, MessageContent: 1 << 15 } as const;
+/** Pairing replies to strangers, at most this many per window. */
+const PAIRING_REPLIES = { max: 20, windowMs: 10 * 60 * 1000 } as const;
+/** After a reconnect, at most this many channels and pages of 100 messages each are fetched. */
+const CATCH_UP = { channels: 100, pages: 5 } as const;
+/** Gateway close codes after which reconnecting cannot help (discord.js stops too). */
+const CLOSE_WORDS: Record<number, string> = {
+  4004: 'Discord refused the bot token (gateway: authentication failed): copy it again from the Developer Portal → your application → Bot → Reset Token',
+  4014: 'Discord refused the intents Homing needs: in the Developer Portal → your application → Bot, switch on "Message Content Intent", then reconnect',
+  4013: 'Discord refused the intents Homing asked for (invalid intents)',
+  4010: 'Discord refused the shard settings',
+  4011: 'Discord asks for sharding, which Homing does not do (the bot is in too many servers)',
+  4012: 'Discord refused the gateway version',
+};
+
+export const PAIRING_REPLY = (code: string) =>
+  `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → Discord → requests, or: homing pairing approve ${code}).`;
+
+export function defaultReconnectDelay(attempt: number): number {
+  const base = Math.min(300_000, 1_000 * 2 ** Math.min(attempt - 1, 16));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+/**
+ * Discord through discord.js 14: the Gateway for incoming messages, REST for
+ * sends (REST and so the Gateway URL, which `/gateway/bot` names, follow
+ * `apiUrl`).
+ *
+ * Durable intake: messages are taken one at a time, in the order the Gateway
+ * dispatches them; a channel's position (channel-positions.ts) moves past a
+ * message only once the pipeline says it is saved. After every (re)connect
+ * the adapter asks each known channel for the messages after its position, so
+ * nothing sent while the Gateway was away (or Homing was down) is lost; the
+ * fetched ones are checked against the transcript, since a crash may have come
+ * between saving and moving the position.
+ *
+ * Sends carry the chunk's idempotency key as `nonce` with `enforce_nonce`:
+ * inside Discord's nonce window a resend returns the message already there,
+ * so `idempotentSends` holds for `dedupWindowMs`; an older resend gets the marker.
+ */
+export class DiscordAdapter implements PlatformAdapter {
+  readonly platform = 'discord';
+  readonly limits: MessageLimits = { maxLength: 2000, unit: 'utf16' };
+  readonly idempotentSends = true;
+  readonly dedupWindowMs: number;
+
+  private readonly config: DiscordConfig;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly listeners = new Set<(event: AdapterEvent) => void>();
+  private current: AdapterState = 'disconnected';
+  private running = false;
+  /** Bumped by every connect/disconnect: work of an older generation stops. */
+  private generation = 0;
+  private client: Client | undefined;
+  private botId: string | undefined;
+  private botName: string | undefined;
+  private positions: ChannelPositions | undefined;
+  /** Incoming work (dispatches, catch-ups), one at a time, in order. */
+  private intake: Promise<void> = Promise.resolve();
+  /** A message could not be saved now: later dispatches wait for the next catch-up, which starts from the position. */
+  private stalled = false;
+  private failedAttempts = 0;
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
+  private pairingReplies: number[] = [];
+  private readonly redactor: (text: string) => string;
+
+  constructor(private readonly options: DiscordAdapterOptions) {
+    this.config = options.config;
+    this.logger = options.logger ?? silentLogger;
+    this.clock = options.clock ?? systemClock;
+    this.dedupWindowMs = options.nonceWindowMs ?? 120_000;
+    const token = options.token;
+    this.redactor = (text) => (token === '' ? text : text.split(token).join('[token]'));
+  }
+
+  state(): AdapterState {
+    return this.current;
+  }
+
+  /** The bot's name once connected. */
+  identity(): { readonly id: string; readonly name: string } | undefined {
+    return this.botId && this.botName ? { id: this.botId, name: this.botName } : undefined;
+  }
+
+  onEvent(listener: (event: AdapterEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  canSend(): boolean {
+    return this.client !== undefined && (this.current === 'connected' || this.current === 'degraded');
+  }
+
+  async connect(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.failedAttempts = 0;
+    this.start(++this.generation);
+  }
+
+  async disconnect(): Promise<void> {
+    this.running = false;
+    this.generation++;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    for (const timer of this.typingTimers) clearInterval(timer);
+    this.typingTimers.clear();
+    const client = this.client;
+    this.client = undefined;
+    if (client) await client.destroy().catch(() => undefined);
+    this.setState('disconnected');
+  }
+
+  /** After a sleep the Gateway socket may be dead: start a fresh connection (it resumes when Discord still has the session). */
+  async probe(): Promise<void> {
+    if (!this.running) return;
+    if (this.reconnectTimer) {
+      clearTimeout(this.reconnectTimer);
+      this.reconnectTimer = undefined;
+      this.start(this.generation);
+      return;
+    }
+    // discord.js notices a dead socket by a missing heartbeat ACK and resumes by itself.
+  }
+
+  // ---- connection ------------------------------------------------------
+
+  private start(generation: number): void {
+    void this.login(generation).catch((error: unknown) => {
+      this.logger.error('discord: the connection failed unexpectedly', { error: this.redactor(describe(error)) });
+      this.retryLater(generation, `an unexpected error: ${this.redactor(describe(error))}`);
+    });
+  }
+
+  private async login(generation: number): Promise<void> {
+    const alive = () => this.running && generation === this.generation;
+    this.setState('connecting');
+    const client = this.newClient(await loadDiscordJs(), generation);
+    if (!alive()) {
+      await client.destroy().catch(() => undefined);
+      return;
+    }
+    try {
+      await client.login(this.options.token);
+    } catch (error) {
+      await client.destroy().catch(() => undefined);
+      if (!alive()) return;
+      const words = this.loginFailure(error);
+      if (words.fatal) {
+        this.running = false;
+        this.setState('auth-failed', words.text);
+        return;
+      }
+      this.retryLater(generation, words.text);
+      return;
+    }
+    if (!alive()) {
+      await client.destroy().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+  }
+
+  private loginFailure(error: unknown): { fatal: boolean; text: string } {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'TokenInvalid' || (error as { status?: unknown }).status === 401) {
+      return { fatal: true, text: 'Discord refused the bot token: copy it again from the Developer Portal → your application → Bot → Reset Token' };
+    }
+    if (code === 'DisallowedIntents') return { fatal: true, text: CLOSE_WORDS[4014]! };
+    return { fatal: false, text: `cannot reach Discord: ${this.redactor(describe(error))}` };
+  }
+
+  private retryLater(generation: number, error: string): void {
+    if (!this.running || generation !== this.generation) return;
+    const delay = (this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts);
+    this.current = 'disconnected';
+    this.emit({ type: 'state', state: 'disconnected', error, nextAttemptAt: this.clock.now() + delay });
+    this.logger.warn(`discord: ${error}`);
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (this.running && generation === this.generation) this.start(generation);
+    }, delay);
+  }
+
+  private newClient(djs: DiscordJs, generation: number): Client {
+    const { Client, Events, Options, Partials } = djs;
+    const client = new Client({
+      intents: Object.values(DISCORD_INTENTS).reduce((all, bit) => all | bit, 0),
+      partials: [Partials.Channel],
+      // Homing reads messages from the raw dispatches: the client keeps no messages of its own.
+      makeCache: Options.cacheWithLimits({ ...Options.DefaultMakeCacheSettings, MessageManager: 0, GuildMemberManager: 0, UserManager: 100, PresenceManager: 0, ReactionManager: 0 }),
+      rest: {
+        api: this.config.apiUrl,
+        makeRequest: boundedRequest(djs.DefaultRestOptions.makeRequest),
+        timeout: 30_000,
+        rejectOnRateLimit: (limit) => limit.retryAfter > (this.options.maxInlineWaitMs ?? 120_000),
+      },
+      // Nothing in an agent's text may ping anyone (toDiscordText and each send say it again).
+      allowedMentions: { parse: [] },
+    });
+    const alive = () => this.running && generation === this.generation;
+    client.on(Events.Raw, (packet: GatewayDispatchPayload) => {
+      if (alive()) this.onDispatch(client, generation, packet);
+    });
+    client.on(Events.ShardReconnecting, () => {
+      if (alive() && this.client === client) this.setState('connecting', 'the Discord Gateway connection dropped; reconnecting');
+    });
+    client.on(Events.ShardDisconnect, (event) => {
+      if (!alive()) return;
+      const words = CLOSE_WORDS[event.code] ?? `Discord closed the Gateway connection (${event.code})`;
+      this.client = undefined;
+      void client.destroy().catch(() => undefined);
+      if (event.code === 4004) {
+        this.running = false;
+        this.setState('auth-failed', words);
+      } else if (event.code in CLOSE_WORDS) {
+        this.running = false;
+        this.setState('disconnected', words);
+      } else {
+        this.retryLater(generation, words);
+      }
+    });
+    client.on(Events.ShardError, (error) => this.logger.warn('discord: Gateway error', { error: this.redactor(describe(error)) }));
+    client.on(Events.Error, (error) => this.logger.warn('discord: client error', { error: this.redactor(describe(error)) }));
+    client.rest.on('rateLimited', (info) => this.logger.info('discord: rate limited; waiting', { route: info.route, retryAfterMs: info.retryAfter, global: info.global }));
+    return client;
+  }
+
+  // ---- receiving -------------------------------------------------------
+
+  private onDispatch(client: Client, generation: number, packet: GatewayDispatchPayload): void {
+    switch (packet.t) {
+      case 'READY': {
+        const user = packet.d.user;
+        this.botId = user.id;
+        this.botName = user.global_name ?? user.username;
+        try {
+          this.positions ??= ChannelPositions.forBot(this.options.dataDir, user.id, this.logger);
+        } catch (error) {
+          this.running = false;
+          this.client = undefined;
+          void client.destroy().catch(() => undefined);
+          this.setState('disconnected', `cannot keep Discord's channel positions in the data directory: ${describe(error)}`);
+          return;
+        }
+        this.failedAttempts = 0;
+        this.client = client;
+        this.logger.info('discord: connected', { bot: this.botName });
+        this.setState('connected');
+        this.enqueue(generation, () => this.catchUp(client, generation));
+        return;
+      }
+      case 'RESUMED':
+        this.client = client;
+        this.setState('connected');
+        // Discord replays what the session missed; a catch-up also covers what it could not keep.
+        this.enqueue(generation, () => this.catchUp(client, generation));
+        return;
+      case 'MESSAGE_CREATE':
+        this.enqueue(generation, () => this.takeRaw(client, packet.d, false));
+        return;
+      default:
+        return;
+    }
+  }
+
+  private enqueue(generation: number, task: () => Promise<void>): void {
+    this.intake = this.intake
+      .then(async () => {
+        if (this.running && generation === this.generation) await task();
+      })
+      .catch((error: unknown) => this.logger.error('discord: taking a message failed', { error: this.redactor(describe(error)) }));
+  }
+
+  /** Fetches, per known channel, the messages after its position, oldest first, and takes them. */
+  private async catchUp(client: Client, generation: number): Promise<void> {
+    const positions = this.positions;
+    if (!positions) return;
+    this.stalled = false;
+    const alive = () => this.running && generation === this.generation;
+    // Channels written in before, and the channels listed to answer in (from `since` if never written in).
+    const channels = [...new Set([...positions.known(), ...Object.keys(this.config.channels)])].slice(0, CATCH_UP.channels);
+    for (const channelId of channels) {
+      if (!alive() || this.stalled) return;
+      await this.catchUpChannel(client, channelId, alive);
+    }
+  }
+
+  /** The messages of one channel after its position, oldest first, taken one by one. */
+  private async catchUpChannel(client: Client, channelId: string, alive: () => boolean): Promise<void> {
+    const positions = this.positions!;
+    for (let page = 0; page < CATCH_UP.pages && alive() && !this.stalled; page++) {
+      const after = positions.last(channelId);
+      let batch: unknown;
+      try {
+        batch = await client.rest.get(routes.channelMessages(channelId), { query: new URLSearchParams({ after, limit: '100' }) });
+      } catch (error) {
+        this.logger.warn('discord: could not fetch the messages missed in a channel', { error: classifyFailure(error, this.redactor).description });
+        break;
+      }
+      if (!Array.isArray(batch) || batch.length === 0) break;
+      const ordered = batch
+        .filter((item): item is { id: string } => typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string' && /^\d{1,20}$/.test((item as { id: string }).id))
+        .sort((a, b) => compareSnowflakes(a.id, b.id));
+      const before = positions.last(channelId);
+      for (const item of ordered) {
+        if (!alive() || this.stalled) return;
+        // A message fetched from a channel belongs to it, whatever the payload says.
+        await this.takeRaw(client, { ...item, channel_id: channelId }, true);
+      }
+      if (positions.last(channelId) === before || batch.length < 100) break;
+    }
+  }
+
+  /** One message, from the Gateway or a catch-up; resolves once it is saved or known to need nothing. */
+  private async takeRaw(client: Client, raw: unknown, fetched: boolean): Promise<void> {
+    const positions = this.positions;
+    const botId = this.botId;
+    if (!positions || !botId || this.stalled) return;
+    const parsed = parseMessageCreate(raw, botId);
+    if (parsed.kind === 'ignore') {
+      if (parsed.id && parsed.channelId) positions.advance(parsed.channelId, parsed.id);
+      return;
+    }
+    const message = parsed.message;
+    if (positions.seen(message.channelId, message.id)) return;
+    if (!fetched && !positions.has(message.channelId)) {
+      // A channel never written in before (a DM opened while Homing was down, say): what was
+      // written there since Homing started listening comes first, this message with it.
+      const generation = this.generation;
+      await this.catchUpChannel(client, message.channelId, () => this.running && generation === this.generation);
+      if (positions.seen(message.channelId, message.id) || this.stalled) return;
+    }
+    const place = message.guildId === undefined ? undefined : await this.placeOf(client, message);
+    const decision = this.admit(message, place);
+    if (decision === 'pair') {
+      const request = this.options.access.requestPairing({ id: message.senderId, chatId: message.channelId, name: message.senderName });
+      if (request && this.takePairingReply()) void this.sendNotice(message.channelId, PAIRING_REPLY(request.code));
+    }
+    if (decision !== 'agent') {
+      positions.advance(message.channelId, message.id);
+      return;
+    }
+    // A channel seen for the first time is remembered from just before this message, so a crash
+    // before its position moves still has the next start fetch this message and what follows.
+    if (!positions.has(message.channelId)) positions.advance(message.channelId, (BigInt(message.id) - 1n).toString());
+    const thread = place?.parentId !== undefined;
+    const outcome = await this.handOn({
+      source: {
+        platform: 'discord',
+        chatId: thread ? place!.parentId! : message.channelId,
+        chatType: message.guildId === undefined ? 'direct' : thread ? 'thread' : 'channel',
+        senderId: message.senderId,
+        ...(thread ? { threadId: message.channelId } : {}),
+        ...(place?.name !== undefined ? { chatName: place.name } : {}),
+        ...(message.senderName !== undefined ? { senderName: message.senderName } : {}),
+        messageId: message.id,
+      },
+      text: message.text,
+      messageRef: `dc:${message.channelId}:${message.id}`,
+      replyTo: message.id,
+      ...(fetched ? { maybeSeen: true } : {}),
+    });
+    if (outcome === 'not-now') {
+      // Not saved (the gateway is stopping, the disk failed): nothing after it in any channel is
+      // taken until a catch-up starts again from the positions.
+      this.stalled = true;
+      const generation = this.generation;
+      setTimeout(() => this.enqueue(generation, () => this.catchUp(client, generation)), 1_000).unref?.();
+      return;
+    }
+    positions.advance(message.channelId, message.id);
+  }
+
+  /** The channel a guild message is in: its name, and for a thread its parent channel. */
+  private async placeOf(client: Client, message: IncomingDiscordMessage): Promise<{ name: string | undefined; parentId: string | undefined }> {
+    let channel = client.channels.cache.get(message.channelId);
+    if (!channel) channel = (await client.channels.fetch(message.channelId).catch(() => null)) ?? undefined;
+    if (!channel) return { name: undefined, parentId: undefined };
+    const name = 'name' in channel && typeof channel.name === 'string' ? channel.name : undefined;
+    return { name, parentId: channel.isThread() ? (channel.parentId ?? undefined) : undefined };
+  }
+
+  /** Whether a message goes to the agent, gets a pairing code, or is ignored. */
+  private admit(message: IncomingDiscordMessage, place: { parentId: string | undefined } | undefined): 'agent' | 'pair' | 'ignore' {
+    if (message.fromBot) return 'ignore';
+    const sender = message.senderId;
+    const allowed = this.config.allowFrom.includes(sender) || this.options.access.isApproved(sender);
+    if (message.guildId === undefined) {
+      switch (this.config.dmPolicy) {
+        case 'open':
+          return 'agent';
+        case 'allowlist':
+          return this.config.allowFrom.includes(sender) ? 'agent' : 'ignore';
+        case 'pairing':
+          return allowed ? 'agent' : 'pair';
+      }
+    }
+    const entry: DiscordPlace | undefined =
+      this.config.channels[message.channelId] ?? (place?.parentId ? this.config.channels[place.parentId] : undefined) ?? this.config.guilds[message.guildId];
+    if (!entry) return 'ignore';
+    if (entry.requireMention && !message.addressed) return 'ignore';
+    if (entry.allowFrom.length === 0) return allowed ? 'agent' : 'ignore';
+    return entry.allowFrom.includes('*') || entry.allowFrom.includes(sender) ? 'agent' : 'ignore';
+  }
+
+  /** Emits the message and waits for the pipeline to say it is saved. */
+  private handOn(message: Extract<AdapterEvent, { type: 'message' }>['message']): Promise<IntakeOutcome> {
+    return new Promise<IntakeOutcome>((resolve) => {
+      let settled = false;
+      const timer = setTimeout(() => settle('not-now'), this.options.intakeTimeoutMs ?? 30_000);
+      const settle = (outcome: IntakeOutcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(outcome);
+      };
+      if (this.listeners.size === 0) return settle('not-now');
+      this.emit({ type: 'message', message, ack: settle });
+    });
+  }
+
+  private takePairingReply(): boolean {
+    const now = this.clock.monotonic();
+    this.pairingReplies = this.pairingReplies.filter((at) => now - at < PAIRING_REPLIES.windowMs);
+    if (this.pairingReplies.length >= PAIRING_REPLIES.max) {
+      this.logger.warn('discord: many strangers are asking to pair; not answering more of them for now');
+      return false;
+    }
+    this.pairingReplies.push(now);
+    return true;
+  }
+
+  // ---- sending ---------------------------------------------------------
+
+  async send(text: string, target: SendTarget): Promise<SendResult> {
+    const channelId = target.threadId ?? target.chatId;
+    if (!/^\d{1,20}$/.test(channelId)) return { ok: false, retryable: false, permanent: true, notDelivered: true, error: `not a Discord channel id: ${JSON.stringify(channelId.slice(0, 40))}` };
+    const client = this.client;
+    if (!client || !this.canSend()) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'not connected to Discord' };
+    const replyTo = target.replyTo !== null && /^\d{1,20}$/.test(target.replyTo) ? target.replyTo : undefined;
+    try {
+      const sent = (await client.rest.post(routes.channelMessages(channelId), {
+        body: {
+          content: toDiscordText(text),
+          nonce: nonceFor(target.idempotencyKey),
+          enforce_nonce: true,
+          allowed_mentions: { parse: [], replied_user: true },
+          ...(replyTo ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } } : {}),
+        },
+      })) as { id?: unknown };
+      const id = typeof sent?.id === 'string' ? sent.id : 'unknown';
+      return { ok: true, platformMessageId: `${channelId}:${id}` };
+    } catch (error) {
+      const failure = classifyFailure(error, this.redactor);
+      if (failure.kind === 'unauthorized') this.setState('auth-failed', `Discord refused the bot token (${failure.description})`);
+      return toSendResult(failure);
+    }
+  }
+
+  /** A short plain message outside the ledger (a pairing code, an approval): best effort, never retried. */
+  async sendNotice(chatId: string, text: string): Promise<void> {
+    if (!/^\d{1,20}$/.test(chatId)) return;
+    try {
+      await this.client?.rest.post(routes.channelMessages(chatId), { body: { content: toDiscordText(text).slice(0, 2000), allowed_mentions: { parse: [] } } });
+    } catch (error) {
+      this.logger.warn('discord: a notice could not be sent', { error: classifyFailure(error, this.redactor).description });
+    }
+  }
+
+  /** Shows "typing…" in the channel until the returned function is called (Discord shows it for about 10 s, so it is repeated). */
+  typing(target: TypingTarget): () => void {
+    const channelId = target.threadId ?? target.chatId;
+    if (!/^\d{1,20}$/.test(channelId) || !this.canSend()) return () => {};
+    const tick = () => {
+      this.client?.rest.post(routes.channelTyping(channelId)).catch((error: unknown) => {
+        this.logger.debug('discord: typing not shown', { error: classifyFailure(error, this.redactor).description });
+      });
+    };
+    tick();
+    const timer = setInterval(tick, this.options.typingIntervalMs ?? 8_000);
+    timer.unref?.();
+    this.typingTimers.add(timer);
+    return () => {
+      clearInterval(timer);
+      this.typingTimers.delete(timer);
+    };
+  }
+
+  // ---- plumbing --------------------------------------------------------
+
+  private setState(state: AdapterState, error?: string): void {
+    if (state === this.current && error === undefined) return;
+    this.current = state;
+    if (error) this.logger.warn(`discord: ${error}`);
+    this.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
+  }
+
+  private emit(event: AdapterEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.logger.error('discord: an event listener threw', { error });
+      }
+    }
+  }
+}

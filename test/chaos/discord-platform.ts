@@ -1,0 +1,104 @@
+import { compareIds, FakeDiscord, type FakeDiscordUser } from '../support/fake-discord';
+import { parseBotLine, type BotLine } from './analyze';
+import type { ChaosPlatform } from './platform';
+
+const CHANNEL_NAME = 'group';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/**
+ * The chaos run on Discord: the fake Discord (REST on real HTTP, the Gateway on
+ * a real WebSocket, discord.js unchanged on the other side), people writing
+ * in one server channel (mentioning the bot) and by direct message. A "server
+ * restart" takes Discord away (connections refused, sockets dropped) and brings
+ * it back on the same port with its sessions, as a Discord outage ends; people
+ * keep writing meanwhile, as Discord keeps their messages.
+ *
+ * A message counts as handed to Homing the first time it reached the bot:
+ * dispatched on the Gateway (replays included) or returned by a fetch of
+ * missed messages.
+ */
+export async function startDiscordPlatform(users: readonly string[], register: (dispose: () => Promise<void>) => void): Promise<ChaosPlatform> {
+  const fake = new FakeDiscord();
+  register(() => fake.stop());
+  await fake.start();
+  const port = Number(new URL(fake.apiUrl).port);
+  const guild = fake.addGuild('Chaos');
+  const channel = fake.addChannel(guild, 'chaos');
+  const people = new Map<string, FakeDiscordUser>(users.map((name) => [name, fake.addUser(name)]));
+  const dms = new Map<string, string>([...people].map(([name, user]) => [name, fake.dmChannel(user).id]));
+  const byChannel = new Map<string, string>([[channel.id, CHANNEL_NAME], ...[...dms].map(([name, id]) => [id, name] as const)]);
+  /** message id → request id. */
+  const requestOf = new Map<string, string>();
+  let lastMidReplyAt = 0;
+  fake.onSend((message) => {
+    for (const line of message.content.split('\n')) {
+      const parsed = parseBotLine(line);
+      if (parsed.kind === 'reply' && parsed.index > 1 && parsed.index < parsed.total) lastMidReplyAt = message.at;
+    }
+  });
+
+  return {
+    platformsConfig: {
+      discord: {
+        apiUrl: fake.apiUrl,
+        tokenEnv: 'DISCORD_TOKEN',
+        allowFrom: [...people.values()].map((user) => user.id),
+        channels: { [channel.id]: {} },
+      },
+    },
+    env: { DISCORD_TOKEN: fake.token },
+    users,
+    group: CHANNEL_NAME,
+    async whenBotReady(timeoutMs) {
+      for (let waited = 0; fake.connectedSessions === 0; waited += 20) {
+        if (waited > timeoutMs) throw new Error(`the bot did not connect to the fake Discord Gateway in ${timeoutMs / 1000} s`);
+        await sleep(20);
+      }
+    },
+    send(user, inGroup, text) {
+      const from = people.get(user)!;
+      const message = inGroup ? fake.userSays({ from, channelId: channel.id, content: text, mentionBot: true }) : fake.userSays({ from, channelId: dms.get(user)!, content: text });
+      const id = /\breq-\d+\b/.exec(text)?.[0];
+      if (id) requestOf.set(message.id, id);
+      return true;
+    },
+    async restartServer(random) {
+      await fake.stop();
+      await sleep(1_000 + random() * 2_000);
+      await fake.start(port);
+      // Back once the bot is: reconnected, with what was written meanwhile in its hands (replayed or fetched).
+      for (let waited = 0; waited < 60_000; waited += 50) {
+        if (fake.connectedSessions > 0 && [...requestOf.keys()].every((id) => fake.handed.has(id))) return;
+        await sleep(50);
+      }
+    },
+    lastMidReplyAt: () => lastMidReplyAt,
+    streams() {
+      const map = new Map<string, BotLine[]>([[CHANNEL_NAME, []], ...users.map((name) => [name, []] as [string, BotLine[]])]);
+      for (const message of fake.sent) {
+        const conversation = byChannel.get(message.channel_id);
+        if (!conversation) continue;
+        for (const text of message.content.split('\n')) map.get(conversation)!.push({ at: message.at, text });
+      }
+      return map;
+    },
+    handed() {
+      // Discord's order is its messages' order (their ids), however the bot came to see them
+      // (live, replayed on resume, or fetched after a restart): replies must follow it.
+      const firsts = [...fake.handed]
+        .map(([messageId, times]) => ({ messageId, id: requestOf.get(messageId), at: times[0]! }))
+        .filter((entry) => entry.id !== undefined)
+        .sort((a, b) => compareIds(a.messageId, b.messageId));
+      const handed = new Map<string, number>();
+      const handedOrder = new Map<string, number>();
+      for (const { id, at } of firsts) {
+        if (!handed.has(id!)) handed.set(id!, at);
+        if (!handedOrder.has(id!)) handedOrder.set(id!, handedOrder.size);
+      }
+      return { handed, handedOrder };
+    },
+    observerGaps: () => 0,
+    dispose: () => fake.stop(),
+  };
+}

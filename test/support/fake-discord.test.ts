@@ -1,0 +1,224 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { FakeDiscord } from './fake-discord';
+
+/**
+ * The fake Discord against the facts it is written from
+ * (test/fixtures/discord-api.md): REST status codes and error bodies, nonce
+ * deduplication, rate-limit answers, and the Gateway's handshake, heartbeats,
+ * resume and close codes, spoken over real HTTP and a real WebSocket.
+ */
+
+const FACTS = readFileSync(new URL('../fixtures/discord-api.md', import.meta.url), 'utf8');
+
+interface Frame {
+  op: number;
+  d: unknown;
+  s: number | null;
+  t: string | null;
+}
+
+/** A raw Gateway client: frames in order, and how the socket closed. */
+async function gateway(url: string): Promise<{ ws: WebSocket; next: () => Promise<Frame>; closed: Promise<number>; send: (frame: unknown) => void }> {
+  const ws = new WebSocket(`${url}?v=10&encoding=json`);
+  const queue: Frame[] = [];
+  const waiting: ((frame: Frame) => void)[] = [];
+  ws.on('message', (data) => {
+    const frame = JSON.parse(String(data)) as Frame;
+    const waiter = waiting.shift();
+    if (waiter) waiter(frame);
+    else queue.push(frame);
+  });
+  const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  return {
+    ws,
+    closed,
+    next: () => (queue.length > 0 ? Promise.resolve(queue.shift()!) : new Promise<Frame>((resolve) => waiting.push(resolve))),
+    send: (frame) => ws.send(JSON.stringify(frame)),
+  };
+}
+
+const INTENTS = (1 << 0) | (1 << 9) | (1 << 12) | (1 << 15);
+
+describe('the fake Discord', () => {
+  let fake: FakeDiscord;
+
+  beforeEach(async () => {
+    fake = new FakeDiscord({ nonceWindowMs: 60_000, messageBucket: { limit: 2, windowMs: 60_000 } });
+    await fake.start();
+  });
+
+  afterEach(() => fake.stop());
+
+  const rest = (method: string, path: string, body?: unknown, token = fake.token) =>
+    fetch(`${fake.apiUrl}/v10${path}`, {
+      method,
+      headers: { authorization: `Bot ${token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+
+  it('is written from the recorded facts', () => {
+    for (const fact of ['enforce_nonce', '50007', '10003', '50013', 'retry_after', '4004', '4014', 'X-RateLimit-Bucket', 'RESUMED']) expect(FACTS).toContain(fact);
+  });
+
+  it('refuses a wrong token with 401 and names the bot and the Gateway URL for the right one', async () => {
+    const refused = await rest('GET', '/users/@me', undefined, 'nope');
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ message: '401: Unauthorized', code: 0 });
+    expect(await (await rest('GET', '/users/@me')).json()).toMatchObject({ id: fake.bot.id, bot: true });
+    expect(await (await rest('GET', '/gateway/bot')).json()).toMatchObject({ url: fake.gatewayUrl, shards: 1, session_start_limit: { max_concurrency: 1 } });
+  });
+
+  it('deduplicates a resend with the same nonce under enforce_nonce, and not without it', async () => {
+    const channel = fake.addChannel(fake.addGuild('G'), 'general');
+    const send = (body: unknown) => rest('POST', `/channels/${channel.id}/messages`, body).then((res) => res.json() as Promise<{ id: string }>);
+    const first = await send({ content: 'hi', nonce: 'abc', enforce_nonce: true });
+    const again = await send({ content: 'hi', nonce: 'abc', enforce_nonce: true });
+    expect(again.id).toBe(first.id);
+    expect(fake.messages(channel.id)).toHaveLength(1);
+    const other = fake.addChannel(fake.addGuild('H'), 'other');
+    const loose = (body: unknown) => rest('POST', `/channels/${other.id}/messages`, body).then((res) => res.json() as Promise<{ id: string; code?: number }>);
+    const plain = await loose({ content: 'hi', nonce: 'abc' });
+    expect(plain.id).not.toBe(first.id);
+    const tooLong = await loose({ content: 'x', nonce: 'n'.repeat(26), enforce_nonce: true });
+    expect(tooLong.code).toBe(50035);
+  });
+
+  it('answers the Discord errors: 403 50013 and 50007, 404 10003, 400 50035 beyond 2000 characters', async () => {
+    const guild = fake.addGuild('G');
+    const channel = fake.addChannel(guild, 'general');
+    fake.refuseSends(channel.id, { status: 403, code: 50013, message: 'Missing Permissions' });
+    const denied = await rest('POST', `/channels/${channel.id}/messages`, { content: 'hi' });
+    expect(denied.status).toBe(403);
+    expect(await denied.json()).toEqual({ message: 'Missing Permissions', code: 50013 });
+    const unknown = await rest('POST', '/channels/123456789012345678/messages', { content: 'hi' });
+    expect([unknown.status, ((await unknown.json()) as { code: number }).code]).toEqual([404, 10003]);
+    const other = fake.addChannel(guild, 'other');
+    const long = await rest('POST', `/channels/${other.id}/messages`, { content: 'x'.repeat(2001) });
+    expect([long.status, ((await long.json()) as { code: number }).code]).toEqual([400, 50035]);
+    const dm = fake.dmChannel(fake.addUser('alice'));
+    fake.refuseSends(dm.id, { status: 403, code: 50007, message: 'Cannot send messages to this user' });
+    const closed = await rest('POST', `/channels/${dm.id}/messages`, { content: 'hi' });
+    expect([closed.status, ((await closed.json()) as { code: number }).code]).toEqual([403, 50007]);
+  });
+
+  it('rate-limits per route bucket with X-RateLimit headers and a float retry_after, and globally when scripted', async () => {
+    const guild = fake.addGuild('G');
+    const a = fake.addChannel(guild, 'a');
+    const b = fake.addChannel(guild, 'b');
+    const first = await rest('POST', `/channels/${a.id}/messages`, { content: '1' });
+    expect(first.headers.get('x-ratelimit-limit')).toBe('2');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('1');
+    expect(first.headers.get('x-ratelimit-bucket')).toMatch(/^[0-9a-f]+$/);
+    await rest('POST', `/channels/${a.id}/messages`, { content: '2' });
+    const limited = await rest('POST', `/channels/${a.id}/messages`, { content: '3' });
+    expect(limited.status).toBe(429);
+    const body = (await limited.json()) as { retry_after: number; global: boolean };
+    expect(body.global).toBe(false);
+    expect(body.retry_after).toBeGreaterThan(1);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(limited.headers.get('x-ratelimit-scope')).toBe('user');
+    // Another channel is another bucket.
+    expect((await rest('POST', `/channels/${b.id}/messages`, { content: 'b' })).status).toBe(200);
+    fake.rateLimitNext('*', 0.5, true);
+    const global = await rest('GET', '/users/@me');
+    expect(global.status).toBe(429);
+    expect(global.headers.get('x-ratelimit-global')).toBe('true');
+    expect(((await global.json()) as { global: boolean }).global).toBe(true);
+    expect(fake.messages(a.id).map((m) => m.content)).toEqual(['1', '2']);
+  });
+
+  it('records what a message pings: everything it names without allowed_mentions, nothing with parse: []', async () => {
+    const channel = fake.addChannel(fake.addGuild('G'), 'general');
+    const bob = fake.addUser('bob');
+    await rest('POST', `/channels/${channel.id}/messages`, { content: `@everyone <@${bob.id}>` });
+    await rest('POST', `/channels/${channel.id}/messages`, { content: `@everyone <@${bob.id}>`, allowed_mentions: { parse: [] } });
+    expect(fake.messages(channel.id).map((m) => m.pinged)).toEqual([
+      { everyone: true, users: [bob.id], roles: [] },
+      { everyone: false, users: [], roles: [] },
+    ]);
+  });
+
+  it('speaks the Gateway: HELLO, IDENTIFY → READY and GUILD_CREATE, heartbeat ACKs, MESSAGE_CREATE by intent', async () => {
+    const guild = fake.addGuild('G');
+    const channel = fake.addChannel(guild, 'general');
+    const alice = fake.addUser('alice');
+    const client = await gateway(fake.gatewayUrl);
+    const hello = await client.next();
+    expect(hello).toMatchObject({ op: 10, d: { heartbeat_interval: expect.any(Number) } });
+    client.send({ op: 1, d: null });
+    expect(await client.next()).toMatchObject({ op: 11 });
+    client.send({ op: 2, d: { token: fake.token, intents: INTENTS, properties: { os: 'linux', browser: 'test', device: 'test' } } });
+    const ready = await client.next();
+    expect(ready).toMatchObject({ op: 0, t: 'READY', s: 1, d: { user: { id: fake.bot.id }, guilds: [{ id: guild, unavailable: true }], resume_gateway_url: fake.gatewayUrl } });
+    expect(await client.next()).toMatchObject({ op: 0, t: 'GUILD_CREATE', d: { id: guild, channels: [{ id: channel.id }] } });
+    fake.userSays({ from: alice, channelId: channel.id, content: 'hello' });
+    expect(await client.next()).toMatchObject({ op: 0, t: 'MESSAGE_CREATE', s: 3, d: { channel_id: channel.id, guild_id: guild, content: 'hello', author: { id: alice.id } } });
+    client.ws.close();
+  });
+
+  it('withholds message content without the MESSAGE_CONTENT intent, except for mentions of the bot', async () => {
+    const channel = fake.addChannel(fake.addGuild('G'), 'general');
+    const alice = fake.addUser('alice');
+    const client = await gateway(fake.gatewayUrl);
+    await client.next();
+    client.send({ op: 2, d: { token: fake.token, intents: (1 << 0) | (1 << 9), properties: {} } });
+    await client.next(); // READY
+    await client.next(); // GUILD_CREATE
+    fake.userSays({ from: alice, channelId: channel.id, content: 'secret' });
+    fake.userSays({ from: alice, channelId: channel.id, content: 'to you', mentionBot: true });
+    expect(((await client.next()).d as { content: string }).content).toBe('');
+    expect(((await client.next()).d as { content: string }).content).toBe(`<@${fake.bot.id}> to you`);
+    client.ws.close();
+  });
+
+  it('resumes a session: the dispatches missed while away are replayed, then RESUMED; an unknown session gets INVALID_SESSION', async () => {
+    const channel = fake.addChannel(fake.addGuild('G'), 'general');
+    const alice = fake.addUser('alice');
+    const first = await gateway(fake.gatewayUrl);
+    await first.next();
+    first.send({ op: 2, d: { token: fake.token, intents: INTENTS, properties: {} } });
+    const ready = (await first.next()) as Frame & { d: { session_id: string } };
+    await first.next(); // GUILD_CREATE, s = 2
+    fake.dropGateway();
+    await first.closed;
+    fake.userSays({ from: alice, channelId: channel.id, content: 'while away' });
+
+    const second = await gateway(fake.gatewayUrl);
+    await second.next();
+    second.send({ op: 6, d: { token: fake.token, session_id: ready.d.session_id, seq: 2 } });
+    expect(await second.next()).toMatchObject({ op: 0, t: 'MESSAGE_CREATE', s: 3, d: { content: 'while away' } });
+    expect(await second.next()).toMatchObject({ op: 0, t: 'RESUMED', s: 4 });
+    expect(fake.dispatched.get(fake.messages(channel.id)[0]!.id)).toHaveLength(1);
+    second.ws.close();
+
+    const third = await gateway(fake.gatewayUrl);
+    await third.next();
+    third.send({ op: 6, d: { token: fake.token, session_id: 'nope', seq: 1 } });
+    expect(await third.next()).toMatchObject({ op: 9, d: false });
+    third.ws.close();
+  });
+
+  it('closes with 4004 for a wrong token, 4014 for a privileged intent not switched on, 4003 before identifying', async () => {
+    const bad = await gateway(fake.gatewayUrl);
+    await bad.next();
+    bad.send({ op: 2, d: { token: 'wrong', intents: INTENTS, properties: {} } });
+    expect(await bad.closed).toBe(4004);
+
+    fake.privilegedIntents = 0;
+    const intents = await gateway(fake.gatewayUrl);
+    await intents.next();
+    intents.send({ op: 2, d: { token: fake.token, intents: INTENTS, properties: {} } });
+    expect(await intents.closed).toBe(4014);
+
+    const early = await gateway(fake.gatewayUrl);
+    await early.next();
+    early.send({ op: 3, d: {} });
+    expect(await early.closed).toBe(4003);
+  });
+});
