@@ -8,6 +8,7 @@ set -euo pipefail
 declare -A NEEDS=(
   [/usr/bin/chromium]=chromium
   [/usr/sbin/ngircd]=ngircd
+  [/usr/bin/prosody]=prosody
 )
 
 missing=()

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentConfigSchema, DEFAULT_AGENT_CONFIG } from '../agents/config-schema';
 import { ircConfigSchema } from '../platforms/irc/config-schema';
 import { telegramConfigSchema } from '../platforms/telegram/config-schema';
+import { xmppConfigSchema } from '../platforms/xmpp/config-schema';
 import { continuationPolicySchema } from '../session/continuation';
 import { DM_SCOPES } from '../session/session-key';
 
@@ -46,10 +47,22 @@ export const telegramPlatformSchema = telegramConfigSchema
   })
   .strict();
 
+export const xmppPlatformSchema = xmppConfigSchema
+  .extend({
+    enabled: z.boolean().default(true),
+    /** The environment variable holding the account's password; else the secret store's `xmpp.password`. */
+    passwordEnv: passwordEnvName.optional(),
+    password: z
+      .never({ error: 'passwords do not belong in config.json: save it in the window, or name an environment variable in "passwordEnv"' })
+      .optional(),
+  })
+  .strict();
+
 export const platformsSchema = z
   .strictObject({
     irc: ircPlatformSchema.optional(),
     telegram: telegramPlatformSchema.optional(),
+    xmpp: xmppPlatformSchema.optional(),
   })
   .default({});
 
