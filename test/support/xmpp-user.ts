@@ -21,6 +21,7 @@ export class XmppUser {
   readonly received: ReceivedMessage[] = [];
   private readonly xmpp: Client;
   private readonly joined = new Set<string>();
+  private sequence = 0;
 
   constructor(
     readonly local: string,
@@ -92,12 +93,17 @@ export class XmppUser {
     return this.joined.has(room);
   }
 
-  async say(to: string, body: string, id?: string): Promise<void> {
-    await this.xmpp.send(xml('message', { to, type: 'chat', ...(id ? { id } : {}) }, xml('body', {}, body)));
+  /** A chat message with an id of its own, as real clients send them. */
+  async say(to: string, body: string, id = this.nextId()): Promise<void> {
+    await this.xmpp.send(xml('message', { to, type: 'chat', id }, xml('body', {}, body)));
   }
 
   async sayInRoom(room: string, body: string): Promise<void> {
-    await this.xmpp.send(xml('message', { to: room, type: 'groupchat' }, xml('body', {}, body)));
+    await this.xmpp.send(xml('message', { to: room, type: 'groupchat', id: this.nextId() }, xml('body', {}, body)));
+  }
+
+  private nextId(): string {
+    return `${this.local}-${Date.now().toString(36)}-${++this.sequence}`;
   }
 
   /** Messages with a body from `from` (a bare JID matches every resource or nick under it). */
