@@ -10,11 +10,12 @@ import { startIrcPlatform } from './irc-platform';
 import { seededRandom, type ChaosOptions } from './options';
 import type { ChaosPlatform } from './platform';
 import { startTelegramPlatform } from './telegram-platform';
+import { startXmppPlatform } from './xmpp-platform';
 import { formatReport, verdict, type Verdict } from './report';
 
 /**
  * One chaos run: the built headless gateway (a command agent of our own) on a
- * chat platform (a real ngircd, or the fake Bot API: platform.ts), people
+ * chat platform (a real ngircd or prosody, or the fake Bot API: platform.ts), people
  * sending numbered requests in the group and by direct message, SIGKILLs of the
  * gateway and restarts of the server at seeded moments, then a drain, a clean
  * stop and the figures (analyze.ts).
@@ -71,7 +72,8 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
     const userNicks = NAMES.slice(0, options.users);
     while (userNicks.length < options.users) userNicks.push(`user${userNicks.length + 1}`);
     const register = (dispose: () => Promise<void>) => void disposers.push(dispose);
-    platform = options.platform === 'telegram' ? await startTelegramPlatform(userNicks, register) : await startIrcPlatform(userNicks, register);
+    const starters = { irc: startIrcPlatform, telegram: startTelegramPlatform, xmpp: startXmppPlatform } as const;
+    platform = await starters[options.platform](userNicks, register);
     const chat = platform;
     writeFileSync(
       configFile,

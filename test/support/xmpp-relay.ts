@@ -7,6 +7,10 @@ export interface RelayedBody {
   readonly connection: number;
   /** The body's text, XML entities decoded. */
   readonly body: string;
+  /** The message's `to`, `from` and `type`, as written. */
+  readonly to: string;
+  readonly from: string;
+  readonly type: string;
 }
 
 /**
@@ -110,12 +114,12 @@ export class XmppRelay {
     upstream.on('error', end);
     client.on('close', end);
     upstream.on('close', end);
-    const fromClient = new BodyScanner((body) => {
-      const entry = { at: Date.now(), connection: id, body };
+    const fromClient = new BodyScanner((found) => {
+      const entry = { at: Date.now(), connection: id, ...found };
       this.sent.push(entry);
       this.onSent?.(entry);
     });
-    const fromServer = new BodyScanner((body) => this.handed.push({ at: Date.now(), connection: id, body }));
+    const fromServer = new BodyScanner((found) => this.handed.push({ at: Date.now(), connection: id, ...found }));
     client.on('data', (data: Buffer) => {
       fromClient.push(data);
       if (!upstream.destroyed) upstream.write(data);
@@ -128,22 +132,25 @@ export class XmppRelay {
   }
 }
 
-/** Finds `<body>…</body>` in a stream of XML text arriving in pieces. */
+/** Finds each `<message …>…<body>…</body>…</message>` in a stream of XML text arriving in pieces. */
 class BodyScanner {
   private text = '';
 
-  constructor(private readonly found: (body: string) => void) {}
+  constructor(private readonly found: (message: { body: string; to: string; from: string; type: string }) => void) {}
 
   push(data: Buffer): void {
     this.text += data.toString('utf8');
-    const pattern = /<body(?:\s[^>]*)?>([^<]*)<\/body>/g;
+    const pattern = /<message\b([^>]*?)(?:\/>|>([\s\S]*?)<\/message>)/g;
     let end = 0;
     for (let match = pattern.exec(this.text); match; match = pattern.exec(this.text)) {
-      this.found(decode(match[1]!));
       end = pattern.lastIndex;
+      const body = /<body(?:\s[^>]*)?>([^<]*)<\/body>/.exec(match[2] ?? '')?.[1];
+      if (body === undefined) continue;
+      const attr = (name: string) => decode(new RegExp(`\\s${name}=(?:"([^"]*)"|'([^']*)')`).exec(match[1]!)?.slice(1).find((v) => v !== undefined) ?? '');
+      this.found({ body: decode(body), to: attr('to'), from: attr('from'), type: attr('type') || 'normal' });
     }
-    // Keep only what may be the start of a body not complete yet.
-    const open = this.text.lastIndexOf('<body', this.text.length);
+    // Keep what may be the start of a message not complete yet.
+    const open = this.text.lastIndexOf('<message');
     this.text = open >= end ? this.text.slice(open) : this.text.slice(Math.max(end, this.text.length - 16));
   }
 }

@@ -19,23 +19,42 @@ export interface ReceivedMessage {
  */
 export class XmppUser {
   readonly received: ReceivedMessage[] = [];
-  private readonly xmpp: Client;
+  /** Room occupants we saw come and go (`room/nick`). */
+  readonly occupants = new Set<string>();
+  /** Stretches of time this person was not in their rooms (from, to; `to` undefined while it lasts). */
+  readonly gaps: { from: number; to: number | undefined }[] = [];
+  private xmpp: Client;
   private readonly joined = new Set<string>();
+  private readonly rooms = new Map<string, string>();
   private sequence = 0;
+  private online = false;
 
   constructor(
     readonly local: string,
-    password: string,
-    port: number,
+    private readonly password: string,
+    private readonly port: number,
     readonly domain = 'localhost',
   ) {
-    this.xmpp = client({ service: `xmpp://127.0.0.1:${port}`, domain, username: local, password, resource: 'test' });
-    this.xmpp.reconnect.stop();
-    this.xmpp.on('error', () => {});
-    this.xmpp.on('stanza', (stanza: Element) => {
+    this.xmpp = this.newClient();
+  }
+
+  private newClient(): Client {
+    const xmpp = client({ service: `xmpp://127.0.0.1:${this.port}`, domain: this.domain, username: this.local, password: this.password, resource: 'test' });
+    xmpp.reconnect.stop();
+    xmpp.on('error', () => {});
+    xmpp.on('disconnect', () => {
+      if (xmpp !== this.xmpp) return;
+      this.online = false;
+      this.joined.clear();
+      if (this.gaps.at(-1)?.to !== undefined || this.gaps.length === 0) this.gaps.push({ from: Date.now(), to: undefined });
+    });
+    xmpp.on('stanza', (stanza: Element) => {
       if (stanza.name === 'presence') {
         const self = stanza.getChild('x', 'http://jabber.org/protocol/muc#user')?.getChildren('status').some((status) => status.attrs.code === '110');
-        const room = (stanza.attrs.from ?? '').split('/')[0]!;
+        const from = stanza.attrs.from ?? '';
+        const room = from.split('/')[0]!;
+        if (stanza.attrs.type === 'unavailable') this.occupants.delete(from);
+        else if (from.includes('/')) this.occupants.add(from);
         if (self && stanza.attrs.type !== 'unavailable') this.joined.add(room);
         return;
       }
@@ -51,6 +70,24 @@ export class XmppUser {
         chatState: chatState?.name,
       });
     });
+    return xmpp;
+  }
+
+  get isOnline(): boolean {
+    return this.online;
+  }
+
+  /** Logs in again after the server went away, and joins the rooms it was in. */
+  async restart(): Promise<void> {
+    const old = this.xmpp;
+    old.removeAllListeners();
+    old.on('error', () => {});
+    old.socket?.destroy();
+    this.xmpp = this.newClient();
+    await this.start();
+    for (const [room, nick] of this.rooms) await this.join(room, nick);
+    const gap = this.gaps.at(-1);
+    if (gap && gap.to === undefined) gap.to = Date.now();
   }
 
   get jid(): string {
@@ -72,6 +109,7 @@ export class XmppUser {
     await this.xmpp.start();
     await enabled;
     await this.xmpp.send(xml('presence', {}));
+    this.online = true;
   }
 
   async stop(): Promise<void> {
@@ -82,6 +120,7 @@ export class XmppUser {
   /** Joins a room (without history) and waits until the room says we are in. */
   async join(room: string, nick = this.local): Promise<void> {
     this.joined.delete(room);
+    this.rooms.set(room, nick);
     await this.xmpp.send(xml('presence', { to: `${room}/${nick}` }, xml('x', { xmlns: 'http://jabber.org/protocol/muc' }, xml('history', { maxstanzas: '0' }))));
     for (const deadline = Date.now() + 10_000; !this.joined.has(room); ) {
       if (Date.now() > deadline) throw new Error(`${this.local} could not join ${room}`);
