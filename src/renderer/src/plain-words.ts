@@ -114,6 +114,7 @@ export function explainPlatform(platform: PlatformStatus): string {
       return `connected, but not working well${platform.error ? ` (${errorWords(platform.error)})` : '.'}`;
     case 'auth-failed':
       if (platform.name === 'telegram') return `Telegram refused the bot token: paste it again (from @BotFather) in Platforms → Telegram.${platform.error ? ` (${platform.error})` : ''}`;
+      if (platform.name === 'xmpp') return `the XMPP server refused the login: check the JID and password in Platforms → XMPP.${platform.error ? ` (${platform.error})` : ''}`;
       return `the server refused the login: check the nick and password in Platforms.${platform.error ? ` (${platform.error})` : ''}`;
     case 'disconnected':
       return platform.error ? `not connected — ${errorWords(platform.error)}` : 'not connected.';
@@ -186,6 +187,8 @@ export function platformLabel(platform: string): string {
       return 'IRC';
     case 'telegram':
       return 'Telegram';
+    case 'xmpp':
+      return 'XMPP';
     default:
       return platform;
   }

@@ -6,12 +6,12 @@ import { useGatewayEvents } from '../../hooks/useGatewayEvents';
 import { explainApiError } from '../../plain-words';
 
 /**
- * Platforms → Telegram → requests: people who wrote to the bot and wait for
+ * Platforms → Telegram (or XMPP) → requests: people who wrote to the agent and wait for
  * approval, by display name and pseudonym (never the raw id), with the code
  * the bot sent them. Approve lets their next message through; Deny keeps
  * everything of theirs away from the agent.
  */
-export function PairingRequests({ api }: { api: HomingApi }) {
+export function PairingRequests({ api, platform = 'telegram', label = 'Telegram' }: { api: HomingApi; platform?: string; label?: string }) {
   const read = useCallback(() => api.listPairing(), [api]);
   const pairing = useApiRead(read);
   const [error, setError] = useState<string | null>(null);
@@ -28,13 +28,13 @@ export function PairingRequests({ api }: { api: HomingApi }) {
     if (!result.ok) setError(explainApiError(decision === 'approve' ? 'approve the request' : 'deny the request', result.error));
     pairing.load();
   };
-  const requests = (pairing.value?.requests ?? []).filter((request) => request.platform === 'telegram');
-  const approved = (pairing.value?.approved ?? []).filter((entry) => entry.platform === 'telegram');
+  const requests = (pairing.value?.requests ?? []).filter((request) => request.platform === platform);
+  const approved = (pairing.value?.approved ?? []).filter((entry) => entry.platform === platform);
   return (
-    <section className="card pairing" aria-labelledby="pairing-title" data-testid="telegram-requests">
-      <h3 id="pairing-title">Telegram — requests</h3>
+    <section className="card pairing" aria-labelledby={`${platform}-pairing-title`} data-testid={`${platform}-requests`}>
+      <h3 id={`${platform}-pairing-title`}>{label} — requests</h3>
       {requests.length === 0 ? (
-        <p className="muted">Nobody is waiting. Someone new who writes to the bot gets a pairing code and shows up here.</p>
+        <p className="muted">Nobody is waiting. Someone new who writes to the agent gets a pairing code and shows up here.</p>
       ) : (
         <ul className="requests">
           {requests.map((request) => (

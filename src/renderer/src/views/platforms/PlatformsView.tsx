@@ -7,8 +7,9 @@ import { IrcForm } from './IrcForm';
 import { PairingRequests } from './PairingRequests';
 import { PlatformCard } from './PlatformCard';
 import { TelegramForm } from './TelegramForm';
+import { XmppForm } from './XmppForm';
 
-/** A card per platform (state, last error, reconnect), the forms for Telegram, IRC and the agent, and Telegram's pairing requests. */
+/** A card per platform (state, last error, reconnect), the forms for Telegram, XMPP, IRC and the agent, and their pairing requests. */
 export function PlatformsView({ api, overview }: { api: HomingApi; overview: GatewayOverview | null }) {
   const config = useConfig(api);
   return (
@@ -33,6 +34,8 @@ export function PlatformsView({ api, overview }: { api: HomingApi; overview: Gat
         <div className="forms">
           <TelegramForm api={api} view={config.view} onSaved={config.reload} />
           <PairingRequests api={api} />
+          <XmppForm api={api} view={config.view} onSaved={config.reload} />
+          <PairingRequests api={api} platform="xmpp" label="XMPP" />
           <IrcForm api={api} view={config.view} onSaved={config.reload} />
           <AgentForm api={api} view={config.view} onSaved={config.reload} />
         </div>
