@@ -262,6 +262,17 @@ export class XmppAdapter implements PlatformAdapter {
     xmpp.on('element', () => (sinceElement = 0));
     xmpp.on('connect', () => (sinceElement = 0));
 
+    // STARTTLS required: a server that does not offer it gets no login at all. Prepended, so the
+    // connection is gone before the library's SASL step answers these features.
+    xmpp.prependListener('element', (element: Element) => {
+      if (element.name !== 'stream:features' || this.config.security !== 'starttls' || xmpp.isSecure()) return;
+      if (element.getChild('starttls', 'urn:ietf:params:xml:ns:xmpp-tls')) return;
+      xmpp.socket?.destroy();
+      if (xmpp !== this.xmpp) return;
+      this.running = false;
+      clearTimeout(this.loginTimer);
+      this.setState('auth-failed', `${this.service.replace('xmpp://', '')} does not offer STARTTLS, so the connection would not be encrypted; the password was not sent. Use a server with TLS, or set "security": "none" for a server on this machine`);
+    });
     // Our own count of the stanzas received since <enabled/>: the library's misses the iq results
     // its iq caller consumes and counts stanzas that came before <enabled/>, and prosody drops a
     // client whose count is off. Prepended: counted before any handler (ours included) sees it.
@@ -368,7 +379,7 @@ export class XmppAdapter implements PlatformAdapter {
     if (this.config.security === 'starttls' && !xmpp.isSecure()) {
       this.running = false;
       this.online = false;
-      this.setState('auth-failed', `${this.service.replace('xmpp://', '')} did not offer STARTTLS, so the connection would not be encrypted; nothing was sent. Use a server with TLS, or set "security": "none" for a server on this machine`);
+      this.setState('auth-failed', `the connection to ${this.service.replace('xmpp://', '')} is not encrypted; nothing was sent. Use a server with TLS, or set "security": "none" for a server on this machine`);
       void xmpp.disconnect().catch(() => undefined);
       return;
     }
