@@ -211,13 +211,15 @@ describe('the gateway on XMPP (a real prosody)', () => {
     expect((await call('listDeliveries', {})).deliveries).toHaveLength(2);
   }, 90_000);
 
-  it('fails a reply to an account that does not exist for good, in words', async () => {
+  it('names the server\'s refusal for an account or room that does not exist, as surely not delivered (no marker on the retry)', async () => {
     await startGateway([], { dmPolicy: 'open' });
     const adapter = harness!.gateway.platforms.get('xmpp')!;
     const result = await adapter.send('hello?', { chatId: `nobody@${prosody.domain}`, threadId: null, replyTo: null, idempotencyKey: 'k-nobody' });
     expect(result).toMatchObject({ ok: false, notDelivered: true });
     expect(result.ok ? '' : result.error).toMatch(/service-unavailable|item-not-found/);
     const room = await adapter.send('hello?', { chatId: `nowhere@${prosody.mucDomain}`, threadId: null, replyTo: null, idempotencyKey: 'k-nowhere' });
-    expect(room).toMatchObject({ ok: false, notDelivered: true });
+    // A room that does not exist will not appear by waiting: permanent.
+    expect(room).toMatchObject({ ok: false, notDelivered: true, permanent: true });
+    expect(room.ok ? '' : room.error).toMatch(/item-not-found/);
   });
 });
