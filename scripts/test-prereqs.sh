@@ -9,6 +9,7 @@ declare -A NEEDS=(
   [/usr/bin/chromium]=chromium
   [/usr/sbin/ngircd]=ngircd
   [/usr/sbin/dovecot]=dovecot-imapd
+  [/usr/bin/prosody]=prosody
 )
 
 missing=()

@@ -314,7 +314,7 @@ const configObject = z.custom<Record<string, unknown>>(
 );
 
 /** What `testConnection` tries: a platform's or the agent's settings, before they are saved. */
-export const CONNECTION_TARGETS = ['irc', 'telegram', 'matrix', 'email', 'discord', 'agent'] as const;
+export const CONNECTION_TARGETS = ['irc', 'telegram', 'matrix', 'email', 'discord', 'xmpp', 'agent'] as const;
 export type ConnectionTarget = (typeof CONNECTION_TARGETS)[number];
 
 export interface ConnectionTestResult {
@@ -379,7 +379,7 @@ export const apiParams = {
   /** Replaces a config.json that has an error, after copying it to a timestamped backup beside it. */
   replaceConfig: z.object({ config: configObject }).strict(),
   setSecret: z
-    .object({ name: z.enum(['agent.apiKey', 'irc.password', 'telegram.token', 'matrix.accessToken', 'matrix.password', 'email.password', 'discord.token']), value: z.string().max(10_000).nullable() })
+    .object({ name: z.enum(['agent.apiKey', 'irc.password', 'telegram.token', 'matrix.accessToken', 'matrix.password', 'email.password', 'discord.token', 'xmpp.password']), value: z.string().max(10_000).nullable() })
     .strict(),
   listPairing: z.undefined(),
   decidePairing: z

@@ -13,6 +13,7 @@ import { startMatrixPlatform } from './matrix-platform';
 import { seededRandom, type ChaosOptions, type ChaosPlatformName } from './options';
 import type { ChaosPlatform } from './platform';
 import { startTelegramPlatform } from './telegram-platform';
+import { startXmppPlatform } from './xmpp-platform';
 import { formatReport, verdict, type Verdict } from './report';
 
 /** Each chaos platform's chat server (real or fake) with its users, started for one run. */
@@ -22,11 +23,12 @@ const PLATFORM_STARTERS: Record<ChaosPlatformName, typeof startIrcPlatform> = {
   matrix: startMatrixPlatform,
   email: startEmailPlatform,
   discord: startDiscordPlatform,
+  xmpp: startXmppPlatform,
 };
 
 /**
  * One chaos run: the built headless gateway (a command agent of our own) on a
- * chat platform (a real ngircd, the fake Bot API or the fake homeserver: platform.ts), people
+ * chat platform (a real ngircd, prosody or dovecot, or a fake Bot API, homeserver or Discord: platform.ts), people
  * sending numbered requests in the group and by direct message, SIGKILLs of the
  * gateway and restarts of the server at seeded moments, then a drain, a clean
  * stop and the figures (analyze.ts).

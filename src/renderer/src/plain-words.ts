@@ -117,6 +117,7 @@ export function explainPlatform(platform: PlatformStatus): string {
       if (platform.name === 'discord') return `Discord refused the bot token: paste it again (Developer Portal → your application → Bot → Reset Token) in Platforms → Discord.${platform.error ? ` (${platform.error})` : ''}`;
       if (platform.name === 'telegram') return `Telegram refused the bot token: paste it again (from @BotFather) in Platforms → Telegram.${platform.error ? ` (${platform.error})` : ''}`;
       if (platform.name === 'email') return `the mail server refused the login: check the address, login name and password in Platforms → Email.${platform.error ? ` (${platform.error})` : ''}`;
+      if (platform.name === 'xmpp') return `the XMPP server refused the login: check the JID and password in Platforms → XMPP.${platform.error ? ` (${platform.error})` : ''}`;
       return `the server refused the login: check the nick and password in Platforms.${platform.error ? ` (${platform.error})` : ''}`;
     case 'disconnected':
       return platform.error ? `not connected — ${errorWords(platform.error)}` : 'not connected.';
@@ -195,6 +196,8 @@ export function platformLabel(platform: string): string {
       return 'email';
     case 'discord':
       return 'Discord';
+    case 'xmpp':
+      return 'XMPP';
     default:
       return platform;
   }

@@ -6,6 +6,7 @@ import { emailConfigSchema } from '../platforms/email/config-schema';
 import { matrixConfigSchema } from '../platforms/matrix/config-schema';
 import { telegramConfigSchema } from '../platforms/telegram/config-schema';
 import { routingSchema } from '../routing/routing';
+import { xmppConfigSchema } from '../platforms/xmpp/config-schema';
 import { continuationPolicySchema } from '../session/continuation';
 import { DM_SCOPES } from '../session/session-key';
 
@@ -80,6 +81,17 @@ export const discordPlatformSchema = discordConfigSchema
   })
   .strict();
 
+export const xmppPlatformSchema = xmppConfigSchema
+  .extend({
+    enabled: z.boolean().default(true),
+    /** The environment variable holding the account's password; else the secret store's `xmpp.password`. */
+    passwordEnv: passwordEnvName.optional(),
+    password: z
+      .never({ error: 'passwords do not belong in config.json: save it in the window, or name an environment variable in "passwordEnv"' })
+      .optional(),
+  })
+  .strict();
+
 export const platformsSchema = z
   .strictObject({
     irc: ircPlatformSchema.optional(),
@@ -87,6 +99,7 @@ export const platformsSchema = z
     matrix: matrixPlatformSchema.optional(),
     email: emailPlatformSchema.optional(),
     discord: discordPlatformSchema.optional(),
+    xmpp: xmppPlatformSchema.optional(),
   })
   .default({});
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock';
 import type { z } from 'zod';
-import type { discordPlatformSchema, emailPlatformSchema, HomingConfig, ircPlatformSchema, matrixPlatformSchema, telegramPlatformSchema } from '../config/schema';
+import type { discordPlatformSchema, emailPlatformSchema, HomingConfig, ircPlatformSchema, matrixPlatformSchema, telegramPlatformSchema, xmppPlatformSchema } from '../config/schema';
 import type { PairingStore } from '../access/pairing-store';
 import type { Logger } from '../logger';
 import type { SecretStore } from '../secrets/secret-store';
@@ -12,6 +12,7 @@ import { LOCAL_PLATFORM, type LocalAdapter } from './local/local-adapter';
 import type { AdapterFactory } from './manager';
 import { MatrixAdapter, type MatrixAdapterOptions, type MatrixCredentials } from './matrix/matrix-adapter';
 import { TelegramAdapter, type TelegramAdapterOptions } from './telegram/telegram-adapter';
+import { XmppAdapter, type XmppAdapterOptions } from './xmpp/xmpp-adapter';
 
 /** Adapter timing that tests shorten (pacing, backoff); real use takes the defaults. */
 export interface PlatformTuning {
@@ -20,6 +21,7 @@ export interface PlatformTuning {
   readonly matrix?: Partial<Omit<MatrixAdapterOptions, 'config' | 'credentials' | 'dataDir' | 'access' | 'logger' | 'clock'>>;
   readonly email?: Partial<Omit<EmailAdapterOptions, 'config' | 'password' | 'dataDir' | 'logger' | 'clock' | 'onRefused'>>;
   readonly discord?: Partial<Omit<DiscordAdapterOptions, 'config' | 'token' | 'dataDir' | 'access' | 'logger' | 'clock'>>;
+  readonly xmpp?: Partial<Omit<XmppAdapterOptions, 'config' | 'password' | 'access' | 'logger' | 'clock'>>;
 }
 
 export interface CatalogDeps {
@@ -171,6 +173,32 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
       },
     });
   }
+  const xmpp = config.platforms.xmpp;
+  if (xmpp && xmpp.enabled) {
+    const { settings, password } = xmppSettings(xmpp, deps);
+    wanted.set('xmpp', {
+      fingerprint: JSON.stringify([settings, password === undefined ? null : digest(password)]),
+      create: () => {
+        if (password === undefined) {
+          throw new Error(
+            xmpp.passwordEnv ? `the XMPP password is not set: the variable ${xmpp.passwordEnv} is empty` : `the password for ${settings.jid} is not set: enter it in Platforms → XMPP`,
+          );
+        }
+        return new XmppAdapter({
+          config: settings,
+          password,
+          access: {
+            isApproved: (senderId) => deps.pairing.isApproved('xmpp', senderId),
+            requestPairing: (sender) => deps.pairing.request('xmpp', sender),
+          },
+          logger: deps.logger,
+          clock: deps.clock,
+          ...(deps.onRefused ? { onRefused: (sender: string) => deps.onRefused!('xmpp', sender) } : {}),
+          ...deps.tuning.xmpp,
+        });
+      },
+    });
+  }
   return wanted;
 }
 
@@ -203,6 +231,13 @@ export function discordSettings(discord: z.output<typeof discordPlatformSchema>,
   const { enabled: _enabled, tokenEnv, token: _never, ...settings } = discord;
   const token = (tokenEnv ? deps.env[tokenEnv] : undefined) ?? deps.secrets.get('discord.token');
   return { settings, token: token === '' ? undefined : token };
+}
+
+/** The XMPP adapter's settings and the account's password: from the variable `passwordEnv` names, else the secret store. */
+export function xmppSettings(xmpp: z.output<typeof xmppPlatformSchema>, deps: Pick<CatalogDeps, 'env' | 'secrets'>) {
+  const { enabled: _enabled, passwordEnv, password: _never, ...settings } = xmpp;
+  const password = (passwordEnv ? deps.env[passwordEnv] : undefined) ?? deps.secrets.get('xmpp.password');
+  return { settings, password: password === '' ? undefined : password };
 }
 
 /** The Telegram adapter's settings and the bot token: from the variable `tokenEnv` names, else the secret store. */

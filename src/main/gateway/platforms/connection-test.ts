@@ -1,15 +1,16 @@
 import type { z } from 'zod';
 import type { ConnectionTarget, ConnectionTestResult } from '../../../shared/api';
 import type { AgentConfig } from '../agents/config-schema';
-import { discordPlatformSchema, emailPlatformSchema, ircPlatformSchema, matrixPlatformSchema, telegramPlatformSchema, type HomingConfig } from '../config/schema';
+import { discordPlatformSchema, emailPlatformSchema, ircPlatformSchema, matrixPlatformSchema, telegramPlatformSchema, xmppPlatformSchema, type HomingConfig } from '../config/schema';
 import type { SecretStore } from '../secrets/secret-store';
 import { testAgentConnection } from './agent-connection-test';
-import { discordSettings, emailSettings, ircSettings, matrixSettings, telegramSettings } from './catalog';
+import { discordSettings, emailSettings, ircSettings, matrixSettings, telegramSettings, xmppSettings } from './catalog';
 import { testDiscordConnection } from './discord/connection-test';
 import { testEmailConnection } from './email/connection-test';
 import { testMatrixConnection } from './matrix/connection-test';
 import { testTelegramConnection } from './telegram/connection-test';
 import { IrcAdapter } from './irc/irc-adapter';
+import { testXmppConnection } from './xmpp/connection-test';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -92,6 +93,8 @@ export async function testConnection(target: ConnectionTarget, config: unknown, 
       }
       return testDiscordConnection(parsed.data.apiUrl, token, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     }
+    case 'xmpp':
+      return testXmpp(config, deps);
     case 'agent':
       return testAgentConnection(config, {
         secrets: deps.secrets,
@@ -142,6 +145,33 @@ async function testIrc(input: unknown, deps: ConnectionTestDeps): Promise<Connec
   } finally {
     await adapter.disconnect().catch(() => undefined);
   }
+}
+
+/**
+ * XMPP: the saved password goes only to the account and server it was saved
+ * for (the same JID, host and port, and not in plain text if it was saved for
+ * an encrypted connection); the variable holding it comes from the saved section.
+ */
+async function testXmpp(input: unknown, deps: ConnectionTestDeps): Promise<ConnectionTestResult> {
+  const parsed = xmppPlatformSchema.safeParse(input);
+  if (!parsed.success) return schemaError('platforms.xmpp', parsed.error.issues);
+  const { settings } = xmppSettings(parsed.data, { env: {}, secrets: { get: () => undefined, set: () => {}, delete: () => {}, names: () => [] } });
+  const saved = deps.savedConfig?.platforms.xmpp;
+  let password: string | undefined;
+  let note = '';
+  if (saved) {
+    const same =
+      saved.jid === settings.jid &&
+      (saved.host ?? '') === (settings.host ?? '') &&
+      (saved.port ?? 0) === (settings.port ?? 0) &&
+      (settings.security !== 'none' || saved.security === 'none');
+    const savedPassword = xmppSettings(saved, deps).password;
+    if (same) password = savedPassword;
+    else if (savedPassword !== undefined) note = ` (the saved password was not sent: it was saved for ${saved.jid}${saved.host ? ` on ${saved.host}` : ''}${saved.security !== 'none' ? ' with encryption' : ''}; save the settings first)`;
+  } else {
+    password = deps.secrets.get('xmpp.password');
+  }
+  return testXmppConnection(settings, password, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS, note);
 }
 
 /**

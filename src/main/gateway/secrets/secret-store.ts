@@ -4,7 +4,7 @@ import type { Logger } from '../logger';
 import { readJsonOrMoveAside, writePrivateFile } from '../private-file';
 
 /** Names of the secrets Homing knows; values never reach config.json or a log line. */
-export const SECRET_NAMES = ['agent.apiKey', 'irc.password', 'telegram.token', 'matrix.accessToken', 'matrix.password', 'email.password', 'discord.token'] as const;
+export const SECRET_NAMES = ['agent.apiKey', 'irc.password', 'telegram.token', 'matrix.accessToken', 'matrix.password', 'email.password', 'discord.token', 'xmpp.password'] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
 
 export interface SecretStore {

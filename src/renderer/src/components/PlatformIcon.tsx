@@ -7,7 +7,7 @@ const CHAT_GLYPH: Record<ChatType, string> = { direct: '@', group: '#', channel:
 const CHAT_WORD: Record<ChatType, string> = { direct: 'direct message', group: 'group', channel: 'channel', thread: 'thread' };
 
 function platformName(platform: string): string {
-  return platform === 'local' ? 'Local chat' : platform === 'irc' ? 'IRC' : platform === 'telegram' ? 'Telegram' : platform === 'matrix' ? 'Matrix' : platform === 'email' ? 'Email' : platform === 'discord' ? 'Discord' : platform;
+  return platform === 'local' ? 'Local chat' : platform === 'irc' ? 'IRC' : platform === 'telegram' ? 'Telegram' : platform === 'matrix' ? 'Matrix' : platform === 'email' ? 'Email' : platform === 'discord' ? 'Discord' : platform === 'xmpp' ? 'XMPP' : platform;
 }
 
 /**

@@ -6,12 +6,12 @@ import { useGatewayEvents } from '../../hooks/useGatewayEvents';
 import { explainApiError, platformLabel } from '../../plain-words';
 
 /**
- * Platforms → Telegram (or Matrix, Discord) → requests: people who wrote to the bot and wait for
+ * Platforms → Telegram (or Matrix, Discord, XMPP) → requests: people who wrote to the bot and wait for
  * approval, by display name and pseudonym (never the raw id), with the code
  * the bot sent them. Approve lets their next message through; Deny keeps
  * everything of theirs away from the agent.
  */
-export function PairingRequests({ api, platform }: { api: HomingApi; platform: 'telegram' | 'matrix' | 'discord' }) {
+export function PairingRequests({ api, platform }: { api: HomingApi; platform: 'telegram' | 'matrix' | 'discord' | 'xmpp' }) {
   const read = useCallback(() => api.listPairing(), [api]);
   const pairing = useApiRead(read);
   const [error, setError] = useState<string | null>(null);
@@ -34,7 +34,7 @@ export function PairingRequests({ api, platform }: { api: HomingApi; platform: '
     <section className="card pairing" aria-labelledby={`pairing-title-${platform}`} data-testid={`${platform}-requests`}>
       <h3 id={`pairing-title-${platform}`}>{platformLabel(platform)} — requests</h3>
       {requests.length === 0 ? (
-        <p className="muted">Nobody is waiting. Someone new who writes to the bot gets a pairing code and shows up here.</p>
+        <p className="muted">Nobody is waiting. Someone new who writes to the agent gets a pairing code and shows up here.</p>
       ) : (
         <ul className="requests">
           {requests.map((request) => (

@@ -10,8 +10,9 @@ import { PairingRequests } from './PairingRequests';
 import { PlatformCard } from './PlatformCard';
 import { EmailForm } from './EmailForm';
 import { TelegramForm } from './TelegramForm';
+import { XmppForm } from './XmppForm';
 
-/** A card per platform (state, last error, reconnect, rooms), the forms for Telegram, Matrix, Discord, IRC, email and the agent, and the pairing requests. */
+/** A card per platform (state, last error, reconnect, rooms), the forms for Telegram, Matrix, Discord, XMPP, IRC, email and the agent, and the pairing requests. */
 export function PlatformsView({ api, overview }: { api: HomingApi; overview: GatewayOverview | null }) {
   const config = useConfig(api);
   return (
@@ -40,6 +41,8 @@ export function PlatformsView({ api, overview }: { api: HomingApi; overview: Gat
           <PairingRequests api={api} platform="matrix" />
           <DiscordForm api={api} view={config.view} onSaved={config.reload} />
           <PairingRequests api={api} platform="discord" />
+          <XmppForm api={api} view={config.view} onSaved={config.reload} />
+          <PairingRequests api={api} platform="xmpp" />
           <IrcForm api={api} view={config.view} onSaved={config.reload} />
           <EmailForm api={api} view={config.view} onSaved={config.reload} />
           <AgentForm api={api} view={config.view} onSaved={config.reload} />

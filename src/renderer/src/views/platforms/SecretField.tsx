@@ -5,7 +5,7 @@ import { explainApiError } from '../../plain-words';
 
 interface SecretFieldProps {
   readonly api: HomingApi;
-  readonly name: 'agent.apiKey' | 'irc.password' | 'telegram.token' | 'matrix.accessToken' | 'matrix.password' | 'email.password' | 'discord.token';
+  readonly name: 'agent.apiKey' | 'irc.password' | 'telegram.token' | 'matrix.accessToken' | 'matrix.password' | 'email.password' | 'discord.token' | 'xmpp.password';
   readonly label: string;
   readonly isSet: boolean;
   readonly onChanged: () => void;

@@ -1,0 +1,113 @@
+import type { Element } from '@xmpp/client';
+
+/**
+ * What an incoming `<message>` means for the gateway, decided from the stanza
+ * alone (hostile input: every attribute may be missing or absurd).
+ */
+
+export const NS_ORIGIN_ID = 'urn:xmpp:sid:0';
+export const NS_CHAT_STATES = 'http://jabber.org/protocol/chatstates';
+export const NS_DELAY = 'urn:xmpp:delay';
+export const NS_MUC = 'http://jabber.org/protocol/muc';
+export const NS_MUC_USER = 'http://jabber.org/protocol/muc#user';
+export const NS_STANZAS = 'urn:ietf:params:xml:ns:xmpp-stanzas';
+
+/** The most text one incoming message may carry to the agent (longer bodies are cut). */
+export const MAX_BODY_CHARS = 32_000;
+
+export interface Address {
+  /** `local@domain`, lower case. */
+  readonly bare: string;
+  /** What follows the first `/` (a resource, or a nick in a room), '' if none. */
+  readonly resource: string;
+}
+
+/** Splits a JID at its first `/`; undefined when it is no JID at all. */
+export function parseAddress(value: string | undefined): Address | undefined {
+  if (!value || value.length > 3071) return undefined;
+  const slash = value.indexOf('/');
+  const bare = (slash < 0 ? value : value.slice(0, slash)).toLowerCase();
+  if (!/^(?:[^@/\s]+@)?[^@/\s]+$/u.test(bare)) return undefined;
+  return { bare, resource: slash < 0 ? '' : value.slice(slash + 1) };
+}
+
+export interface InboundContext {
+  /** Our own bare JID. */
+  readonly self: string;
+  /** Room JID → our nick there, for the rooms we are configured for. */
+  readonly roomNick: (room: string) => string | undefined;
+  /** Whether the room answers every message (requireMention false). */
+  readonly everyMessage: (room: string) => boolean;
+  /** Whether an origin-id (or message id) is one of ours: a room reflecting our own message. */
+  readonly isOwnId: (id: string) => boolean;
+}
+
+export type InboundDecision =
+  | {
+      readonly kind: 'direct';
+      readonly from: string;
+      readonly resource: string;
+      readonly text: string;
+      readonly id: string | undefined;
+      /** Stored and handed again (offline storage): a previous run may have seen it. */
+      readonly delayed: boolean;
+    }
+  | { readonly kind: 'room'; readonly room: string; readonly nick: string; readonly text: string; readonly id: string | undefined }
+  | { readonly kind: 'error'; readonly id: string; readonly from: string; readonly condition: string | undefined; readonly type: string | undefined; readonly text: string | undefined }
+  | { readonly kind: 'ignore'; readonly why: string };
+
+export function decideMessage(stanza: Element, context: InboundContext): InboundDecision {
+  const type = stanza.attrs.type ?? 'normal';
+  const from = parseAddress(stanza.attrs.from);
+  if (type === 'error') {
+    const id = stanza.attrs.id;
+    if (!id || !from) return { kind: 'ignore', why: 'an error for nothing of ours' };
+    const error = stanza.getChild('error');
+    const condition = error?.children.find((child): child is Element => typeof child !== 'string' && child.attrs.xmlns === NS_STANZAS && child.name !== 'text')?.name;
+    const text = error?.getChildText('text', NS_STANZAS) ?? undefined;
+    return { kind: 'error', id, from: from.bare, condition, type: error?.attrs.type, text: text === null ? undefined : text };
+  }
+  if (!from) return { kind: 'ignore', why: 'no sender' };
+  const body = stanza.getChildText('body');
+  if (body === null || body.trim() === '') return { kind: 'ignore', why: 'no text (a chat state or a receipt)' };
+  const text = body.length > MAX_BODY_CHARS ? `${body.slice(0, MAX_BODY_CHARS)} […]` : body;
+  const originId = stanza.getChild('origin-id', NS_ORIGIN_ID)?.attrs.id;
+  const id = originId ?? stanza.attrs.id;
+
+  if (type === 'groupchat') {
+    const nick = context.roomNick(from.bare);
+    if (nick === undefined) return { kind: 'ignore', why: 'a room we are not configured for' };
+    if (!from.resource) return { kind: 'ignore', why: 'a message from the room itself' };
+    if ((originId && context.isOwnId(originId)) || (stanza.attrs.id && context.isOwnId(stanza.attrs.id))) return { kind: 'ignore', why: 'our own message reflected' };
+    if (from.resource === nick) return { kind: 'ignore', why: 'our own nick' };
+    // History (despite maxstanzas=0, a server may send some): old talk, not addressed to us now.
+    if (stanza.getChild('delay', NS_DELAY)) return { kind: 'ignore', why: 'room history' };
+    const addressed = context.everyMessage(from.bare) ? text : addressedText(text, nick);
+    if (addressed === undefined || addressed.trim() === '') return { kind: 'ignore', why: 'not addressed to us' };
+    return { kind: 'room', room: from.bare, nick: from.resource, text: addressed, id };
+  }
+  if (type !== 'chat' && type !== 'normal') return { kind: 'ignore', why: `a ${type.slice(0, 20)} message` };
+  // A private message through a room (room@conference/nick) is not a person's account: not taken.
+  if (context.roomNick(from.bare) !== undefined) return { kind: 'ignore', why: 'a private message through a room' };
+  if (from.bare === context.self) return { kind: 'ignore', why: 'from our own account' };
+  if (!from.bare.includes('@')) return { kind: 'ignore', why: 'from a server, not a person' };
+  return { kind: 'direct', from: from.bare, resource: from.resource, text, id, delayed: stanza.getChild('delay', NS_DELAY) !== undefined };
+}
+
+/**
+ * The text of a room message addressed to `nick` (`homing: hi`, `homing, hi`,
+ * `@homing hi`), without the address; undefined when it is not addressed to us.
+ */
+export function addressedText(text: string, nick: string): string | undefined {
+  const trimmed = text.trimStart();
+  const lowered = trimmed.toLowerCase();
+  const name = nick.toLowerCase();
+  for (const prefix of [`@${name}`, name]) {
+    if (!lowered.startsWith(prefix)) continue;
+    const rest = trimmed.slice(prefix.length);
+    const match = /^(?:[:,]\s*|\s+)/u.exec(rest);
+    if (match) return rest.slice(match[0].length);
+    if (rest === '') return undefined;
+  }
+  return undefined;
+}

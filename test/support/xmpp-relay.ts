@@ -1,0 +1,167 @@
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+
+/** A message body that passed the relay, and when. */
+export interface RelayedBody {
+  readonly at: number;
+  /** The relayed connection (1, 2, …: one per gateway login). */
+  readonly connection: number;
+  /** The body's text, XML entities decoded. */
+  readonly body: string;
+  /** The message's `to`, `from` and `type`, as written. */
+  readonly to: string;
+  readonly from: string;
+  readonly type: string;
+}
+
+/**
+ * A byte-for-byte TCP relay between the gateway's XMPP adapter and a real
+ * prosody, on loopback. It changes nothing on the wire. It sees which message
+ * bodies went each way and when (what the server handed to the gateway is a
+ * fact, not a guess), and it can hold back what the server says to the gateway
+ * — a message on its way whose acknowledgement never arrives — or refuse new
+ * connections (the port closed) while the server is away.
+ */
+export class XmppRelay {
+  /** Bodies the server handed to the gateway's socket. */
+  readonly handed: RelayedBody[] = [];
+  /** Bodies the gateway wrote to the server. */
+  readonly sent: RelayedBody[] = [];
+  /** When each relayed connection closed. */
+  readonly closedAt = new Map<number, number>();
+  private server: Server | undefined;
+  private readonly pairs = new Set<{ client: Socket; upstream: Socket }>();
+  private connections = 0;
+  private holding = false;
+  /** Called with every body the gateway writes (to arm a hold at the right moment). */
+  onSent: ((body: RelayedBody) => void) | undefined;
+
+  constructor(
+    readonly port: number,
+    private readonly upstreamPort: () => number,
+  ) {}
+
+  get isOpen(): boolean {
+    return this.server !== undefined;
+  }
+
+  async open(): Promise<void> {
+    if (this.server) return;
+    for (let attempt = 1; ; attempt++) {
+      const server = createServer((client) => this.relay(client));
+      try {
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(this.port, '127.0.0.1', () => {
+            server.off('error', reject);
+            resolve();
+          });
+        });
+        server.on('error', () => {});
+        this.server = server;
+        return;
+      } catch (error) {
+        if (attempt >= 50) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  }
+
+  /** From now on nothing the server says reaches the gateway (it is dropped); the gateway's writes still go through. */
+  hold(): void {
+    this.holding = true;
+  }
+
+  release(): void {
+    this.holding = false;
+  }
+
+  /** Refuses new connections; relayed ones stay up. */
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    server?.close();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  /** Ends every relayed connection (as a server that went away does), keeping the port as it is. */
+  dropConnections(): void {
+    for (const pair of [...this.pairs]) {
+      pair.client.destroy();
+      pair.upstream.destroy();
+    }
+  }
+
+  async dispose(): Promise<void> {
+    const closing = this.close();
+    this.dropConnections();
+    await closing;
+  }
+
+  private relay(client: Socket): void {
+    const id = ++this.connections;
+    const upstream = createConnection({ host: '127.0.0.1', port: this.upstreamPort() });
+    const pair = { client, upstream };
+    this.pairs.add(pair);
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
+    const end = () => {
+      if (!this.pairs.delete(pair)) return;
+      this.closedAt.set(id, Date.now());
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end);
+    upstream.on('error', end);
+    client.on('close', end);
+    upstream.on('close', end);
+    const fromClient = new BodyScanner((found) => {
+      const entry = { at: Date.now(), connection: id, ...found };
+      this.sent.push(entry);
+      this.onSent?.(entry);
+    });
+    const fromServer = new BodyScanner((found) => this.handed.push({ at: Date.now(), connection: id, ...found }));
+    client.on('data', (data: Buffer) => {
+      fromClient.push(data);
+      if (!upstream.destroyed) upstream.write(data);
+    });
+    upstream.on('data', (data: Buffer) => {
+      if (this.holding) return;
+      fromServer.push(data);
+      if (!client.destroyed) client.write(data);
+    });
+  }
+}
+
+/** Finds each `<message …>…<body>…</body>…</message>` in a stream of XML text arriving in pieces. */
+class BodyScanner {
+  private text = '';
+
+  constructor(private readonly found: (message: { body: string; to: string; from: string; type: string }) => void) {}
+
+  push(data: Buffer): void {
+    this.text += data.toString('utf8');
+    const pattern = /<message\b([^>]*?)(?:\/>|>([\s\S]*?)<\/message>)/g;
+    let end = 0;
+    for (let match = pattern.exec(this.text); match; match = pattern.exec(this.text)) {
+      end = pattern.lastIndex;
+      const body = /<body(?:\s[^>]*)?>([^<]*)<\/body>/.exec(match[2] ?? '')?.[1];
+      if (body === undefined) continue;
+      const attr = (name: string) => decode(new RegExp(`\\s${name}=(?:"([^"]*)"|'([^']*)')`).exec(match[1]!)?.slice(1).find((v) => v !== undefined) ?? '');
+      this.found({ body: decode(body), to: attr('to'), from: attr('from'), type: attr('type') || 'normal' });
+    }
+    // Keep what may be the start of a message not complete yet.
+    const open = this.text.lastIndexOf('<message');
+    this.text = open >= end ? this.text.slice(open) : this.text.slice(Math.max(end, this.text.length - 16));
+  }
+}
+
+function decode(text: string): string {
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&#(\d+);/g, (_, code: string) => String.fromCodePoint(Number(code)))
+    .replace(/&#x([0-9a-f]+);/gi, (_, code: string) => String.fromCodePoint(parseInt(code, 16)))
+    .replace(/&amp;/g, '&');
+}
