@@ -10,6 +10,7 @@ import { loadDiscordJs, routes, type DiscordJs } from './load-discord-js';
 import { parseMessageCreate, type IncomingDiscordMessage } from './inbound';
 import { nonceFor } from './nonce';
 import { classifyFailure, describe, toSendResult } from './send-errors';
+import { AdapterEvents } from '../adapter-events';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface DiscordAccess {
@@ -90,7 +91,7 @@ export class DiscordAdapter implements PlatformAdapter {
   private readonly config: DiscordConfig;
   private readonly logger: Logger;
   private readonly clock: Clock;
-  private readonly listeners = new Set<(event: AdapterEvent) => void>();
+  private readonly events: AdapterEvents;
   private current: AdapterState = 'disconnected';
   private running = false;
   /** Bumped by every connect/disconnect: work of an older generation stops. */
@@ -112,6 +113,7 @@ export class DiscordAdapter implements PlatformAdapter {
   constructor(private readonly options: DiscordAdapterOptions) {
     this.config = options.config;
     this.logger = options.logger ?? silentLogger;
+    this.events = new AdapterEvents('discord', this.logger);
     this.clock = options.clock ?? systemClock;
     this.dedupWindowMs = options.nonceWindowMs ?? 120_000;
     const token = options.token;
@@ -128,8 +130,7 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.listen(listener);
   }
 
   canSend(): boolean {
@@ -219,7 +220,7 @@ export class DiscordAdapter implements PlatformAdapter {
     if (!this.running || generation !== this.generation) return;
     const delay = (this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts);
     this.current = 'disconnected';
-    this.emit({ type: 'state', state: 'disconnected', error, nextAttemptAt: this.clock.now() + delay });
+    this.events.emit({ type: 'state', state: 'disconnected', error, nextAttemptAt: this.clock.now() + delay });
     this.logger.warn(`discord: ${error}`);
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = setTimeout(() => {
@@ -461,8 +462,8 @@ export class DiscordAdapter implements PlatformAdapter {
         clearTimeout(timer);
         resolve(outcome);
       };
-      if (this.listeners.size === 0) return settle('not-now');
-      this.emit({ type: 'message', message, ack: settle });
+      if (!this.events.listening) return settle('not-now');
+      this.events.emit({ type: 'message', message, ack: settle });
     });
   }
 
@@ -539,16 +540,7 @@ export class DiscordAdapter implements PlatformAdapter {
     if (state === this.current && error === undefined) return;
     this.current = state;
     if (error) this.logger.warn(`discord: ${error}`);
-    this.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
+    this.events.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
   }
 
-  private emit(event: AdapterEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.logger.error('discord: an event listener threw', { error });
-      }
-    }
-  }
 }

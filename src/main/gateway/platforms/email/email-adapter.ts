@@ -8,6 +8,7 @@ import { parseEmail, type IncomingEmail } from './inbound';
 import { MailboxState } from './mailbox-state';
 import { replyMail } from './outbound';
 import { smtpFailure } from './send-errors';
+import { AdapterEvents } from '../adapter-events';
 
 export interface EmailAdapterOptions {
   readonly config: EmailConfig;
@@ -68,7 +69,7 @@ export class EmailAdapter implements PlatformAdapter {
   private readonly config: EmailConfig;
   private readonly logger: Logger;
   private readonly clock: Clock;
-  private readonly listeners = new Set<(event: AdapterEvent) => void>();
+  private readonly events: AdapterEvents;
   private readonly own: ReadonlySet<string>;
   private readonly allowed: ReadonlySet<string>;
   private current: AdapterState = 'disconnected';
@@ -89,6 +90,7 @@ export class EmailAdapter implements PlatformAdapter {
   constructor(private readonly options: EmailAdapterOptions) {
     this.config = options.config;
     this.logger = options.logger ?? silentLogger;
+    this.events = new AdapterEvents('email', this.logger);
     this.clock = options.clock ?? systemClock;
     this.own = new Set([options.config.address, ...options.config.ownAddresses]);
     this.allowed = new Set(options.config.allowFrom);
@@ -101,8 +103,7 @@ export class EmailAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.listen(listener);
   }
 
   /** SMTP does not depend on IMAP: replies go out while the inbox is away. */
@@ -384,8 +385,8 @@ export class EmailAdapter implements PlatformAdapter {
         clearTimeout(timer);
         resolve(outcome);
       };
-      if (this.listeners.size === 0) return settle('not-now');
-      this.emit({ type: 'message', message, ack: settle });
+      if (!this.events.listening) return settle('not-now');
+      this.events.emit({ type: 'message', message, ack: settle });
     });
   }
 
@@ -484,18 +485,9 @@ export class EmailAdapter implements PlatformAdapter {
     if (state === this.current && error === undefined) return;
     this.current = state;
     if (error) this.logger.warn(`email: ${error}`);
-    this.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
+    this.events.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
   }
 
-  private emit(event: AdapterEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.logger.error('email: an event listener threw', { error });
-      }
-    }
-  }
 }
 
 function isAuthFailure(error: unknown): boolean {

@@ -11,6 +11,7 @@ import { markdownToIrcText } from '../../format/irc-text';
 import { textBudget, toProtocolLines } from './lines';
 import { MessageRefs } from './message-ref';
 import { DEFAULT_PACING, Pacer, type PacingOptions } from './pacer';
+import { AdapterEvents } from '../adapter-events';
 
 export interface IrcAdapterOptions {
   readonly config: IrcConfig;
@@ -72,7 +73,7 @@ export class IrcAdapter implements PlatformAdapter {
   private readonly clock: Clock;
   private readonly pacer: Pacer;
   private readonly refs: MessageRefs;
-  private readonly listeners = new Set<(event: AdapterEvent) => void>();
+  private readonly events: AdapterEvents;
   private current: AdapterState = 'disconnected';
   private running = false;
   private connection: IrcConnection | undefined;
@@ -94,6 +95,7 @@ export class IrcAdapter implements PlatformAdapter {
   constructor(private readonly options: IrcAdapterOptions) {
     this.config = options.config;
     this.logger = options.logger ?? silentLogger;
+    this.events = new AdapterEvents('irc', this.logger);
     this.clock = options.clock ?? systemClock;
     this.pacer = new Pacer(options.pacing ?? DEFAULT_PACING, this.clock);
     this.refs = new MessageRefs(this.clock.now());
@@ -124,8 +126,7 @@ export class IrcAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.listen(listener);
   }
 
   async connect(): Promise<void> {
@@ -241,7 +242,7 @@ export class IrcAdapter implements PlatformAdapter {
         },
         // Replies owed to this channel can go now: tell the delivery side without waiting for its timer.
         joined: () => {
-          if (connection === this.live) this.emit({ type: 'reachable' });
+          if (connection === this.live) this.events.emit({ type: 'reachable' });
         },
         message: (kind, event) => this.onMessage(connection, kind, event),
         ctcpRequest: (nick, type) => this.onCtcp(connection, nick, type),
@@ -291,13 +292,13 @@ export class IrcAdapter implements PlatformAdapter {
           void this.refuse(connection, decision.nick);
           return;
         case 'message':
-          if (connection === this.live) this.emit({ type: 'message', message: decision.message });
+          if (connection === this.live) this.events.emit({ type: 'message', message: decision.message });
           return;
         case 'ask-account': {
           const account = await this.lookUpAccount(connection, decision.nick);
           if (connection !== this.live) return;
           if (this.allowlist.decide(decision.nick, account ?? null, (text) => connection.caseLower(text)) === 'allowed') {
-            this.emit({ type: 'message', message: decision.message });
+            this.events.emit({ type: 'message', message: decision.message });
           } else {
             void this.refuse(connection, decision.nick);
           }
@@ -405,18 +406,9 @@ export class IrcAdapter implements PlatformAdapter {
   private setState(state: AdapterState, error?: string, nextAttemptAt?: number): void {
     if (state === this.current && error === undefined && nextAttemptAt === undefined) return;
     this.current = state;
-    this.emit({ type: 'state', state, ...(error === undefined ? {} : { error }), ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }) });
+    this.events.emit({ type: 'state', state, ...(error === undefined ? {} : { error }), ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }) });
   }
 
-  private emit(event: AdapterEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.logger.error('irc: an event listener threw', { error });
-      }
-    }
-  }
 }
 
 /** How long to wait before sending again to a nick that was not online. */

@@ -18,6 +18,7 @@ import type { MatrixConfig, MatrixRoomConfig } from './config-schema';
 import { events as readEvents, parseSync, readMessage, type InviteUpdate, type JoinedRoomUpdate, type SyncBatch, type SyncEvent } from './inbound';
 import { MatrixRooms, type RoomView } from './rooms';
 import { MatrixSyncState } from './sync-state';
+import { AdapterEvents } from '../adapter-events';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface MatrixAccess {
@@ -109,7 +110,7 @@ export class MatrixAdapter implements PlatformAdapter {
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly client: MatrixClient;
-  private readonly listeners = new Set<(event: AdapterEvent) => void>();
+  private readonly events: AdapterEvents;
   private current: AdapterState = 'disconnected';
   private running = false;
   /** Bumped by every connect/disconnect: a loop of an older generation stops. */
@@ -132,6 +133,7 @@ export class MatrixAdapter implements PlatformAdapter {
   constructor(private readonly options: MatrixAdapterOptions) {
     this.config = options.config;
     this.logger = options.logger ?? silentLogger;
+    this.events = new AdapterEvents('matrix', this.logger);
     this.clock = options.clock ?? systemClock;
     this.client = new MatrixClient(this.config.homeserver, options.fetch ?? fetch, () => this.clock.now());
   }
@@ -146,8 +148,7 @@ export class MatrixAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.listen(listener);
   }
 
   canSend(): boolean {
@@ -664,11 +665,11 @@ export class MatrixAdapter implements PlatformAdapter {
         clearTimeout(timer);
         resolve(outcome);
       };
-      if (this.listeners.size === 0) {
+      if (!this.events.listening) {
         settle('not-now');
         return;
       }
-      this.emit({ type: 'message', message, ack: settle });
+      this.events.emit({ type: 'message', message, ack: settle });
     });
   }
 
@@ -829,7 +830,7 @@ export class MatrixAdapter implements PlatformAdapter {
   }
 
   private roomsChanged(): void {
-    this.emit({ type: 'rooms' });
+    this.events.emit({ type: 'rooms' });
   }
 
   /** Sleeps `ms`, or less when disconnected (or probed, unless it is a wait the homeserver asked for). */
@@ -853,18 +854,9 @@ export class MatrixAdapter implements PlatformAdapter {
     if (state === this.current && error === undefined) return;
     this.current = state;
     if (error) this.logger.warn(`matrix: ${error}`);
-    this.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
+    this.events.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
   }
 
-  private emit(event: AdapterEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.logger.error('matrix: an event listener threw', { error });
-      }
-    }
-  }
 }
 
 function remember(list: string[], id: string): void {

@@ -17,6 +17,7 @@ import type { TelegramConfig } from './config-schema';
 import { parseUpdate, type BotIdentity, type IncomingTelegramMessage } from './inbound';
 import { classifyFailure, toSendResult, type CallFailure } from './send-errors';
 import { TelegramUpdateState } from './update-state';
+import { AdapterEvents } from '../adapter-events';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface TelegramAccess {
@@ -82,7 +83,7 @@ export class TelegramAdapter implements PlatformAdapter {
   private readonly config: TelegramConfig;
   private readonly logger: Logger;
   private readonly clock: Clock;
-  private readonly listeners = new Set<(event: AdapterEvent) => void>();
+  private readonly events: AdapterEvents;
   private current: AdapterState = 'disconnected';
   private running = false;
   /** Bumped by every connect/disconnect: a loop of an older generation stops. */
@@ -106,6 +107,7 @@ export class TelegramAdapter implements PlatformAdapter {
   constructor(private readonly options: TelegramAdapterOptions) {
     this.config = options.config;
     this.logger = options.logger ?? silentLogger;
+    this.events = new AdapterEvents('telegram', this.logger);
     this.clock = options.clock ?? systemClock;
     const token = options.token;
     this.redactor = (text) => text.split(token).join('[token]').replace(/bot\d+:[A-Za-z0-9_-]{20,}/g, 'bot[token]');
@@ -121,8 +123,7 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.listen(listener);
   }
 
   canSend(): boolean {
@@ -367,8 +368,8 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   private emitMessage(message: Extract<AdapterEvent, { type: 'message' }>['message'], ack: (outcome: IntakeOutcome) => void): boolean {
-    if (this.listeners.size === 0) return false;
-    this.emit({ type: 'message', message, ack });
+    if (!this.events.listening) return false;
+    this.events.emit({ type: 'message', message, ack });
     return true;
   }
 
@@ -552,18 +553,9 @@ export class TelegramAdapter implements PlatformAdapter {
     if (state === this.current && error === undefined) return;
     this.current = state;
     if (error) this.logger.warn(`telegram: ${error}`);
-    this.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
+    this.events.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
   }
 
-  private emit(event: AdapterEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.logger.error('telegram: an event listener threw', { error });
-      }
-    }
-  }
 }
 
 function conflictWords(description: string): string {

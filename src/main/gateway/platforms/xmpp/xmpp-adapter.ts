@@ -6,6 +6,7 @@ import type { AdapterEvent, AdapterState, IntakeOutcome, MessageLimits, Platform
 import type { XmppConfig } from './config-schema';
 import { decideMessage, NS_CHAT_STATES, NS_MUC, NS_MUC_USER, NS_ORIGIN_ID, NS_STANZAS, parseAddress, type InboundDecision } from './inbound';
 import { describeStanzaError, stanzaErrorResult } from './send-errors';
+import { AdapterEvents } from '../adapter-events';
 
 /** Who may talk to the agent one to one, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface XmppAccess {
@@ -101,7 +102,7 @@ export class XmppAdapter implements PlatformAdapter {
   private readonly config: XmppConfig;
   private readonly logger: Logger;
   private readonly clock: Clock;
-  private readonly listeners = new Set<(event: AdapterEvent) => void>();
+  private readonly events: AdapterEvents;
   private current: AdapterState = 'disconnected';
   private running = false;
   private xmpp: Client | undefined;
@@ -130,6 +131,7 @@ export class XmppAdapter implements PlatformAdapter {
   constructor(private readonly options: XmppAdapterOptions) {
     this.config = options.config;
     this.logger = options.logger ?? silentLogger;
+    this.events = new AdapterEvents('xmpp', this.logger);
     this.clock = options.clock ?? systemClock;
     this.limits = { maxLength: this.config.maxMessageBytes, unit: 'bytes' };
     const [local, domain] = this.config.jid.split('@') as [string, string];
@@ -158,8 +160,7 @@ export class XmppAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.listen(listener);
   }
 
   canSend(target: Pick<SendTarget, 'chatId' | 'threadId'>): boolean {
@@ -396,7 +397,7 @@ export class XmppAdapter implements PlatformAdapter {
     }
     this.logger.info(resumed ? 'xmpp: stream resumed' : 'xmpp: connected', { jid: this.config.jid });
     this.setState(this.roomTrouble() ?? 'connected');
-    if (resumed) this.emit({ type: 'reachable' });
+    if (resumed) this.events.emit({ type: 'reachable' });
   }
 
   private onDisconnected(xmpp: Client): void {
@@ -479,7 +480,7 @@ export class XmppAdapter implements PlatformAdapter {
     this.logger.info('xmpp: joined a room', { room: from.bare });
     if (this.current === 'degraded' && !this.roomTrouble()) this.setState('connected');
     // Replies owed to this room can go now.
-    this.emit({ type: 'reachable' });
+    this.events.emit({ type: 'reachable' });
   }
 
   /** 'degraded' while a room we should be in refused us (and we wait to try again). */
@@ -595,8 +596,8 @@ export class XmppAdapter implements PlatformAdapter {
       }
     };
     const timer = setTimeout(() => release('not-now'), this.options.intakeTimeoutMs ?? 30_000);
-    if (this.listeners.size === 0) return release('not-now');
-    this.emit({ type: 'message', message, ack: release });
+    if (!this.events.listening) return release('not-now');
+    this.events.emit({ type: 'message', message, ack: release });
   }
 
   /** The `h` we may tell the server: every stanza before the first message not saved yet. */
@@ -734,18 +735,9 @@ export class XmppAdapter implements PlatformAdapter {
     if (state === this.current && error === undefined) return;
     this.current = state;
     if (error) this.logger.warn(`xmpp: ${error}`);
-    this.emit({ type: 'state', state, ...(error === undefined ? {} : { error }), ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }) });
+    this.events.emit({ type: 'state', state, ...(error === undefined ? {} : { error }), ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }) });
   }
 
-  private emit(event: AdapterEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.logger.error('xmpp: an event listener threw', { error });
-      }
-    }
-  }
 }
 
 /** A send whose message may have reached the server: its resend carries the marker. */
