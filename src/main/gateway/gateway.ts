@@ -280,7 +280,7 @@ export class Gateway {
     await this.platforms.stopAll();
     await this.agent.agent.close().catch(() => undefined);
     this.api.closeAll();
-    this.group.flush();
+    this.group.close();
     this.sessionStore.close();
     this.db.close();
     this.lock.release();

@@ -1,4 +1,5 @@
 import { cachedStatement, durably, transact, type Db } from './database';
+import { LogSync } from './log-sync';
 
 /**
  * Group commit: the writes of every conversation made in one turn of the event
@@ -8,8 +9,11 @@ import { cachedStatement, durably, transact, type Db } from './database';
  * Two kinds of work:
  *  - `durable`: must survive a power cut before the caller goes on (a reply
  *    recorded before it is sent, a chunk marked "on its way"). The caller awaits
- *    it; a group that carries any is committed at `synchronous = FULL`, so one
- *    fsync covers every conversation's durable work of that turn.
+ *    it; one fsync covers every conversation's durable work of that turn. On
+ *    Linux the group commits at NORMAL and then fdatasyncs the log off the
+ *    event loop (log-sync.ts), resolving durable work once that is done; the
+ *    event loop meanwhile runs other turns. Elsewhere a group that carries any
+ *    durable work is committed at `synchronous = FULL`.
  *  - `later`: bookkeeping after the fact (a delivered mark, a session's
  *    counters). Committed in the same transaction as whatever else is queued,
  *    at NORMAL when nothing durable is: it survives the process being killed as
@@ -24,8 +28,11 @@ export class CommitGroup {
   private queue: Work[] = [];
   private scheduled = false;
   private waiting: (() => void)[] = [];
+  private readonly log: LogSync | undefined;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.log = LogSync.forDatabase(db);
+  }
 
   /** Runs `work` in the next group commit, fsynced; resolves with its result once committed. */
   durable<T>(work: () => T): Promise<T> {
@@ -59,8 +66,9 @@ export class CommitGroup {
     const outcomes = new Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>(batch.length);
     const run = (sql: string) => cachedStatement(this.db, sql).run();
     let commitError: unknown;
+    const durable = batch.some((item) => item.durable);
     try {
-      (batch.some((item) => item.durable) ? durably : transact)(this.db, () =>
+      (durable && !this.log ? durably : transact)(this.db, () =>
         batch.forEach((item, index) => {
           run('SAVEPOINT work');
           try {
@@ -78,13 +86,22 @@ export class CommitGroup {
     } catch (error) {
       commitError = error;
     }
+    // Committed at NORMAL: durable work is told once the log is on the disk.
+    const synced = durable && this.log && commitError === undefined ? this.log.sync() : undefined;
     batch.forEach((item, index) => {
       const outcome = outcomes[index];
       if (commitError !== undefined) item.reject(commitError);
-      else if (outcome?.ok) item.resolve(outcome.value);
-      else item.reject(outcome?.error);
+      else if (!outcome?.ok) item.reject(outcome?.error);
+      else if (synced && item.durable) synced.then(() => item.resolve(outcome.value), item.reject);
+      else item.resolve(outcome.value);
     });
     for (const wake of waiting) wake();
+  }
+
+  /** Commits what is queued and closes the log's file (a later durable commit opens it again). */
+  close(): void {
+    this.flush();
+    this.log?.close();
   }
 
   private push(item: Work): void {

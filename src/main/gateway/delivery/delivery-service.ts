@@ -225,7 +225,9 @@ export class DeliveryService {
     this.laneTimers.clear();
     const lanes = Promise.all([...this.lanes.values()].map((lane) => lane.done));
     await Promise.race([lanes, delay(deadlineMs)]);
-    this.group.flush();
+    // A group of its own is closed with it (a shared one, the gateway's, by the gateway).
+    if (this.options.group) this.group.flush();
+    else this.group.close();
     this.deliverer.flushFacts();
     this.stopped = true;
     this.deliverer.guard('stop', '-', () => this.ledger.stop());

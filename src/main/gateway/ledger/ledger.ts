@@ -9,7 +9,7 @@ import { computeChunkKey } from './obligation-id';
 import * as actions from './operator-actions';
 import { DEFAULT_POLICY, retryDelayMs, type LedgerPolicy } from './policy';
 import { createSystemProbe, type ProcessProbe } from './process-identity';
-import { loadChunks, loadObligation, toDeliveryRow, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
+import { loadChunks, loadObligation, storedChunkText, toDeliveryRow, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
 import { OWED, type ObligationState } from './states';
 import {
   awakeNow,
@@ -322,7 +322,7 @@ export class Ledger {
     const chunks: Chunk[] = texts.map((text, index) => {
       const state = firstOnItsWay && index === 0 ? 'sending' : 'owed';
       const idempotencyKey = computeChunkKey(input.obligationId, index);
-      insertChunk.run(input.obligationId, index, text, state, idempotencyKey, now);
+      insertChunk.run(input.obligationId, index, storedChunkText(text, input.content, texts.length), state, idempotencyKey, now);
       return { index, text, state, platformMessageId: null, idempotencyKey, mayHaveArrived: false };
     });
     return { row, chunks };

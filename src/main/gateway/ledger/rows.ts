@@ -90,8 +90,16 @@ export const PREVIEW_CHARS = 120;
  */
 export function previewOf(content: string): string {
   const flat = content.slice(0, PREVIEW_CHARS * 4).replace(/\s+/g, ' ').trim();
-  const chars = [...flat];
-  return chars.length > PREVIEW_CHARS ? `${chars.slice(0, PREVIEW_CHARS - 1).join('')}…` : flat;
+  // No more UTF-16 units than characters allowed: no more code points either (every change event builds one).
+  if (flat.length <= PREVIEW_CHARS) return flat;
+  let at = 0;
+  let cut = 0;
+  for (let count = 1; count <= PREVIEW_CHARS; count++) {
+    if (at >= flat.length) return flat;
+    at += (flat.codePointAt(at) ?? 0) > 0xffff ? 2 : 1;
+    if (count === PREVIEW_CHARS - 1) cut = at;
+  }
+  return at < flat.length ? `${flat.slice(0, cut)}…` : flat;
 }
 
 export function toChunk(row: ChunkSql): Chunk {
@@ -109,8 +117,22 @@ export function loadObligation(db: Db, id: string): ObligationSql | undefined {
   return cachedStatement(db, 'SELECT * FROM ledger_obligations WHERE id = ?').get(id) as ObligationSql | undefined;
 }
 
+/**
+ * What a chunk row stores as its text: nothing when the reply is that one chunk
+ * (its text is the row's content, stored once), else the chunk's own text.
+ */
+export function storedChunkText(text: string, content: string, chunkCount: number): string {
+  return chunkCount === 1 && text === content ? '' : text;
+}
+
 export function loadChunks(db: Db, id: string): Chunk[] {
   return (
-    cachedStatement(db, 'SELECT * FROM ledger_chunks WHERE obligation_id = ? ORDER BY chunk_index').all(id) as ChunkSql[]
+    cachedStatement(
+      db,
+      `SELECT c.obligation_id, c.chunk_index, c.state, c.platform_message_id, c.idempotency_key, c.updated_at, c.may_have_arrived,
+              CASE WHEN c.text = '' AND o.chunk_count = 1 THEN o.content ELSE c.text END AS text
+       FROM ledger_chunks c JOIN ledger_obligations o ON o.id = c.obligation_id
+       WHERE c.obligation_id = ? ORDER BY c.chunk_index`,
+    ).all(id) as ChunkSql[]
   ).map(toChunk);
 }

@@ -37,9 +37,13 @@ export function conversationContext(
   };
 }
 
+/** The machine's time zone, resolved again only when TZ changes (resolving it builds a formatter: ~0.1 ms a turn). */
 export function localTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const tz = process.env.TZ;
+  if (!resolvedZone || resolvedZone.tz !== tz) resolvedZone = { tz, zone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC' };
+  return resolvedZone.zone;
 }
+let resolvedZone: { readonly tz: string | undefined; readonly zone: string } | undefined;
 
 /** Formatters by time zone: building one costs more than the turn's other context together. */
 const clockFormats = new Map<string, Intl.DateTimeFormat>();

@@ -57,4 +57,32 @@ describe('ConversationQueue', () => {
     await queue.drain();
     expect(queue.activeConversations).toBe(0);
   });
+
+  it('takes no slot while a task waits for `ready`, and a task that leaves its slot lets the next conversation in', async () => {
+    const queue = new ConversationQueue(1);
+    const started: string[] = [];
+    const disk = deferred();
+    const sending = deferred();
+    // a waits for the disk: b runs meanwhile, though there is one slot.
+    const a = queue.run('a', async () => void started.push('a'), disk.promise);
+    const b = queue.run('b', async () => {
+      started.push('b');
+      queue.leaveSlot('b'); // answered; what is left needs no slot
+      queue.leaveSlot('b'); // twice changes nothing
+      await sending.promise;
+      started.push('b sent');
+    });
+    const c = queue.run('c', async () => void started.push('c'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(started).toEqual(['b', 'c']);
+    // A later task of b still waits for b's first.
+    const b2 = queue.run('b', async () => void started.push('b2'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(started).toEqual(['b', 'c']);
+    disk.resolve();
+    sending.resolve();
+    await Promise.all([a, b, c, b2]);
+    expect(started.indexOf('b2')).toBeGreaterThan(started.indexOf('b sent'));
+    expect(started).toContain('a');
+  });
 });

@@ -198,9 +198,8 @@ export class Pipeline {
     // "saved" (and may confirm receipt to its platform), and the turn starts, once it is on disk.
     const saved = this.onDisk(sessions, context.sessionId).then(() => tell('saved'));
     // A reset policy began this conversation: one short line says so, before the answer.
-    if (reset) void this.settle(key, () => saved.then(() => this.reply(context, resetNotice(reset), 'command', 'aside')));
-    const turn = () => saved.then(() => this.respond(context));
-    return this.settle(key, turn).finally(() => this.inHand.delete(held));
+    if (reset) void this.settle(key, () => this.reply(context, resetNotice(reset), 'command', 'aside'), saved);
+    return this.settle(key, () => this.respond(context), saved).finally(() => this.inHand.delete(held));
   }
 
   /**
@@ -285,9 +284,9 @@ export class Pipeline {
   }
 
   /** Runs a turn in its conversation's order; resolves once its reply was sent (or is left owed). */
-  private async settle(key: string, turn: () => Promise<RecordedTurn>): Promise<TurnOutcome> {
+  private async settle(key: string, turn: () => Promise<RecordedTurn>, ready?: Promise<unknown>): Promise<TurnOutcome> {
     try {
-      const recorded = await this.options.queue.run(key, turn);
+      const recorded = await this.options.queue.run(key, turn, ready);
       await recorded.sent;
       return recorded.outcome;
     } catch (error) {
@@ -520,6 +519,8 @@ export class Pipeline {
       content,
       chunks: splitReply(content, adapter?.limits ?? FALLBACK_LIMITS),
     };
+    // The answer is ready: recording and sending it need none of the turn slots.
+    this.options.queue.leaveSlot(context.sessionKey);
     // One fsynced group commit records the reply (claimed, when it can go now);
     // from there to the send nothing of this process waits on anything else.
     const recorded = await deliveries.record(context.platform, reply);

@@ -11,6 +11,8 @@ import { parseMessageCreate, type IncomingDiscordMessage } from './inbound';
 import { nonceFor } from './nonce';
 import { classifyFailure, describe, toSendResult } from './send-errors';
 import { AdapterEvents } from '../adapter-events';
+import { defaultReconnectDelay } from '../backoff';
+import { PairingReplyLimit } from '../../access/pairing-replies';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface DiscordAccess {
@@ -43,8 +45,6 @@ export interface DiscordAdapterOptions {
 
 /** Guilds, their messages, direct messages, and the text of messages (a privileged intent, switched on in the Developer Portal). */
 export const DISCORD_INTENTS = { Guilds: 1 << 0, GuildMessages: 1 << 9, DirectMessages: 1 << 12, MessageContent: 1 << 15 } as const;
-/** Pairing replies to strangers, at most this many per window. */
-const PAIRING_REPLIES = { max: 20, windowMs: 10 * 60 * 1000 } as const;
 /** After a reconnect, at most this many channels and pages of 100 messages each are fetched. */
 const CATCH_UP = { channels: 100, pages: 5 } as const;
 /** Gateway close codes after which reconnecting cannot help (discord.js stops too). */
@@ -59,11 +59,6 @@ const CLOSE_WORDS: Record<number, string> = {
 
 export const PAIRING_REPLY = (code: string) =>
   `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → Discord → requests, or: homing pairing approve ${code}).`;
-
-export function defaultReconnectDelay(attempt: number): number {
-  const base = Math.min(300_000, 1_000 * 2 ** Math.min(attempt - 1, 16));
-  return Math.round(base * (0.8 + Math.random() * 0.4));
-}
 
 /**
  * Discord through discord.js 14: the Gateway for incoming messages, REST for
@@ -107,7 +102,7 @@ export class DiscordAdapter implements PlatformAdapter {
   private failedAttempts = 0;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
-  private pairingReplies: number[] = [];
+  private readonly pairingReplies = new PairingReplyLimit();
   private readonly redactor: (text: string) => string;
 
   constructor(private readonly options: DiscordAdapterOptions) {
@@ -468,14 +463,9 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   private takePairingReply(): boolean {
-    const now = this.clock.monotonic();
-    this.pairingReplies = this.pairingReplies.filter((at) => now - at < PAIRING_REPLIES.windowMs);
-    if (this.pairingReplies.length >= PAIRING_REPLIES.max) {
-      this.logger.warn('discord: many strangers are asking to pair; not answering more of them for now');
-      return false;
-    }
-    this.pairingReplies.push(now);
-    return true;
+    if (this.pairingReplies.take(this.clock.monotonic())) return true;
+    this.logger.warn('discord: many strangers are asking to pair; not answering more of them for now');
+    return false;
   }
 
   // ---- sending ---------------------------------------------------------

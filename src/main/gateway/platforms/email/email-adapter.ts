@@ -9,6 +9,7 @@ import { MailboxState } from './mailbox-state';
 import { replyMail } from './outbound';
 import { smtpFailure } from './send-errors';
 import { AdapterEvents } from '../adapter-events';
+import { defaultReconnectDelay } from '../backoff';
 
 export interface EmailAdapterOptions {
   readonly config: EmailConfig;
@@ -34,11 +35,6 @@ const PROBE_TIMEOUT_MS = 15_000;
 const BATCH = 100;
 /** The largest IMAP answer accepted at all (a message up to maxMessageBytes, plus framing). */
 const IMAP_SLACK_BYTES = 1024 * 1024;
-
-export function defaultReconnectDelay(attempt: number): number {
-  const base = Math.min(300_000, 1_000 * 2 ** Math.min(attempt - 1, 16));
-  return Math.round(base * (0.8 + Math.random() * 0.4));
-}
 
 /**
  * Email: IMAP (imapflow) reads one folder, SMTP (nodemailer) answers.

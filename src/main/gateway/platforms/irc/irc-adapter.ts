@@ -12,6 +12,7 @@ import { textBudget, toProtocolLines } from './lines';
 import { MessageRefs } from './message-ref';
 import { DEFAULT_PACING, Pacer, type PacingOptions } from './pacer';
 import { AdapterEvents } from '../adapter-events';
+import { defaultReconnectDelay } from '../backoff';
 
 export interface IrcAdapterOptions {
   readonly config: IrcConfig;
@@ -48,11 +49,6 @@ export interface IrcAdapterOptions {
 const MAX_OPEN_WHOIS = 5;
 
 export const DEFAULT_REFUSAL = 'Sorry, this assistant only answers its owner.';
-
-export function defaultReconnectDelay(attempt: number): number {
-  const base = Math.min(300_000, 1_000 * 2 ** Math.min(attempt - 1, 16));
-  return Math.round(base * (0.8 + Math.random() * 0.4));
-}
 
 /**
  * IRC through irc-framework: joins the configured channels, turns lines addressed to

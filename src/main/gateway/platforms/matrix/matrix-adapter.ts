@@ -19,6 +19,8 @@ import { events as readEvents, parseSync, readMessage, type InviteUpdate, type J
 import { MatrixRooms, type RoomView } from './rooms';
 import { MatrixSyncState } from './sync-state';
 import { AdapterEvents } from '../adapter-events';
+import { defaultReconnectDelay } from '../backoff';
+import { PairingReplyLimit } from '../../access/pairing-replies';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface MatrixAccess {
@@ -57,8 +59,6 @@ export interface MatrixAdapterOptions {
 export const MATRIX_CHUNK_BYTES = 16_000;
 /** The content's own budget inside the event (the envelope takes the rest). */
 const CONTENT_BUDGET_BYTES = 60_000;
-/** Pairing replies to strangers, at most this many per window: a crowd cannot make the bot flood. */
-const PAIRING_REPLIES = { max: 20, windowMs: 10 * 60 * 1000 } as const;
 /** Send tries inside one `send` (429 waits, the plain fallback after M_TOO_LARGE). */
 const MAX_TRIES = 6;
 const CALL_TIMEOUT_MS = 30_000;
@@ -74,11 +74,6 @@ export const PAIRING_REPLY = (code: string) =>
 /** The one message an encrypted room gets instead of silence. */
 export const ENCRYPTED_NOTICE =
   '🔒 This room is end-to-end encrypted, and Homing cannot read encrypted messages yet, so it cannot answer here. Please write to it in a room without encryption (for a direct chat: start one with encryption turned off).';
-
-export function defaultReconnectDelay(attempt: number): number {
-  const base = Math.min(300_000, 1_000 * 2 ** Math.min(attempt - 1, 16));
-  return Math.round(base * (0.8 + Math.random() * 0.4));
-}
 
 interface Session {
   readonly token: string;
@@ -124,7 +119,7 @@ export class MatrixAdapter implements PlatformAdapter {
   /** When the homeserver lets us send again after a 429 (wall-clock ms). */
   private gateUntil = 0;
   private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
-  private pairingReplies: number[] = [];
+  private readonly pairingReplies = new PairingReplyLimit();
   /** Events the bot sent lately: a reply to one of them addresses the bot. */
   private readonly ownEvents: string[] = [];
   /** Threads the bot answered in lately: a message there addresses it. */
@@ -674,14 +669,9 @@ export class MatrixAdapter implements PlatformAdapter {
   }
 
   private takePairingReply(): boolean {
-    const now = this.clock.monotonic();
-    this.pairingReplies = this.pairingReplies.filter((at) => now - at < PAIRING_REPLIES.windowMs);
-    if (this.pairingReplies.length >= PAIRING_REPLIES.max) {
-      this.logger.warn('matrix: many strangers are asking to pair; not answering more of them for now');
-      return false;
-    }
-    this.pairingReplies.push(now);
-    return true;
+    if (this.pairingReplies.take(this.clock.monotonic())) return true;
+    this.logger.warn('matrix: many strangers are asking to pair; not answering more of them for now');
+    return false;
   }
 
   // ---- sending ---------------------------------------------------------

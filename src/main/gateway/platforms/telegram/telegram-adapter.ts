@@ -18,6 +18,8 @@ import { parseUpdate, type BotIdentity, type IncomingTelegramMessage } from './i
 import { classifyFailure, toSendResult, type CallFailure } from './send-errors';
 import { TelegramUpdateState } from './update-state';
 import { AdapterEvents } from '../adapter-events';
+import { defaultReconnectDelay } from '../backoff';
+import { PairingReplyLimit } from '../../access/pairing-replies';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface TelegramAccess {
@@ -50,18 +52,11 @@ export interface TelegramAdapterOptions {
 const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** Sends are spaced at least this much (Telegram allows about 30 a second overall). */
 const GLOBAL_SPACING_MS = 40;
-/** Pairing replies to strangers, at most this many per window: a crowd cannot make the bot flood. */
-const PAIRING_REPLIES = { max: 20, windowMs: 10 * 60 * 1000 } as const;
 /** Send attempts inside one `send` (429 waits, plain-text fallback, migration, topic gone). */
 const MAX_TRIES = 6;
 
 export const PAIRING_REPLY = (code: string) =>
   `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → Telegram → requests, or: homing pairing approve ${code}).`;
-
-export function defaultReconnectDelay(attempt: number): number {
-  const base = Math.min(300_000, 1_000 * 2 ** Math.min(attempt - 1, 16));
-  return Math.round(base * (0.8 + Math.random() * 0.4));
-}
 
 /**
  * Telegram through grammY's `Api` (Bot API over HTTPS, `apiRoot` configurable):
@@ -102,7 +97,7 @@ export class TelegramAdapter implements PlatformAdapter {
   private readonly redactor: (text: string) => string;
   private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
   /** When the recent pairing replies went out (monotonic ms). */
-  private pairingReplies: number[] = [];
+  private readonly pairingReplies = new PairingReplyLimit();
 
   constructor(private readonly options: TelegramAdapterOptions) {
     this.config = options.config;
@@ -374,14 +369,9 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   private takePairingReply(): boolean {
-    const now = this.clock.monotonic();
-    this.pairingReplies = this.pairingReplies.filter((at) => now - at < PAIRING_REPLIES.windowMs);
-    if (this.pairingReplies.length >= PAIRING_REPLIES.max) {
-      this.logger.warn('telegram: many strangers are asking to pair; not answering more of them for now');
-      return false;
-    }
-    this.pairingReplies.push(now);
-    return true;
+    if (this.pairingReplies.take(this.clock.monotonic())) return true;
+    this.logger.warn('telegram: many strangers are asking to pair; not answering more of them for now');
+    return false;
   }
 
   /** Whether a message goes to the agent, gets a pairing code, or is ignored. */

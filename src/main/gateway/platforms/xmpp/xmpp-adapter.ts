@@ -7,6 +7,8 @@ import type { XmppConfig } from './config-schema';
 import { decideMessage, NS_CHAT_STATES, NS_MUC, NS_MUC_USER, NS_ORIGIN_ID, NS_STANZAS, parseAddress, type InboundDecision } from './inbound';
 import { describeStanzaError, stanzaErrorResult } from './send-errors';
 import { AdapterEvents } from '../adapter-events';
+import { defaultReconnectDelay } from '../backoff';
+import { PairingReplyLimit } from '../../access/pairing-replies';
 
 /** Who may talk to the agent one to one, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface XmppAccess {
@@ -41,18 +43,11 @@ const MAX_INCOMING_STANZA_BYTES = 1024 * 1024;
 const MAX_OUTGOING_STANZA_BYTES = 256 * 1024 - 4 * 1024;
 /** Our own message ids remembered to recognise a room reflecting them. */
 const OWN_IDS_KEPT = 5_000;
-/** Pairing replies to strangers, at most this many per window: a crowd cannot make the account flood. */
-const PAIRING_REPLIES = { max: 20, windowMs: 10 * 60 * 1000 } as const;
 /** Nick variants tried when ours is taken in a room. */
 const NICK_TRIES = 4;
 
 export const PAIRING_REPLY = (code: string) =>
   `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → XMPP → requests, or: homing pairing approve ${code}).`;
-
-export function defaultReconnectDelay(attempt: number): number {
-  const base = Math.min(300_000, 1_000 * 2 ** Math.min(attempt - 1, 16));
-  return Math.round(base * (0.8 + Math.random() * 0.4));
-}
 
 /**
  * The XEP-0359 origin-id (and stanza id) of a chunk: derived from its
@@ -122,7 +117,7 @@ export class XmppAdapter implements PlatformAdapter {
   /** Stanzas received on this stream since stream management was enabled (XEP-0198's inbound `h`). */
   private received = 0;
   private readonly typingTargets = new Set<string>();
-  private pairingReplies: number[] = [];
+  private readonly pairingReplies = new PairingReplyLimit();
   private refSeq = 0;
   private readonly service: string;
   private readonly domain: string;
@@ -607,14 +602,9 @@ export class XmppAdapter implements PlatformAdapter {
   }
 
   private takePairingReply(): boolean {
-    const now = this.clock.monotonic();
-    this.pairingReplies = this.pairingReplies.filter((at) => now - at < PAIRING_REPLIES.windowMs);
-    if (this.pairingReplies.length >= PAIRING_REPLIES.max) {
-      this.logger.warn('xmpp: many strangers are asking to pair; not answering more of them for now');
-      return false;
-    }
-    this.pairingReplies.push(now);
-    return true;
+    if (this.pairingReplies.take(this.clock.monotonic())) return true;
+    this.logger.warn('xmpp: many strangers are asking to pair; not answering more of them for now');
+    return false;
   }
 
   // ---- sending ---------------------------------------------------------

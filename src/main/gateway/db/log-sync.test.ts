@@ -1,0 +1,37 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openTestDb, removeTempDirs, tempDir } from '../ledger/fixtures/test-ledger';
+import { openDatabase } from './database';
+import { LogSync } from './log-sync';
+
+afterEach(removeTempDirs);
+
+describe.runIf(process.platform === 'linux')('log sync', () => {
+  it('shares syncs: while one runs, every caller waits for one more, started after it', async () => {
+    const db = openTestDb(join(tempDir(), 'homing.db'), 50);
+    db.exec('CREATE TABLE t (v TEXT)');
+    const log = LogSync.forDatabase(db)!;
+    const first = log.sync();
+    const second = log.sync();
+    const third = log.sync();
+    expect(second).toBe(third); // one more sync covers both
+    expect(second).not.toBe(first);
+    await Promise.all([first, second]);
+    // Nothing running: a new sync starts at once.
+    const fourth = log.sync();
+    expect(fourth).not.toBe(second);
+    await fourth;
+    log.close();
+    db.close();
+  });
+
+  it('stands in for FULL only for a WAL database on disk', () => {
+    const memory = openDatabase(':memory:', { migrations: [] });
+    expect(LogSync.forDatabase(memory)).toBeUndefined();
+    memory.close();
+    const rollback = openDatabase(join(tempDir(), 'rollback.db'), { migrations: [] });
+    rollback.pragma('journal_mode = DELETE');
+    expect(LogSync.forDatabase(rollback)).toBeUndefined();
+    rollback.close();
+  });
+});

@@ -1,0 +1,9 @@
+/**
+ * How long a platform adapter waits before its `attempt`-th reconnect in a row:
+ * 1 s, 2 s, 4 s … up to 5 minutes, each ±20 % so that many gateways cut off by
+ * one outage do not all come back in the same second.
+ */
+export function defaultReconnectDelay(attempt: number): number {
+  const base = Math.min(300_000, 1_000 * 2 ** Math.min(attempt - 1, 16));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
