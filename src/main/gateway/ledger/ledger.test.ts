@@ -15,6 +15,26 @@ function setup() {
 
 const RETRYABLE = { error: 'timeout', retryable: true, permanent: false } as const;
 
+describe('chunk texts', () => {
+  it('stores a one-chunk reply\'s text once (the row\'s content), each part of a longer one, and reads both back whole', () => {
+    const { db, ledger } = setup();
+    const one = reply(1);
+    const two = reply(2, 'irc', 2);
+    const formatted = { ...reply(3), chunks: ['formatted for the platform'] };
+    for (const input of [one, two, formatted]) ledger.recordObligation(input);
+    const stored = (id: string) => (db.prepare('SELECT text FROM ledger_chunks WHERE obligation_id = ? ORDER BY chunk_index').all(id) as { text: string }[]).map((row) => row.text);
+    expect(stored(one.obligationId)).toEqual(['']);
+    expect(stored(two.obligationId)).toEqual(['reply 2 part 1', 'reply 2 part 2']);
+    expect(stored(formatted.obligationId)).toEqual(['formatted for the platform']);
+    expect(ledger.chunks(one.obligationId).map((chunk) => chunk.text)).toEqual([one.content]);
+    expect(ledger.chunks(two.obligationId).map((chunk) => chunk.text)).toEqual(two.chunks);
+    expect(ledger.chunks(formatted.obligationId).map((chunk) => chunk.text)).toEqual(['formatted for the platform']);
+    // A claim (what a send reads) carries the text too.
+    const claimed = ledger.markAttempting(one.obligationId, [IRC]);
+    expect(claimed.ok && claimed.claim.chunks.map((chunk) => chunk.text)).toEqual([one.content]);
+  });
+});
+
 describe('recording a reply already claimed (one commit before the send)', () => {
   it('records the head of a conversation attempting, owned here, its first chunk on its way, and held', () => {
     const { ledger, events } = setup();

@@ -1,5 +1,4 @@
-import { ImapFlow } from 'imapflow';
-import { createTransport } from 'nodemailer';
+import { loadMailLibs } from './load-mail-libs';
 import type { ConnectionTestResult } from '../../../../shared/api';
 import { imapPort, smtpPort, type EmailConfig } from './config-schema';
 import { smtpFailure } from './send-errors';
@@ -19,6 +18,7 @@ export async function testEmailConnection(config: EmailConfig, password: string 
 async function testImap(config: EmailConfig, password: string, timeoutMs: number, redact: (text: string) => string): Promise<ConnectionTestResult> {
   const where = `${config.imap.host}:${imapPort(config)}`;
   const user = config.imap.user ?? config.address;
+  const { ImapFlow } = await loadMailLibs();
   const client = new ImapFlow({
     host: config.imap.host,
     port: imapPort(config),
@@ -56,6 +56,7 @@ async function testImap(config: EmailConfig, password: string, timeoutMs: number
 async function testSmtp(config: EmailConfig, password: string, timeoutMs: number, redact: (text: string) => string): Promise<ConnectionTestResult> {
   const where = `${config.smtp.host}:${smtpPort(config)}`;
   const user = config.smtp.user ?? config.address;
+  const { createTransport } = await loadMailLibs();
   const transport = createTransport({
     host: config.smtp.host,
     port: smtpPort(config),

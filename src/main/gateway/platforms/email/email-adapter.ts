@@ -1,5 +1,6 @@
-import { ImapFlow } from 'imapflow';
-import { createTransport, type Transporter } from 'nodemailer';
+import type { ImapFlow } from 'imapflow';
+import type { Transporter } from 'nodemailer';
+import { loadMailLibs, type MailLibs } from './load-mail-libs';
 import { systemClock, type Clock } from '../../clock';
 import { silentLogger, type Logger } from '../../logger';
 import type { AdapterEvent, AdapterState, IntakeOutcome, MessageLimits, PlatformAdapter, SendResult, SendTarget } from '../adapter';
@@ -74,6 +75,8 @@ export class EmailAdapter implements PlatformAdapter {
   private client: ImapFlow | undefined;
   private mailbox: MailboxState | undefined;
   private transport: Transporter | undefined;
+  /** Loaded by connect, before anything uses them. */
+  private libs: MailLibs | undefined;
   private failedAttempts = 0;
   /** UIDs whose intake timed out: the pipeline may have saved them after all, so their next handing is checked. */
   private readonly uncertain = new Set<number>();
@@ -108,7 +111,15 @@ export class EmailAdapter implements PlatformAdapter {
   }
 
   async connect(): Promise<void> {
+    let libs: MailLibs;
+    try {
+      libs = await loadMailLibs();
+    } catch (error) {
+      this.setState('disconnected', `cannot load the mail libraries: ${describe(error)}`);
+      return;
+    }
     if (this.running) return;
+    this.libs = libs;
     if (this.options.password === undefined) {
       this.setState('disconnected', 'the mailbox password is not set: enter it in Platforms → Email');
       return;
@@ -407,6 +418,11 @@ export class EmailAdapter implements PlatformAdapter {
 
   // ---- plumbing --------------------------------------------------------
 
+  private loaded(): MailLibs {
+    if (!this.libs) throw new Error('email: the mail libraries are used before connect loaded them');
+    return this.libs;
+  }
+
   private imapUser(): string {
     return this.config.imap.user ?? this.config.address;
   }
@@ -414,7 +430,7 @@ export class EmailAdapter implements PlatformAdapter {
   private newImapClient(): ImapFlow {
     const { imap } = this.config;
     const timeouts = this.options.timeoutsMs ?? {};
-    return new ImapFlow({
+    return new (this.loaded().ImapFlow)({
       host: imap.host,
       port: imapPort(this.config),
       secure: imap.security === 'tls',
@@ -440,7 +456,7 @@ export class EmailAdapter implements PlatformAdapter {
   private newTransport(): Transporter {
     const { smtp } = this.config;
     const timeouts = this.options.timeoutsMs ?? {};
-    return createTransport({
+    return this.loaded().createTransport({
       host: smtp.host,
       port: smtpPort(this.config),
       secure: smtp.security === 'tls',

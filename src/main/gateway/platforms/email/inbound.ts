@@ -1,5 +1,5 @@
-import { convert } from 'html-to-text';
-import { simpleParser, type AddressObject } from 'mailparser';
+import type { AddressObject } from 'mailparser';
+import { loadMailLibs, type MailLibs } from './load-mail-libs';
 import { readAuthResults, describeAuthResults, type AuthResults } from './auth-results';
 import { automaticReason, type RawHeaders } from './automatic';
 import { messageIds, threadRoot } from './threading';
@@ -34,7 +34,8 @@ export const MAX_BODY_CHARS = 60_000;
 const MAX_ATTACHMENTS_LISTED = 30;
 
 export async function parseEmail(source: Buffer, context: ParseContext): Promise<IncomingEmail> {
-  const parsed = await simpleParser(source, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, maxHtmlLengthToParse: 2_000_000 });
+  const libs = await loadMailLibs();
+  const parsed = await libs.simpleParser(source, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, maxHtmlLengthToParse: 2_000_000 });
   const headers = rawHeaders(parsed.headerLines);
   const from = firstAddress(parsed.from);
   const ownId = messageIds(headers.get('message-id')?.[0])[0];
@@ -58,7 +59,7 @@ export async function parseEmail(source: Buffer, context: ParseContext): Promise
   if (context.tooLargeBytes !== undefined) {
     body = `(This message is ${formatBytes(context.tooLargeBytes)}, more than this assistant reads; only its header was read.)`;
   } else {
-    const plain = typeof parsed.text === 'string' && parsed.text.trim() !== '' ? parsed.text : typeof parsed.html === 'string' ? htmlToPlain(parsed.html) : '';
+    const plain = typeof parsed.text === 'string' && parsed.text.trim() !== '' ? parsed.text : typeof parsed.html === 'string' ? htmlToPlain(parsed.html, libs.convert) : '';
     body = withoutQuotedTail(plain.replace(/\r\n?/g, '\n')).trim();
     if (body.length > MAX_BODY_CHARS) body = `${body.slice(0, MAX_BODY_CHARS)}\n… (the rest of this long message was cut)`;
     if (body === '') body = '(no text)';
@@ -76,7 +77,7 @@ export async function parseEmail(source: Buffer, context: ParseContext): Promise
 }
 
 /** HTML mail as plain text, through html-to-text (links kept as `text [url]`, images and styles dropped). */
-export function htmlToPlain(html: string): string {
+export function htmlToPlain(html: string, convert: MailLibs['convert']): string {
   return convert(html, {
     wordwrap: false,
     selectors: [
