@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Bench, BenchContext } from './harness';
-import { medianMs } from './harness';
+import { median, medianMs } from './harness';
 import { systemClock } from '../src/main/gateway/clock';
 import { openDatabase, setSynchronous, type Db } from '../src/main/gateway/db/database';
 import { homingMigrations } from '../src/main/gateway/db/migrations';
@@ -69,12 +69,6 @@ const bench: Bench = {
   },
 };
 export default bench;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 /** Raw fsynced single-row commits (WAL, synchronous=FULL), the floor: `rate(n)` commits n rows one by one. */
 function rawCommits(dir: string): { rate(n: number): number; close(): void } {

@@ -16,7 +16,9 @@ describe.runIf(process.platform === 'linux')('log sync', () => {
     const third = log.sync();
     expect(second).toBe(third); // one more sync covers both
     expect(second).not.toBe(first);
-    await Promise.all([first, second]);
+    const settled: string[] = [];
+    await Promise.all([first.then(() => settled.push('first')), second.then(() => settled.push('second'))]);
+    expect(settled).toEqual(['first', 'second']); // the shared one started after the running one ended
     // Nothing running: a new sync starts at once.
     const fourth = log.sync();
     expect(fourth).not.toBe(second);

@@ -1,4 +1,4 @@
-import { closeSync, fdatasync, fstatSync, openSync, statSync } from 'node:fs';
+import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { Db } from './database';
 
 /**
@@ -23,7 +23,6 @@ import type { Db } from './database';
  */
 export class LogSync {
   private fd: number | undefined;
-  private inode = 0;
   private running: Promise<void> | undefined;
   private next: Promise<void> | undefined;
 
@@ -78,15 +77,14 @@ export class LogSync {
     return run;
   }
 
-  /** The log as it is now: SQLite keeps one file while a connection is open, but a reopened database may have a new one. */
+  /**
+   * The log's file, opened once: SQLite keeps that one file while a connection
+   * is open (it deletes the log only when the last connection closes, and
+   * truncating keeps the file), so it cannot change under the group.
+   */
   private open(): number {
-    const inode = statSync(this.path).ino;
-    if (this.fd !== undefined && inode === this.inode) return this.fd;
-    this.close();
-    const fd = openSync(this.path, 'r');
-    this.fd = fd;
-    this.inode = fstatSync(fd).ino;
-    return fd;
+    this.fd ??= openSync(this.path, 'r');
+    return this.fd;
   }
 }
 
