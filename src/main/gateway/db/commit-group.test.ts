@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTestDb, removeTempDirs, tempDir } from '../ledger/fixtures/test-ledger';
-import { CommitGroup } from './commit-group';
+import { CommitGroup, LATER_MS } from './commit-group';
 import type { Db } from './database';
 
 afterEach(removeTempDirs);
@@ -99,6 +99,70 @@ describe('group commit', () => {
     group.close();
     rmSync(`${db.name}-wal`);
     await expect(group.durable(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('c'))).rejects.toThrow(/ENOENT/);
+    db.close();
+  });
+
+  it('tells `committed` work at the commit, with the promise of the disk', async () => {
+    const db = table();
+    const group = new CommitGroup(db);
+    const order: string[] = [];
+    const { value, onDisk } = await group.committed(() => {
+      db.prepare('INSERT INTO t (v) VALUES (?)').run('a');
+      return 'a';
+    });
+    order.push('committed');
+    expect(value).toBe('a');
+    expect(values(db)).toEqual(['a']);
+    await onDisk.then(() => order.push('on disk'));
+    expect(order).toEqual(['committed', 'on disk']);
+
+    // A commit that fails fails it at once; a vanished log fails only its disk promise.
+    if (process.platform === 'linux') {
+      group.close();
+      rmSync(`${db.name}-wal`);
+      const lost = await group.committed(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('b'));
+      await expect(lost.onDisk).rejects.toThrow(/ENOENT/);
+    }
+    await expect(group.committed(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('a'))).rejects.toThrow(/UNIQUE/);
+    db.close();
+  });
+
+  it('lets bookkeeping alone wait LATER_MS for a durable write to commit with, unless someone waits for it', async () => {
+    const db = table();
+    const group = new CommitGroup(db);
+    const other = new Database(db.name);
+    const seenElsewhere: string[][] = [];
+    const insert = (v: string) => () => {
+      db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
+    };
+    // Alone, a mark waits: nothing is committed on the next turn of the event loop…
+    group.later(insert('mark'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(values(db)).toEqual([]);
+    // …and a reply recorded meanwhile commits with it, in one transaction, in the order queued.
+    await group.durable(() => {
+      seenElsewhere.push(values(other));
+      insert('reply')();
+    });
+    expect(seenElsewhere).toEqual([[]]); // the mark was not committed on its own before the reply
+    expect(values(db)).toEqual(['mark', 'reply']);
+    other.close();
+
+    // With nothing else coming it commits after LATER_MS.
+    group.later(insert('late'));
+    const started = Date.now();
+    await group.flushed({ hurry: false });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(LATER_MS - 1);
+    expect(values(db)).toEqual(['mark', 'reply', 'late']);
+
+    // Someone waiting for the commit (a lane about to read the ledger) has it on the next turn.
+    group.later(insert('waited'));
+    let committed = false;
+    const waited = group.flushed().then(() => (committed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(committed).toBe(true);
+    await waited;
+    expect(values(db)).toEqual(['mark', 'reply', 'late', 'waited']);
     db.close();
   });
 });

@@ -14,6 +14,9 @@ import { LogSync } from './log-sync';
  *    event loop (log-sync.ts), resolving durable work once that is done; the
  *    event loop meanwhile runs other turns. Elsewhere a group that carries any
  *    durable work is committed at `synchronous = FULL`.
+ *  - `committed`: durable work whose caller may go on at the commit and waits
+ *    for the disk only where it must (a reply recorded: the next turn may read
+ *    it at once; its send waits for `onDisk`).
  *  - `later`: bookkeeping after the fact (a delivered mark, a session's
  *    counters). Committed in the same transaction as whatever else is queued,
  *    at NORMAL when nothing durable is: it survives the process being killed as
@@ -26,7 +29,9 @@ import { LogSync } from './log-sync';
  */
 export class CommitGroup {
   private queue: Work[] = [];
-  private scheduled = false;
+  /** How the next flush is scheduled: on the next turn of the event loop, or (bookkeeping alone) after LATER_MS. */
+  private scheduled: 'soon' | 'later' | undefined;
+  private timer: NodeJS.Timeout | undefined;
   private waiting: (() => void)[] = [];
   private readonly log: LogSync | undefined;
 
@@ -41,20 +46,40 @@ export class CommitGroup {
     });
   }
 
+  /**
+   * Runs `work` in the next group commit, fsynced like `durable`, but resolves
+   * at the commit: with its result and `onDisk`, which settles once the commit
+   * is on the disk (rejects if the disk said no). Whatever must not happen
+   * before a power cut could no longer undo the work waits for `onDisk`.
+   */
+  committed<T>(work: () => T): Promise<{ readonly value: T; readonly onDisk: Promise<void> }> {
+    return new Promise((resolve, reject) => {
+      this.push({ work, durable: true, resolve: resolve as (value: unknown) => void, reject, atCommit: true });
+    });
+  }
+
   /** Runs `work` in the next group commit; `onError` hears if it (or the commit) failed. */
   later(work: () => void, onError?: (error: unknown) => void): void {
     this.push({ work, durable: false, resolve: () => {}, reject: onError ?? (() => {}) });
   }
 
-  /** Resolves after the next flush (at once when nothing is queued). */
-  flushed(): Promise<void> {
+  /**
+   * Resolves after the next flush (at once when nothing is queued), which is
+   * then made on the next turn of the event loop; `hurry: false` leaves it when
+   * it was due (LATER_MS for bookkeeping alone).
+   */
+  flushed(options: { readonly hurry?: boolean } = {}): Promise<void> {
     if (this.queue.length === 0) return Promise.resolve();
+    // Someone waits for it: bookkeeping does not wait for company, unless the waiter is in no hurry.
+    if (options.hurry ?? true) this.schedule('soon');
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
   /** Commits everything queued now (also called by the scheduler). */
   flush(): void {
-    this.scheduled = false;
+    this.scheduled = undefined;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     const batch = this.queue;
     const waiting = this.waiting;
     this.queue = [];
@@ -88,10 +113,13 @@ export class CommitGroup {
     }
     // Committed at NORMAL: durable work is told once the log is on the disk.
     const synced = durable && this.log && commitError === undefined ? this.log.sync() : undefined;
+    // Work told at the commit may not wait for the disk: a failed sync is then not an unhandled rejection.
+    synced?.catch(() => {});
     batch.forEach((item, index) => {
       const outcome = outcomes[index];
       if (commitError !== undefined) item.reject(commitError);
       else if (!outcome?.ok) item.reject(outcome?.error);
+      else if (item.atCommit) item.resolve({ value: outcome.value, onDisk: synced ?? Promise.resolve() });
       else if (synced && item.durable) synced.then(() => item.resolve(outcome.value), item.reject);
       else item.resolve(outcome.value);
     });
@@ -106,15 +134,38 @@ export class CommitGroup {
 
   private push(item: Work): void {
     this.queue.push(item);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.flush());
+    this.schedule(item.durable ? 'soon' : 'later');
+  }
+
+  private schedule(when: 'soon' | 'later'): void {
+    if (this.scheduled === 'soon' || this.scheduled === when) return;
+    if (when === 'later') {
+      this.scheduled = 'later';
+      this.timer = setTimeout(() => this.flush(), LATER_MS);
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.scheduled = 'soon';
+    setImmediate(() => {
+      if (this.scheduled === 'soon') this.flush();
+    });
   }
 }
+
+/**
+ * How long bookkeeping alone waits for company: a reply recorded meanwhile (the
+ * next turn of a busy conversation) commits with it, in one transaction that
+ * writes each shared page once. Short, because a process killed meanwhile
+ * loses what waits (a chunk then goes again, with the resend marker).
+ */
+export const LATER_MS = 2;
 
 interface Work {
   readonly work: () => unknown;
   readonly durable: boolean;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+  /** `committed`: resolved at the commit with `{ value, onDisk }`. */
+  readonly atCommit?: boolean;
 }

@@ -61,6 +61,12 @@ export interface RecordedReply {
   readonly result: RecordResult | undefined;
   /** Claimed in the commit that recorded it (recordClaimed): send it now, first chunk already marked. */
   readonly claim?: ClaimedObligation | undefined;
+  /**
+   * Settles once the commit that recorded it is on the disk (recordClaimed with
+   * a group): nothing of it is sent before (DeliveryService.sendRecorded waits).
+   * Rejects if the log could not be synced.
+   */
+  readonly onDisk?: Promise<void> | undefined;
 }
 
 /**
@@ -82,6 +88,8 @@ export class Deliverer {
   private readonly facts: SendFact[] = [];
   /** Rows whose send loop has ended but whose facts are not written yet. */
   private readonly finishedWithFacts = new Set<string>();
+  /** Replies recorded in a commit that is not on the disk yet: none of them is sent before it is. */
+  private readonly recording = new Map<string, Promise<void>>();
 
   constructor(options: DelivererOptions) {
     this.ledger = options.ledger;
@@ -119,8 +127,10 @@ export class Deliverer {
    * Records a reply in the next group commit and, when `deliverable` can take
    * it now and nothing earlier of its conversation is owed, claims it in the
    * same commit (Ledger.recordClaimed): one fsync before the send, shared by
-   * every conversation recording in that turn of the event loop. Resolves once
-   * committed; `result` is undefined when the ledger failed.
+   * every conversation recording in that turn of the event loop. Resolves at
+   * the commit — the reply is recorded, and the conversation's next turn may
+   * read it — with `onDisk`, which the send waits for; `result` is undefined
+   * when the ledger failed.
    */
   async recordClaimed(platform: string, reply: NewReply, deliverable: DeliverablePlatform | undefined): Promise<RecordedReply> {
     const input = recordInput(platform, reply);
@@ -132,12 +142,35 @@ export class Deliverer {
       return { id, platform, reply, result, claim: result?.claim };
     }
     try {
-      const result = await this.group.durable(record);
+      const { value: result, onDisk } = await this.group.committed(record);
       this.monitor.succeeded();
-      return { id, platform, reply, result, claim: result.claim };
+      if (result.created) {
+        this.recording.set(id, onDisk);
+        const forget = () => {
+          if (this.recording.get(id) === onDisk) this.recording.delete(id);
+        };
+        onDisk.then(forget, forget);
+      }
+      return { id, platform, reply, result, claim: result.claim, onDisk };
     } catch (error) {
       this.monitor.failed('recordObligation', id, error);
       return { id, platform, reply, result: undefined };
+    }
+  }
+
+  /**
+   * Waits until the commit that recorded the reply is on the disk. A log that
+   * could not be synced is a ledger failure: the reply is then sent as one the
+   * ledger could not record (best effort, its sends remembered as facts).
+   */
+  async onDisk(recorded: RecordedReply): Promise<RecordedReply> {
+    if (!recorded.onDisk) return recorded;
+    try {
+      await recorded.onDisk;
+      return { ...recorded, onDisk: undefined };
+    } catch (error) {
+      this.monitor.failed('recordObligation', recorded.id, error);
+      return { id: recorded.id, platform: recorded.platform, reply: recorded.reply, result: undefined };
     }
   }
 
@@ -191,8 +224,11 @@ export class Deliverer {
           }
           // Unknown (the ledger failed): what the claim saw is the best knowledge there is.
           marker = sending ? sending.marker : chunk.mayHaveArrived;
-        } else if (this.monitor.guard('stillHolds', id, () => this.ledger.stillHolds(receipt)) === false) {
-          return stop();
+        } else {
+          // No durable write before this send: the reply's record (committed, maybe not fsynced yet) must be on disk first.
+          const recording = chunksSent === 0 ? this.recording.get(id) : undefined;
+          if (recording) await recording.catch(() => {}); // a failed sync is the recorder's to report
+          if (this.monitor.guard('stillHolds', id, () => this.ledger.stillHolds(receipt)) === false) return stop();
         }
         // Keys that expire (Discord's nonce window): a resend the server still deduplicates needs no marker.
         if (marker && dedupCovers(sender, claim.recordedAt, this.clock.now())) marker = false;
@@ -232,7 +268,7 @@ export class Deliverer {
       return { status: 'delivered', id, chunksSent, recorded: true };
     } finally {
       // The row is let go once what the send wrote is committed (the next group commit).
-      if (this.group) void this.group.flushed().then(() => this.done(id));
+      if (this.group) void this.group.flushed({ hurry: false }).then(() => this.done(id));
       else this.done(id);
     }
   }

@@ -32,6 +32,8 @@ export interface DeliveryServiceOptions {
 interface Lane {
   /** Rows a sweep claimed for it, sent before it asks the ledger for more. */
   readonly claimed: ClaimedObligation[];
+  /** Whether the ledger may hold more of the conversation to send once `claimed` is sent (see drain). */
+  lookAgain: boolean;
   done: Promise<LaneEnd>;
 }
 
@@ -131,7 +133,8 @@ export class DeliveryService {
   /**
    * Records a reply durably, last in its conversation's outbox, in the next
    * group commit — claimed in that same commit when it can go at once (see
-   * Deliverer.recordClaimed). Hand the result to sendRecorded with no await in
+   * Deliverer.recordClaimed). Resolves at the commit; sendRecorded waits for
+   * the disk before it sends. Hand the result to sendRecorded with no await in
    * between.
    */
   record(platform: string, reply: NewReply): Promise<RecordedReply> {
@@ -149,7 +152,9 @@ export class DeliveryService {
    * resolves once nothing more of it can go now. A reply the ledger could not
    * record (or claim) is sent anyway, unrecorded (best effort).
    */
-  async sendRecorded(recorded: RecordedReply): Promise<SendOutcome> {
+  async sendRecorded(committed: RecordedReply): Promise<SendOutcome> {
+    // Nothing of a reply goes out before its record is on the disk.
+    const recorded = await this.deliverer.onDisk(committed);
     const { id, platform } = recorded;
     const sender = this.platforms.get(platform);
     if (!recorded.result) {
@@ -159,7 +164,7 @@ export class DeliveryService {
     // Settles as soon as the drain has sent this reply, before its delivered mark is
     // committed (the next group commit does that): the caller need not wait a commit.
     const own = new Promise<DeliveryOutcome>((resolve) => this.watched.set(id, { taken: false, sent: resolve }));
-    const lane = this.drain(recorded.reply.sessionKey, recorded.claim ? [recorded.claim] : []);
+    const lane = recorded.claim ? this.drain(recorded.reply.sessionKey, [recorded.claim], false) : this.drain(recorded.reply.sessionKey);
     const first = await Promise.race([own, lane]);
     const sentHere = this.watched.get(id)?.taken === true;
     this.watched.delete(id);
@@ -182,14 +187,19 @@ export class DeliveryService {
    * the next, until it is empty or its head has to wait (platform away, retry
    * not due, another live sender). A drain already running takes over `claimed`
    * and looks again before it ends; the promise says how it ended.
+   * `lookAgain` false: `claimed` is all the conversation owes (a reply claimed
+   * in the commit that recorded it, so nothing before it is owed, and whatever
+   * is recorded after it drains again): once it is sent the lane ends without
+   * waiting for the delivered mark's commit to read the ledger.
    */
-  drain(sessionKey: string, claimed: readonly ClaimedObligation[] = []): Promise<LaneEnd> {
+  drain(sessionKey: string, claimed: readonly ClaimedObligation[] = [], lookAgain = true): Promise<LaneEnd> {
     const running = this.lanes.get(sessionKey);
     if (running) {
       running.claimed.push(...claimed);
+      running.lookAgain = true;
       return running.done;
     }
-    const lane: Lane = { claimed: [...claimed], done: Promise.resolve('idle') };
+    const lane: Lane = { claimed: [...claimed], lookAgain: lookAgain || claimed.length === 0, done: Promise.resolve('idle') };
     this.lanes.set(sessionKey, lane);
     lane.done = this.runLane(sessionKey, lane);
     return lane.done;
@@ -250,6 +260,11 @@ export class DeliveryService {
         }
         let claim = lane.claimed.shift();
         if (!claim) {
+          if (!lane.lookAgain) return 'idle';
+          // The next head is read once the last send's writes are committed (its row let go).
+          await this.group.flushed();
+          lane.lookAgain = true;
+          if (lane.claimed.length > 0) continue;
           const next = this.deliverer.guard('claimNext', sessionKey, () => this.ledger.claimNext(sessionKey, this.deliverable()));
           if (!next) {
             this.retryLaneIn(sessionKey, LEDGER_RETRY_MS);
@@ -272,10 +287,9 @@ export class DeliveryService {
         const watcher = this.watched.get(claim.id);
         if (watcher) watcher.taken = true;
         const outcome = await this.deliverer.deliverClaimed(claim, sender, () => this.stopping);
-        // Delivered: the caller hears at once. Failed or stopped: once the row's state is committed (below, then sendRecorded reads it).
+        // Delivered: the caller hears at once. Failed or stopped: once the row's state is committed (sendRecorded reads it then).
         if (outcome.status === 'delivered') watcher?.sent(outcome);
-        // The next head is read once this send's writes are committed (its row let go).
-        await this.group.flushed();
+        else await this.group.flushed();
       }
     } finally {
       if (this.lanes.get(sessionKey) === lane) this.lanes.delete(sessionKey);

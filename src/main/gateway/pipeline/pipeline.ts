@@ -123,11 +123,13 @@ export const BLANK_REPLY = '⚠ The agent answered with an empty message, so thi
  *   on arrival: session (key, id) → user turn appended (written at once, its
  *   fdatasync off the event loop), before it waits for anything; then, in its
  *   conversation's order and once that line is on disk: one agent turn,
- *   streamed → obligation recorded (one fsynced group commit, claimed when it
- *   can go now) → assistant turn appended → the reply handed to its
- *   conversation's outbox, which sends in recording order.
- * A conversation's next agent turn starts once the previous reply is recorded,
- * not once it is sent: a slow platform delays only the sending. Conversations
+ *   streamed → obligation recorded (one group commit, claimed when it can go
+ *   now) → assistant turn appended → the reply handed to its conversation's
+ *   outbox, which sends in recording order once that commit is fsynced.
+ * A conversation's next agent turn starts once the previous reply is committed,
+ * not once it is on the disk or sent: the fsync and a slow platform delay only
+ * the sending. (After a power cut, a reply whose line outlived its record is
+ * taken for unanswered: recovery.ts withoutLostReplies.) Conversations
  * run in parallel up to the queue's limit. Every step is announced on the bus.
  */
 export class Pipeline {
@@ -521,8 +523,8 @@ export class Pipeline {
     };
     // The answer is ready: recording and sending it need none of the turn slots.
     this.options.queue.leaveSlot(context.sessionKey);
-    // One fsynced group commit records the reply (claimed, when it can go now);
-    // from there to the send nothing of this process waits on anything else.
+    // One group commit records the reply (claimed, when it can go now). It resolves at
+    // the commit: the next turn may start; the send waits for the commit's fsync.
     const recorded = await deliveries.record(context.platform, reply);
     const obligationId = recorded.id;
     try {

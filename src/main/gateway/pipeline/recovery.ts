@@ -80,7 +80,8 @@ export function recoverInterruptedTurns(options: RecoveryOptions): Recovery {
       logger.error('recovery could not read a conversation; skipped', { sessionId: summary.sessionId, error });
       continue;
     }
-    const waiting = unanswered(turns);
+    // After a power cut a reply's transcript line can outlive its record (see withoutLostReplies).
+    const waiting = unanswered(options.powerLoss ? withoutLostReplies(turns, ledger) : turns);
     // The true count; each reply appended from here on (restored or answered) counts itself down.
     sessions.noteUnanswered(summary.sessionId, address ? waiting.length : 0);
     if (!address) continue;
@@ -122,6 +123,29 @@ export function recoverInterruptedTurns(options: RecoveryOptions): Recovery {
     }
   }
   return { report: { rerun, told, restored }, answered: Promise.all(answers).then(() => undefined) };
+}
+
+/**
+ * How far before a transcript's newest line a reply's record can have been
+ * lost with a power cut. Only the commits after the last fdatasync of the
+ * ledger's log are (milliseconds); a line is written once its reply is
+ * committed, so the lines of the last moments are the ones to check.
+ */
+export const LOST_REPLY_WINDOW_MS = 10 * 60_000;
+
+/**
+ * `turns` without the replies whose record the ledger does not have. A reply's
+ * line is appended once its record is committed, which is before that commit
+ * is fsynced (the send waits for the disk, the transcript does not): a power
+ * cut in between can keep the line and lose the record. Nothing of such a
+ * reply was sent, so its message is unanswered and is answered again; the
+ * stale line stays in the transcript.
+ */
+export function withoutLostReplies(turns: readonly Turn[], ledger: Pick<Ledger, 'getDelivery'>): Turn[] {
+  const newest = turns.at(-1)?.at ?? 0;
+  return turns.filter(
+    (turn) => turn.type !== 'assistant' || turn.at < newest - LOST_REPLY_WINDOW_MS || ledger.getDelivery(turn.obligationId) !== undefined,
+  );
 }
 
 /**

@@ -102,8 +102,9 @@ export class SessionIndex {
       last_message_at = @at, updated_at = @at, last_message_preview = @preview WHERE session_id = @sessionId`);
     // Deliberately leaves updated_at and last_message_at alone: a metadata change
     // must not make a conversation look active to the idle reset.
+    // Written only when something changed: most messages come from where the last one did.
     this.addressUpdate = db.prepare(`UPDATE sessions SET address = @address, title = coalesce(@title, title)
-      WHERE session_id = @sessionId`);
+      WHERE session_id = @sessionId AND (address IS NOT @address OR title IS NOT coalesce(@title, title))`);
   }
 
   get(sessionId: string): SessionSummary | undefined {

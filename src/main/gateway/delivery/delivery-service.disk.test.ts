@@ -1,0 +1,111 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CommitGroup } from '../db/commit-group';
+import type { Db } from '../db/database';
+import { EventBus } from '../events';
+import { ManualClock, openTestDb, removeTempDirs, tempDir } from '../ledger/fixtures/test-ledger';
+import { silentLogger } from '../logger';
+import type { NewReply } from './deliverer';
+import { DeliveryService } from './delivery-service';
+import type { PlatformSender } from './sender';
+import { waitUntil } from '../../../../test/support/wait';
+
+afterEach(removeTempDirs);
+
+/** A group commit whose disk answers only when the test says so: each commit's `onDisk` waits for `reach()`. */
+class SlowDisk extends CommitGroup {
+  private readonly held: (() => void)[] = [];
+
+  constructor(db: Db) {
+    super(db);
+  }
+
+  override committed<T>(work: () => T): Promise<{ readonly value: T; readonly onDisk: Promise<void> }> {
+    return super.committed(work).then(({ value, onDisk }) => ({
+      value,
+      onDisk: onDisk.then(() => new Promise<void>((resolve) => this.held.push(resolve))),
+    }));
+  }
+
+  /** The oldest commit still waiting (once its real fdatasync is done) reaches the disk. */
+  async reach(): Promise<void> {
+    await waitUntil('a commit waiting for the disk', () => this.held.length > 0);
+    this.held.shift()!();
+  }
+}
+
+const reply = (n: number): NewReply => ({
+  sessionKey: 'agent:main:irc:direct:ada',
+  messageRef: `m${n}`,
+  chatId: '#homing',
+  threadId: null,
+  replyTo: null,
+  content: `reply ${n}`,
+  chunks: [`reply ${n}`],
+});
+
+const turns = (n = 5) => new Promise<void>((resolve) => {
+  let left = n;
+  const next = () => (--left <= 0 ? resolve() : setTimeout(next, 1));
+  setTimeout(next, 1);
+});
+
+function setUp(serverIdempotency: boolean) {
+  const db = openTestDb(join(tempDir(), 'homing.db'));
+  const group = new SlowDisk(db);
+  const service = DeliveryService.start({ db, clock: new ManualClock(), logger: silentLogger, bus: new EventBus(silentLogger), group, exclusive: true });
+  const sent: string[] = [];
+  const platform: PlatformSender = {
+    name: 'irc',
+    serverIdempotency,
+    send: async (text) => {
+      sent.push(text);
+      return { ok: true, platformMessageId: `p${sent.length}` };
+    },
+  };
+  service.registerPlatform(platform);
+  return { db, group, service, sent };
+}
+
+describe('a reply recorded at the commit, sent once on the disk', () => {
+  for (const serverIdempotency of [false, true]) {
+    it(`sends nothing before the record's commit is on the disk (${serverIdempotency ? 'a platform that deduplicates' : 'a platform that cannot'})`, async () => {
+      const { db, group, service, sent } = setUp(serverIdempotency);
+      const recorded = await service.record('irc', reply(1));
+      // Committed: the ledger has it (a next turn may read it) …
+      expect(service.ledger.getDelivery(recorded.id)?.state).toBe('attempting');
+      const outcome = service.sendRecorded(recorded);
+      await turns();
+      // … but not one chunk left before the disk said so.
+      expect(sent).toEqual([]);
+      await group.reach();
+      expect(await outcome).toMatchObject({ status: 'delivered' });
+      expect(sent).toEqual(['reply 1']);
+      await service.stop();
+      db.close();
+    });
+  }
+
+  it('holds a later reply a running drain takes from the ledger until its own record is on the disk', async () => {
+    // A platform that deduplicates writes nothing durable before a send: only the record's own disk promise guards it.
+    const { db, group, service, sent } = setUp(true);
+    const first = await service.record('irc', reply(1));
+    const second = await service.record('irc', reply(2)); // behind the first: recorded pending
+    expect(service.ledger.getDelivery(second.id)?.state).toBe('pending');
+    const outcomes = [service.sendRecorded(first), service.sendRecorded(second)];
+    await group.reach(); // the first record's commit
+    await waitUntil('the first reply delivered', () => service.ledger.getDelivery(first.id)?.state === 'delivered');
+    // A drain asked for now (a sweep, a reconnect) claims the second reply from the ledger …
+    void service.drain(first.reply.sessionKey);
+    await waitUntil('the second reply claimed', () => service.ledger.getDelivery(second.id)?.state === 'attempting');
+    await turns(10);
+    // … and sends it only once its record is on the disk.
+    expect(sent).toEqual(['reply 1']);
+    await group.reach();
+    await Promise.all(outcomes);
+    await waitUntil('the second reply sent', () => sent.length === 2);
+    expect(sent).toEqual(['reply 1', 'reply 2']);
+    await service.stop();
+    db.close();
+  });
+});
