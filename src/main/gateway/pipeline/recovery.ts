@@ -128,10 +128,12 @@ export function recoverInterruptedTurns(options: RecoveryOptions): Recovery {
 /**
  * How far before a transcript's newest line a reply's record can have been
  * lost with a power cut. Only the commits after the last fdatasync of the
- * ledger's log are (milliseconds); a line is written once its reply is
- * committed, so the lines of the last moments are the ones to check.
+ * ledger's log can be (milliseconds before the cut); a reply's line is written
+ * right after its commit, so only the lines of the last moments are checked —
+ * not a reply the ledger could not record and that was sent anyway (best
+ * effort) long before.
  */
-export const LOST_REPLY_WINDOW_MS = 10 * 60_000;
+export const LOST_REPLY_WINDOW_MS = 60_000;
 
 /**
  * `turns` without the replies whose record the ledger does not have. A reply's
