@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTestDb, removeTempDirs, tempDir } from '../ledger/fixtures/test-ledger';
@@ -24,6 +25,22 @@ describe.runIf(process.platform === 'linux')('log sync', () => {
     expect(fourth).not.toBe(second);
     await fourth;
     log.close();
+    db.close();
+  });
+
+  it('closes its file only once the syncs asked for are done (a stop while a reply waits for the disk)', async () => {
+    const db = openTestDb(join(tempDir(), 'homing.db'), 50);
+    db.exec('CREATE TABLE t (v TEXT)');
+    const log = LogSync.forDatabase(db)!;
+    const fds = () => readdirSync('/proc/self/fd').length;
+    const before = fds();
+    const running = log.sync();
+    const next = log.sync();
+    expect(fds()).toBe(before + 1);
+    log.close();
+    await expect(Promise.all([running, next])).resolves.toBeDefined(); // neither saw its descriptor closed under it
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(fds()).toBe(before);
     db.close();
   });
 

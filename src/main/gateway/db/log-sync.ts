@@ -46,8 +46,17 @@ export class LogSync {
     return this.next;
   }
 
-  /** Closes the log's file descriptor (opened again by the next sync). */
+  /**
+   * Closes the log's file descriptor (opened again by the next sync) — once
+   * the syncs asked for so far are done: a reply sent once its record is on
+   * disk may still wait for one when the gateway stops.
+   */
   close(): void {
+    const pending = this.next ?? this.running;
+    if (pending) {
+      void pending.then(noop, noop).then(() => this.close());
+      return;
+    }
     if (this.fd === undefined) return;
     const fd = this.fd;
     this.fd = undefined;
