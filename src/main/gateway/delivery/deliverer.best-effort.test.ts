@@ -10,6 +10,7 @@ import { DeliveryService } from './delivery-service';
 import { FOUR_PART_REPLY, FOUR_PART_REPLY_ID } from './fixtures/replies';
 import { wirePlatform } from './fixtures/wire-platform';
 import { RESEND_MARKER } from './marker';
+import { waitUntil } from '../../../../test/support/wait';
 
 afterEach(removeTempDirs);
 
@@ -130,7 +131,8 @@ describe('best effort: the ledger failing never stops a reply', () => {
       locker.close();
     }
     expect(service.sweepNow()).toBeDefined();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Each resent part waits for its "on its way" mark to reach the disk: on a busy machine that takes a while.
+    await waitUntil('the reply delivered after the resend', () => service.ledger.getDelivery(FOUR_PART_REPLY_ID)?.state === 'delivered');
     const texts = irc.requests().map((request) => request.text);
     expect(texts[0]).toBe(FOUR_PART_REPLY.chunks[0]);
     expect(texts[1]).toBe(FOUR_PART_REPLY.chunks[1]);
