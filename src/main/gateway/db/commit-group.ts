@@ -41,9 +41,7 @@ export class CommitGroup {
 
   /** Runs `work` in the next group commit, fsynced; resolves with its result once committed. */
   durable<T>(work: () => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.push({ work, durable: true, resolve: resolve as (value: unknown) => void, reject });
-    });
+    return this.committed(work).then(({ value, onDisk }) => onDisk.then(() => value));
   }
 
   /**
@@ -54,7 +52,7 @@ export class CommitGroup {
    */
   committed<T>(work: () => T): Promise<{ readonly value: T; readonly onDisk: Promise<void> }> {
     return new Promise((resolve, reject) => {
-      this.push({ work, durable: true, resolve: resolve as (value: unknown) => void, reject, atCommit: true });
+      this.push({ work, durable: true, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
@@ -113,15 +111,14 @@ export class CommitGroup {
     }
     // Committed at NORMAL: durable work is told once the log is on the disk.
     const synced = durable && this.log && commitError === undefined ? this.log.sync() : undefined;
-    // Work told at the commit may not wait for the disk: a failed sync is then not an unhandled rejection.
+    // Durable work is told at the commit, with the promise of the disk (a caller may not wait for it).
     synced?.catch(() => {});
+    const onDisk = synced ?? Promise.resolve();
     batch.forEach((item, index) => {
       const outcome = outcomes[index];
       if (commitError !== undefined) item.reject(commitError);
       else if (!outcome?.ok) item.reject(outcome?.error);
-      else if (item.atCommit) item.resolve({ value: outcome.value, onDisk: synced ?? Promise.resolve() });
-      else if (synced && item.durable) synced.then(() => item.resolve(outcome.value), item.reject);
-      else item.resolve(outcome.value);
+      else item.resolve(item.durable ? { value: outcome.value, onDisk } : outcome.value);
     });
     for (const wake of waiting) wake();
   }
@@ -163,9 +160,8 @@ export const LATER_MS = 2;
 
 interface Work {
   readonly work: () => unknown;
+  /** Durable work is resolved at the commit with `{ value, onDisk }` (see `committed`). */
   readonly durable: boolean;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
-  /** `committed`: resolved at the commit with `{ value, onDisk }`. */
-  readonly atCommit?: boolean;
 }
