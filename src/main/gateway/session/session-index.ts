@@ -117,6 +117,12 @@ export class SessionIndex {
     return row && toSummary(row);
   }
 
+  /** The key's current session and its reply address as stored (JSON), to tell whether a message changes it. */
+  currentWithAddress(sessionKey: string): { readonly session: SessionSummary; readonly address: string } | undefined {
+    const row = this.byKey.get(sessionKey);
+    return row && { session: toSummary(row), address: row.address };
+  }
+
   address(sessionId: string): DeliveryAddress | undefined {
     const row = this.byId.get(sessionId);
     return row && (JSON.parse(row.address) as DeliveryAddress);

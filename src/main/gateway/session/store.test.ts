@@ -99,6 +99,25 @@ describe('SessionStore: resolving a conversation', () => {
     expect(events[1]!.session.lastMessagePreview).toBe('hi');
   });
 
+  it('writes nothing for a message from where the last one came, and the new title when the chat was renamed', () => {
+    const sessions = store();
+    const { sessionId } = sessions.resolve(group);
+    // Another connection holds the write lock: a write from resolve would wait, then fail.
+    db.pragma('busy_timeout = 50');
+    const other = openDatabase(join(dataDir, 'homing.db'), { migrations: homingMigrations });
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      clock.t += MINUTE;
+      expect(sessions.resolve(group)).toMatchObject({ sessionId, status: 'continued' });
+      expect(() => sessions.resolve({ ...group, chatName: 'Homing testers (renamed)' })).toThrow(/locked|busy/i);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(sessions.resolve({ ...group, chatName: 'Homing testers (renamed)' })).toMatchObject({ sessionId, status: 'continued' });
+    expect(sessions.get(sessionId)?.title).toBe('Homing testers (renamed)');
+  });
+
   it('refuses to append to a session that does not exist', () => {
     expect(() => store().appendUserTurn('20260130-120000-000-0000000000', { source: group, text: 'x' })).toThrow(SessionNotFoundError);
   });

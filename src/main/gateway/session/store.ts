@@ -95,6 +95,8 @@ export class SessionStore extends SessionReader {
   private readonly checked = new Set<string>();
   private readonly files = new TranscriptFiles();
   private readonly group: CommitGroup | undefined;
+  /** Sessions whose row this process has read: they exist (none is ever deleted). */
+  private readonly known = new Set<string>();
   /** Each session's latest user line on its way to disk. */
   private readonly syncing = new Map<string, Promise<void>>();
 
@@ -123,12 +125,19 @@ export class SessionStore extends SessionReader {
   resolve(source: SessionSource): ResolvedSession {
     const sessionKey = this.keyFor(source);
     const now = this.clock.now();
-    const current = this.index.current(sessionKey);
-    if (!current) return this.begin(source, sessionKey, now, undefined);
+    const found = this.index.currentWithAddress(sessionKey);
+    if (!found) return this.begin(source, sessionKey, now, undefined);
+    const { session: current } = found;
     const stale = staleReason(current.lastMessageAt ?? current.createdAt, now, resetPolicyFor(this.policy, source.chatType));
     if (stale) return this.begin(source, sessionKey, now, { sessionId: current.sessionId, reason: stale });
-    // The latest message says where replies go now (per-peer sessions span platforms).
-    this.index.updateAddress(current.sessionId, addressOf(source), titleOf(source));
+    // The latest message says where replies go now (per-peer sessions span platforms). Most
+    // messages come from where the last one did: a write that changes nothing still takes the
+    // database's write lock, so the row just read decides whether to write.
+    const address = addressOf(source);
+    const title = titleOf(source);
+    if (JSON.stringify(address) !== found.address || (title !== null && title !== current.title)) {
+      this.index.updateAddress(current.sessionId, address, title);
+    }
     return { sessionKey, sessionId: current.sessionId, status: 'continued' };
   }
 
@@ -306,10 +315,14 @@ export class SessionStore extends SessionReader {
   }
 
   private append(sessionId: string, turn: UserTurn | AssistantTurn): void {
-    const session = this.get(sessionId);
-    if (!session) throw new SessionNotFoundError(`no session ${JSON.stringify(sessionId.slice(0, 80))}`);
+    // A session is never deleted: once its row was read it exists, and the row is read
+    // again only for a new transcript's header (two reads fewer per turn).
+    const session = this.known.has(sessionId) ? undefined : this.get(sessionId);
+    if (!session && !this.known.has(sessionId)) throw new SessionNotFoundError(`no session ${JSON.stringify(sessionId.slice(0, 80))}`);
+    this.known.add(sessionId);
     const path = this.checkedPath(sessionId);
-    const lines: TranscriptRecord[] = this.files.isEmpty(path) ? [headerOf(session)] : [];
+    const header = this.files.isEmpty(path) ? (session ?? this.get(sessionId)) : undefined;
+    const lines: TranscriptRecord[] = header ? [headerOf(header)] : [];
     lines.push(turn);
     const user = turn.type === 'user';
     // Before the line: recovery finds waiting messages by this count (see the class comment).
