@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openTestDb, removeTempDirs, tempDir } from '../ledger/fixtures/test-ledger';
 import { CommitGroup, LATER_MS } from './commit-group';
 import type { Db } from './database';
+import { LogSync } from './log-sync';
 
 afterEach(removeTempDirs);
 
@@ -124,6 +125,31 @@ describe('group commit', () => {
       await expect(lost.onDisk).rejects.toThrow(/ENOENT/);
     }
     await expect(group.committed(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('a'))).rejects.toThrow(/UNIQUE/);
+    db.close();
+  });
+
+  it('runs `soon` work on the next turn, after what is queued before it, in its transaction, with no fdatasync of its own', async () => {
+    const db = table();
+    const group = new CommitGroup(db);
+    const sync = LogSync.prototype.sync;
+    let syncs = 0;
+    LogSync.prototype.sync = function (this: LogSync) {
+      syncs++;
+      return sync.call(this);
+    };
+    try {
+      const other = new Database(db.name);
+      group.later(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('mark'));
+      // It sees what was queued before it (a lane reading its conversation's next reply after the last one's mark)…
+      const seen = group.soon(() => ({ here: values(db), elsewhere: values(other) }));
+      expect(await seen).toEqual({ here: ['mark'], elsewhere: [] });
+      expect(values(other)).toEqual(['mark']); // …committed with it
+      expect(syncs).toBe(0);
+      await expect(group.soon(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('mark'))).rejects.toThrow(/UNIQUE/);
+      other.close();
+    } finally {
+      LogSync.prototype.sync = sync;
+    }
     db.close();
   });
 

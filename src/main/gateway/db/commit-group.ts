@@ -17,6 +17,7 @@ import { LogSync } from './log-sync';
  *  - `committed`: durable work whose caller may go on at the commit and waits
  *    for the disk only where it must (a reply recorded: the next turn may read
  *    it at once; its send waits for `onDisk`).
+ *  - `soon`: work whose caller waits for the commit but not for the disk.
  *  - `later`: bookkeeping after the fact (a delivered mark, a session's
  *    counters). Committed in the same transaction as whatever else is queued,
  *    at NORMAL when nothing durable is: it survives the process being killed as
@@ -53,6 +54,20 @@ export class CommitGroup {
   committed<T>(work: () => T): Promise<{ readonly value: T; readonly onDisk: Promise<void> }> {
     return new Promise((resolve, reject) => {
       this.push({ work, durable: true, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  /**
+   * Runs `work` in the next group commit, made on the next turn of the event
+   * loop, and resolves with its result at the commit. Not fsynced on its own
+   * account: for a write that only has to follow what is queued before it (a
+   * conversation's next reply claimed in the commit that marks the last one
+   * delivered), not survive a power cut.
+   */
+  soon<T>(work: () => T): Promise<T> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ work, durable: false, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule('soon');
     });
   }
 

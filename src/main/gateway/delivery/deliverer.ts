@@ -3,7 +3,7 @@ import type { Clock } from '../clock';
 import type { CommitGroup } from '../db/commit-group';
 import type { Ledger } from '../ledger/ledger';
 import { computeChunkKey, computeObligationId } from '../ledger/obligation-id';
-import type { Chunk, ClaimedObligation, DeliverablePlatform, RecordInput, RecordResult, SendFact } from '../ledger';
+import type { Chunk, ClaimedObligation, DeliverablePlatform, NextInLane, RecordInput, RecordResult, SendFact } from '../ledger';
 import type { Logger } from '../logger';
 import { LedgerHealthMonitor } from './ledger-health';
 import { withResendMarker } from './marker';
@@ -171,6 +171,31 @@ export class Deliverer {
     } catch (error) {
       this.monitor.failed('recordObligation', recorded.id, error);
       return { id: recorded.id, platform: recorded.platform, reply: recorded.reply, result: undefined };
+    }
+  }
+
+  /**
+   * A conversation's next reply, claimed if it can go now (Ledger.claimNext) —
+   * with a group, in the next group commit: after the writes of the send just
+   * made (the last reply's delivered mark), in their transaction, instead of a
+   * commit of its own once they are committed. Undefined when the ledger failed.
+   */
+  async claimNext(sessionKey: string, platforms: readonly DeliverablePlatform[]): Promise<NextInLane | undefined> {
+    if (!this.group) return this.monitor.guard('claimNext', sessionKey, () => this.ledger.claimNext(sessionKey, platforms));
+    let claimed: string | undefined;
+    try {
+      const next = await this.group.soon(() => {
+        const found = this.ledger.claimNext(sessionKey, platforms);
+        if (found.kind === 'claimed') claimed = found.claim.id;
+        return found;
+      });
+      this.monitor.succeeded();
+      return next;
+    } catch (error) {
+      // The commit failed: the claim was rolled back, so this process does not hold the row.
+      if (claimed !== undefined) this.ledger.letGo(claimed);
+      this.monitor.failed('claimNext', sessionKey, error);
+      return undefined;
     }
   }
 

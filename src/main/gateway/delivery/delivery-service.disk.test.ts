@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CommitGroup } from '../db/commit-group';
@@ -109,3 +110,48 @@ describe('a reply recorded at the commit, sent once on the disk', () => {
     db.close();
   });
 });
+
+describe('a conversation’s next reply', () => {
+  it('is claimed in the commit that marks the one before it delivered, not in a commit of its own after it', async () => {
+    const db = openTestDb(join(tempDir(), 'homing.db'));
+    const service = DeliveryService.start({ db, clock: new ManualClock(), logger: silentLogger, bus: new EventBus(silentLogger), exclusive: true });
+    // Commits counted in the write-ahead log (each ends with a commit frame); no checkpoint empties it meanwhile.
+    db.pragma('wal_autocheckpoint = 0');
+    const commits = () => walCommits(`${db.name}-wal`);
+    const sent: { text: string; commits: number }[] = [];
+    let confirm!: () => void;
+    service.registerPlatform({
+      name: 'irc',
+      serverIdempotency: true, // nothing durable is written before a send: only the ledger's own commits count
+      send: async (text) => {
+        sent.push({ text, commits: commits() });
+        if (sent.length === 1) await new Promise<void>((resolve) => (confirm = resolve));
+        return { ok: true, platformMessageId: `p${sent.length}` };
+      },
+    });
+    const first = service.sendRecorded(await service.record('irc', reply(1)));
+    await waitUntil('the first reply on its way', () => sent.length === 1);
+    const second = await service.record('irc', reply(2));
+    expect(service.ledger.getDelivery(second.id)?.state).toBe('pending'); // behind the first
+    const outcomes = Promise.all([first, service.sendRecorded(second)]);
+    const before = commits();
+    confirm();
+    expect(await outcomes).toMatchObject([{ status: 'delivered' }, { status: 'delivered' }]);
+    expect(sent.map((send) => send.text)).toEqual(['reply 1', 'reply 2']);
+    // Between the first reply's confirmation and the second's send: one commit, the mark and the claim.
+    expect(sent[1]!.commits - before).toBe(1);
+    await service.stop();
+    db.close();
+  });
+});
+
+/** The commits in a write-ahead log: frames (24-byte header + a 4 KiB page) whose header records the database size. */
+function walCommits(file: string): number {
+  const wal = readFileSync(file);
+  let commits = 0;
+  for (let offset = 32; offset + 24 + 4096 <= wal.length; offset += 24 + 4096) {
+    if (wal.readUInt32BE(offset) === 0) break;
+    if (wal.readUInt32BE(offset + 4) !== 0) commits++;
+  }
+  return commits;
+}

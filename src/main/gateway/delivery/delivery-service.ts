@@ -261,15 +261,15 @@ export class DeliveryService {
         let claim = lane.claimed.shift();
         if (!claim) {
           if (!lane.lookAgain) return 'idle';
-          // The next head is read once the last send's writes are committed (its row let go).
-          await this.group.flushed();
           lane.lookAgain = true;
-          if (lane.claimed.length > 0) continue;
-          const next = this.deliverer.guard('claimNext', sessionKey, () => this.ledger.claimNext(sessionKey, this.deliverable()));
+          // The next head is read in the group commit that writes the last send's marks, after them.
+          const next = await this.deliverer.claimNext(sessionKey, this.deliverable());
           if (!next) {
             this.retryLaneIn(sessionKey, LEDGER_RETRY_MS);
             return 'ledger-failed';
           }
+          // A sweep claimed the head meanwhile and handed it to this lane (the ledger found it held).
+          if (next.kind !== 'claimed' && lane.claimed.length > 0) continue;
           if (next.kind === 'empty') return 'idle';
           if (next.kind === 'wait') {
             if (next.retryAt !== undefined) this.retryLaneIn(sessionKey, next.retryAt - this.options.clock.now());
