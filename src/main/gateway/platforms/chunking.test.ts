@@ -128,6 +128,22 @@ describe('splitMessage', () => {
     ]);
   });
 
+  it('never starts a chunk with a fence-like run the text did not have as a fence, even where every other cut is poor', () => {
+    // Every cut up to the limit is inside an inline code span or right before ```: the span is cut, not the fence.
+    const text = 'a ```not-a-fence `inline` ```not-a-fence a \n\na ';
+    const parts = splitMessageParts(text, { maxLength: 25, unit: 'code-points' });
+    checkParts(text, { maxLength: 25, unit: 'code-points' }, parts);
+    expect(parts.map((part) => part.text)).toEqual(['a ```not-a-fence `inline', '` ```not-a-fence a \n\na']);
+  });
+
+  it('drops a code line’s indentation before it would send the line outside its fence', () => {
+    // Reopened, indented and closed, the last line does not fit: without its indentation it does.
+    const text = '```\na \n    👨‍👩‍👧 \n```';
+    const parts = splitMessageParts(text, bytes(27));
+    checkParts(text, bytes(27), parts);
+    expect(parts.map((part) => part.text)).toEqual(['```\na\n```', '```\n👨‍👩‍👧 \n```']);
+  });
+
   it('rejects a limit too small for a single character', () => {
     expect(() => splitMessage('x', bytes(3))).toThrow(RangeError);
     expect(() => splitMessage('x', { maxLength: 1, unit: 'utf16' })).toThrow(RangeError);

@@ -93,6 +93,8 @@ export function layoutSplit(text: string, limits: MessageLimits, withFences: boo
     let cut = -1;
     let mode: FenceMode = 'full';
     for (const candidate of FENCE_MODES) {
+      // Inside a code block, the chunk's leading indentation goes before its fences do.
+      if (candidate === 'none' && layout.fence[start] && firstContent(layout, start) !== start) break;
       cut = chooseCut(layout, start, limits, candidate);
       mode = candidate;
       if (cut >= 0) break;
@@ -127,6 +129,7 @@ function chooseCut(layout: TextLayout, start: number, limits: MessageLimits, mod
   const lastByPriority = [-1, -1, -1, -1, -1];
   let lastAny = -1;
   let lastInsideDelimiter = -1;
+  let lastOpensFence = -1;
   for (let cut = start + 1; cut <= count; cut++) {
     const bodyEnd = layout.trimmedEnd[cut]!;
     if (bodyEnd <= start) continue;
@@ -137,12 +140,13 @@ function chooseCut(layout: TextLayout, start: number, limits: MessageLimits, mod
     if (cut === count) return cut;
     const priority = layout.priority[cut]!;
     if (priority === Cut.insideDelimiter) lastInsideDelimiter = cut;
+    else if (priority === Cut.opensFence) lastOpensFence = cut;
     else {
       lastAny = cut;
       lastByPriority[priority] = cut;
     }
   }
-  if (lastAny < 0) return lastInsideDelimiter;
+  if (lastAny < 0) return lastInsideDelimiter >= 0 ? lastInsideDelimiter : lastOpensFence;
   const sizeAt = (cut: number): number => layout.sizeBefore[layout.trimmedEnd[cut]!]! - base;
   const fullest = sizeAt(lastAny);
   let best = -1;

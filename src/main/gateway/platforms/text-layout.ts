@@ -5,10 +5,12 @@ import { graphemes, measure } from './text-measure';
 
 /**
  * How good a place is to cut a message, best first. `insideDelimiter` is a cut
- * through a fence line (```` ```ts ````) or one that would start a chunk with a
- * fence-like run, used only when nothing else fits.
+ * through a fence line (```` ```ts ````) or inside a formatted span, used only
+ * when nothing else fits; `opensFence`, a cut that would start the next chunk
+ * with a fence-like run the text never had as a fence (the platform would show
+ * the rest of that chunk as code), only when not even such a cut fits.
  */
-export const Cut = { paragraph: 4, line: 3, sentence: 2, word: 1, anywhere: 0, insideDelimiter: -1 } as const;
+export const Cut = { paragraph: 4, line: 3, sentence: 2, word: 1, anywhere: 0, insideDelimiter: -1, opensFence: -2 } as const;
 
 /**
  * A text prepared for splitting: the pieces that must never be torn apart ("atoms":
@@ -97,11 +99,11 @@ export function layoutText(text: string, unit: LengthUnit, atomCap: number, with
       priority.push(lineStartPriority(lines, lineIndex));
     } else if (offset < line.contentEnd && (line.opens || line.closes)) {
       priority.push(Cut.insideDelimiter);
-    } else if (withFences && !line.fenceBefore && insideSpan(offset - line.start)) {
-      priority.push(Cut.insideDelimiter);
     } else if (withFences && startsLikeFence(text, offset)) {
       // The next chunk would begin with ``` and the platform would see a fence that
       // the text never had.
+      priority.push(Cut.opensFence);
+    } else if (withFences && !line.fenceBefore && insideSpan(offset - line.start)) {
       priority.push(Cut.insideDelimiter);
     } else {
       priority.push(inlinePriority(atoms, whitespace, i, lastContentAtom));
