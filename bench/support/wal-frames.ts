@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import type { Db } from '../../src/main/gateway/db/database';
+import { walFrames } from '../../test/support/wal-log';
 
 /**
  * What the database wrote, counted from its write-ahead log rather than timed:
@@ -18,9 +18,6 @@ export interface WalCount {
   readonly byTree: readonly (readonly [name: string, frames: number])[];
 }
 
-const WAL_HEADER = 32;
-const FRAME_HEADER = 24;
-
 export async function countWalFrames(db: Db, measure: () => Promise<void>): Promise<WalCount> {
   const autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true }) as number;
   db.pragma('wal_autocheckpoint = 0');
@@ -28,20 +25,16 @@ export async function countWalFrames(db: Db, measure: () => Promise<void>): Prom
     db.pragma('wal_checkpoint(TRUNCATE)');
     await measure();
     const pageSize = db.pragma('page_size', { simple: true }) as number;
-    const wal = readFileSync(`${db.name}-wal`);
+    const logged = walFrames(`${db.name}-wal`, pageSize);
     const treeOf = new Map<number, string>();
     for (const row of db.prepare('SELECT name, pageno FROM dbstat').all() as { name: string; pageno: number }[]) treeOf.set(row.pageno, row.name);
     const byTree = new Map<string, number>();
-    let frames = 0;
-    let commits = 0;
-    for (let offset = WAL_HEADER; offset + FRAME_HEADER + pageSize <= wal.length; offset += FRAME_HEADER + pageSize) {
-      const page = wal.readUInt32BE(offset);
-      if (page === 0) break;
-      frames++;
-      if (wal.readUInt32BE(offset + 4) !== 0) commits++; // a commit frame records the database size
+    for (const { page } of logged) {
       const tree = treeOf.get(page) ?? 'free or new pages';
       byTree.set(tree, (byTree.get(tree) ?? 0) + 1);
     }
+    const frames = logged.length;
+    const commits = logged.filter((frame) => frame.commit).length;
     return { frames, commits, byTree: [...byTree].sort((a, b) => b[1] - a[1]) };
   } finally {
     db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);

@@ -66,8 +66,7 @@ export class CommitGroup {
    */
   soon<T>(work: () => T): Promise<T> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ work, durable: false, resolve: resolve as (value: unknown) => void, reject });
-      this.schedule('soon');
+      this.push({ work, durable: false, resolve: resolve as (value: unknown) => void, reject }, 'soon');
     });
   }
 
@@ -144,9 +143,10 @@ export class CommitGroup {
     this.log?.close();
   }
 
-  private push(item: Work): void {
+  /** Queues `item`; durable work is committed on the next turn, bookkeeping alone after LATER_MS. */
+  private push(item: Work, when: 'soon' | 'later' = item.durable ? 'soon' : 'later'): void {
     this.queue.push(item);
-    this.schedule(item.durable ? 'soon' : 'later');
+    this.schedule(when);
   }
 
   private schedule(when: 'soon' | 'later'): void {

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CommitGroup } from '../db/commit-group';
@@ -9,6 +8,7 @@ import { silentLogger } from '../logger';
 import type { NewReply } from './deliverer';
 import { DeliveryService } from './delivery-service';
 import type { PlatformSender } from './sender';
+import { walFrames } from '../../../../test/support/wal-log';
 import { waitUntil } from '../../../../test/support/wait';
 
 afterEach(removeTempDirs);
@@ -117,7 +117,8 @@ describe('a conversation’s next reply', () => {
     const service = DeliveryService.start({ db, clock: new ManualClock(), logger: silentLogger, bus: new EventBus(silentLogger), exclusive: true });
     // Commits counted in the write-ahead log (each ends with a commit frame); no checkpoint empties it meanwhile.
     db.pragma('wal_autocheckpoint = 0');
-    const commits = () => walCommits(`${db.name}-wal`);
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    const commits = () => walFrames(`${db.name}-wal`, pageSize).filter((frame) => frame.commit).length;
     const sent: { text: string; commits: number }[] = [];
     let confirm!: () => void;
     service.registerPlatform({
@@ -145,13 +146,3 @@ describe('a conversation’s next reply', () => {
   });
 });
 
-/** The commits in a write-ahead log: frames (24-byte header + a 4 KiB page) whose header records the database size. */
-function walCommits(file: string): number {
-  const wal = readFileSync(file);
-  let commits = 0;
-  for (let offset = 32; offset + 24 + 4096 <= wal.length; offset += 24 + 4096) {
-    if (wal.readUInt32BE(offset) === 0) break;
-    if (wal.readUInt32BE(offset + 4) !== 0) commits++;
-  }
-  return commits;
-}

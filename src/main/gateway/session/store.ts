@@ -195,8 +195,7 @@ export class SessionStore extends SessionReader {
    * fsync: a summary lost to a crash is made again by the next turn that needs it.
    */
   appendSummary(sessionId: string, summary: { text: string; keepFrom: string | undefined; covers: number }): SummaryTurn {
-    const session = this.get(sessionId);
-    if (!session) throw new SessionNotFoundError(`no session ${JSON.stringify(sessionId.slice(0, 80))}`);
+    const { path, header } = this.openForAppend(sessionId);
     const record: SummaryTurn = {
       type: 'summary',
       at: this.clock.now(),
@@ -204,8 +203,7 @@ export class SessionStore extends SessionReader {
       covers: summary.covers,
       text: summary.text,
     };
-    const path = this.checkedPath(sessionId);
-    const lines: TranscriptRecord[] = this.files.isEmpty(path) ? [headerOf(session), record] : [record];
+    const lines: TranscriptRecord[] = header ? [header, record] : [record];
     try {
       void this.files.append(path, lines.map(formatRecord).join(''), false).catch(() => {});
     } catch (error) {
@@ -315,15 +313,8 @@ export class SessionStore extends SessionReader {
   }
 
   private append(sessionId: string, turn: UserTurn | AssistantTurn): void {
-    // A session is never deleted: once its row was read it exists, and the row is read
-    // again only for a new transcript's header (two reads fewer per turn).
-    const session = this.known.has(sessionId) ? undefined : this.get(sessionId);
-    if (!session && !this.known.has(sessionId)) throw new SessionNotFoundError(`no session ${JSON.stringify(sessionId.slice(0, 80))}`);
-    this.known.add(sessionId);
-    const path = this.checkedPath(sessionId);
-    const header = this.files.isEmpty(path) ? (session ?? this.get(sessionId)) : undefined;
-    const lines: TranscriptRecord[] = header ? [headerOf(header)] : [];
-    lines.push(turn);
+    const { path, header } = this.openForAppend(sessionId);
+    const lines: TranscriptRecord[] = header ? [header, turn] : [turn];
     const user = turn.type === 'user';
     // Before the line: recovery finds waiting messages by this count (see the class comment).
     if (user) this.index.markUnanswered(sessionId, turn.at);
@@ -358,6 +349,25 @@ export class SessionStore extends SessionReader {
         if (this.syncing.get(sessionId) === all) this.syncing.delete(sessionId);
       },
     );
+  }
+
+  /**
+   * The transcript to append to, and the header it starts with when it is still
+   * empty; throws SessionNotFoundError for a session the index does not have. A
+   * session is never deleted: once its row was read it exists, and the row is
+   * read again only for a new transcript's header (two reads fewer per turn).
+   */
+  private openForAppend(sessionId: string): { readonly path: string; readonly header: TranscriptRecord | undefined } {
+    let session: SessionSummary | undefined;
+    if (!this.known.has(sessionId)) {
+      session = this.get(sessionId);
+      if (!session) throw new SessionNotFoundError(`no session ${JSON.stringify(sessionId.slice(0, 80))}`);
+      this.known.add(sessionId);
+    }
+    const path = this.checkedPath(sessionId);
+    if (!this.files.isEmpty(path)) return { path, header: undefined };
+    session ??= this.get(sessionId);
+    return { path, header: session && headerOf(session) };
   }
 
   /** The transcript's path, its torn tail (from a killed earlier run) cut off once per process. */
