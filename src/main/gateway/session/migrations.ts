@@ -65,4 +65,16 @@ export const sessionMigrations: readonly Migration[] = [
       db.prepare('UPDATE sessions SET unanswered = 1 WHERE updated_at >= ?').run(Date.now() - 2 * 86_400_000);
     },
   },
+  {
+    // The waiting sessions by id, not by `updated_at`: a busy conversation keeps
+    // its count up (store.ts), and an index keyed on `updated_at` was rewritten
+    // by every message's counters. Recovery sorts the few waiting rows itself.
+    id: 'session-004-unanswered-by-session',
+    up(db) {
+      db.exec(`
+        DROP INDEX sessions_unanswered;
+        CREATE INDEX sessions_unanswered ON sessions (session_id) WHERE unanswered > 0;
+      `);
+    },
+  },
 ];

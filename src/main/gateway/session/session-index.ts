@@ -44,6 +44,9 @@ interface Row {
 const SELECT = `SELECT s.*, (k.session_id IS NOT NULL) AS current
   FROM sessions s LEFT JOIN session_keys k ON k.session_id = s.session_id`;
 
+/** What an assistant message does to its session's count of waiting messages (see recordMessage). */
+export type WaitingChange = 'answer' | 'keep' | 'clear';
+
 /** Where a session sits in the list: newest activity first, ties by id. */
 export interface SessionSortKey {
   readonly updatedAt: number;
@@ -64,6 +67,7 @@ export class SessionIndex {
   private readonly endRow;
   private readonly userMessage;
   private readonly assistantMessage;
+  private readonly assistantAside;
   private readonly addressUpdate;
   private readonly waitingRows;
   private readonly currentRows;
@@ -98,7 +102,10 @@ export class SessionIndex {
     this.userMessage = db.prepare(`UPDATE sessions SET user_message_count = user_message_count + 1,
       last_message_at = @at, updated_at = @at, last_message_preview = @preview WHERE session_id = @sessionId`);
     this.assistantMessage = db.prepare(`UPDATE sessions SET assistant_message_count = assistant_message_count + 1,
-      unanswered = max(0, unanswered - @answers),
+      unanswered = CASE WHEN @clear THEN 0 ELSE max(0, unanswered - 1) END,
+      last_message_at = @at, updated_at = @at, last_message_preview = @preview WHERE session_id = @sessionId`);
+    // The count left as it is: not in the SET list, so the index of waiting sessions is not rewritten.
+    this.assistantAside = db.prepare(`UPDATE sessions SET assistant_message_count = assistant_message_count + 1,
       last_message_at = @at, updated_at = @at, last_message_preview = @preview WHERE session_id = @sessionId`);
     // Deliberately leaves updated_at and last_message_at alone: a metadata change
     // must not make a conversation look active to the idle reset.
@@ -179,13 +186,16 @@ export class SessionIndex {
   }
 
   /**
-   * Counts a message. An assistant message that answers one (it has a
-   * `replyTo`) takes one off the waiting count; an aside before the answer (a
-   * reset note) does not: the message it precedes still waits.
+   * Counts a message. What an assistant message does to the waiting count:
+   * `answer` takes one off (it answers a message: it has a `replyTo`), `keep`
+   * leaves it (an aside before the answer, a reset note: the message it
+   * precedes still waits; or the store keeps the count up on purpose), `clear`
+   * sets it to none (the store knows nothing waits any more).
    */
-  recordMessage(sessionId: string, role: 'user' | 'assistant', at: number, preview: string, answers = role === 'assistant'): void {
+  recordMessage(sessionId: string, role: 'user' | 'assistant', at: number, preview: string, waiting: WaitingChange = 'answer'): void {
     if (role === 'user') this.userMessage.run({ sessionId, at, preview });
-    else this.assistantMessage.run({ sessionId, at, preview, answers: answers ? 1 : 0 });
+    else if (waiting === 'keep') this.assistantAside.run({ sessionId, at, preview });
+    else this.assistantMessage.run({ sessionId, at, preview, clear: waiting === 'clear' ? 1 : 0 });
   }
 
   updateAddress(sessionId: string, address: DeliveryAddress, title: string | null): void {

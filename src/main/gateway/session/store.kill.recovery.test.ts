@@ -10,6 +10,7 @@ import { loadOrCreateInstallSecret } from './install-secret';
 import { createPseudonymiser } from './pseudonyms';
 import { SessionStore } from './store';
 import { parseRecord } from './transcript-record';
+import { unanswered } from '../pipeline/recovery';
 
 const cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -59,6 +60,24 @@ describe('kill -9 in the middle of appends', () => {
     store.appendUserTurn(sessionId, { source: CHILD_SOURCE, text: 'after the crash' });
     expect(store.loadContext(sessionId, { maxTurns: 1 }).turns[0]?.text).toBe('after the crash');
     expectWholeLines(store.transcriptPath(sessionId));
+  });
+
+  it('never leaves a saved, unanswered message where the index says nothing waits (group commit, kills at random)', async () => {
+    for (let round = 0; round < 4; round++) {
+      const dataDir = dataDirectory();
+      const child = startChild(['converse-forever', dataDir]);
+      const sessionId = (await child.waitForLine((line) => line.startsWith('session '))).slice('session '.length);
+      const killAt = 20 + Math.floor(Math.random() * 300);
+      await child.waitForLine((line) => line === `ack ${killAt}`);
+      child.process.kill('SIGKILL');
+      expect((await child.exited).signal).toBe('SIGKILL');
+
+      const store = reopen(dataDir);
+      const turns = store.loadContext(sessionId, { maxTurns: 10_000 }).turns;
+      expect(turns.length).toBeGreaterThan(killAt);
+      const waiting = store.waitingSince(Date.now() - 3_600_000, { powerLoss: false }).map((s) => s.sessionId);
+      if (unanswered(turns).length > 0) expect(waiting, `round ${round}, killed after ack ${killAt}`).toEqual([sessionId]);
+    }
   });
 
   it('ignores a turn torn by the kill and repairs the file on load', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayEvent } from '../../../shared/api';
+import { CommitGroup } from '../db/commit-group';
 import { openDatabase, type Db } from '../db/database';
 import { homingMigrations } from '../db/migrations';
 import { defaultContinuationPolicy, lastDailyBoundary, parseSessionCommand, type ContinuationPolicy } from './continuation';
@@ -10,7 +11,7 @@ import { createPseudonymiser } from './pseudonyms';
 import { createSessionIdSource } from './session-id';
 import { SessionNotFoundError, SessionReader } from './session-reader';
 import type { SessionSource } from './source';
-import { SessionStore } from './store';
+import { REMARK_MS, SessionStore } from './store';
 
 const MINUTE = 60_000;
 const pseudonyms = createPseudonymiser(Buffer.alloc(32, 3));
@@ -31,10 +32,11 @@ afterEach(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function store(policy: Partial<ContinuationPolicy> = {}): SessionStore {
+function store(policy: Partial<ContinuationPolicy> = {}, commits?: CommitGroup): SessionStore {
   let counter = 0;
   return new SessionStore({
     db,
+    ...(commits ? { group: commits } : {}),
     dataDir,
     pseudonyms,
     clock,
@@ -329,6 +331,71 @@ describe('SessionStore: which conversations may hold a waiting message (recovery
     expect(sessions.waitingSince(since, { powerLoss: false })).toEqual([]);
     expect(sessions.waitingSince(since, { powerLoss: true }).map((s) => s.sessionId)).toEqual([a.sessionId]);
     expect(sessions.waitingSince(Date.now() + MINUTE, { powerLoss: true })).toEqual([]);
+    sessions.close();
+  });
+
+  it('a busy conversation commits its waiting mark once, not once a message, and clears it with its last answer', () => {
+    const commits = new CommitGroup(db);
+    const sessions = store({}, commits);
+    const { sessionId } = sessions.resolve(group);
+    const since = clock.now() - MINUTE;
+    const changes = () => (db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+    const waiting = () => sessions.waitingSince(since, { powerLoss: false }).map((s) => s.sessionId);
+
+    let before = changes();
+    sessions.appendUserTurn(sessionId, { source: group, text: 'one', messageRef: 'm1' });
+    expect(changes() - before).toBe(1); // the mark, committed before the line
+    before = changes();
+    sessions.appendUserTurn(sessionId, { source: group, text: 'two', messageRef: 'm2' });
+    expect(changes() - before).toBe(0); // the committed mark already says a message waits
+    commits.flush();
+    expect(waiting()).toEqual([sessionId]);
+
+    sessions.appendAssistantTurn(sessionId, { obligationId: 'o1', text: 'first answer', replyTo: 'm1' });
+    commits.flush();
+    expect(waiting()).toEqual([sessionId]); // m2 still waits
+    sessions.appendAssistantTurn(sessionId, { obligationId: 'o2', text: 'second answer', replyTo: 'm2' });
+    commits.flush();
+    expect(waiting()).toEqual([]);
+
+    // Cleared: the next message commits its mark again.
+    before = changes();
+    sessions.appendUserTurn(sessionId, { source: group, text: 'three', messageRef: 'm3' });
+    expect(changes() - before).toBe(1);
+    expect(waiting()).toEqual([sessionId]);
+    commits.close();
+    sessions.close();
+  });
+
+  it('a message saved while the clearing answer waits for its commit keeps the conversation waiting', () => {
+    const commits = new CommitGroup(db);
+    const sessions = store({}, commits);
+    const { sessionId } = sessions.resolve(group);
+    const since = clock.now() - MINUTE;
+    sessions.appendUserTurn(sessionId, { source: group, text: 'one', messageRef: 'm1' });
+    sessions.appendAssistantTurn(sessionId, { obligationId: 'o1', text: 'answer', replyTo: 'm1' });
+    // Queued, not committed: the answer would clear the count, but m2 came first.
+    sessions.appendUserTurn(sessionId, { source: group, text: 'two', messageRef: 'm2' });
+    commits.flush();
+    expect(sessions.waitingSince(since, { powerLoss: false }).map((s) => s.sessionId)).toEqual([sessionId]);
+    commits.close();
+    sessions.close();
+  });
+
+  it('marks a long-waiting conversation again after REMARK_MS, so recovery still looks at it', () => {
+    const commits = new CommitGroup(db);
+    const sessions = store({}, commits);
+    const { sessionId } = sessions.resolve(group);
+    sessions.appendUserTurn(sessionId, { source: group, text: 'one', messageRef: 'm1' });
+    commits.flush();
+    clock.t += REMARK_MS + 1;
+    const before = db.prepare('SELECT updated_at FROM sessions WHERE session_id = ?').pluck().get(sessionId);
+    sessions.appendUserTurn(sessionId, { source: group, text: 'much later', messageRef: 'm2' });
+    // Committed with the line, not after it: a kill now still finds the conversation recent.
+    const after = db.prepare('SELECT updated_at FROM sessions WHERE session_id = ?').pluck().get(sessionId);
+    expect(after).toBe(clock.t);
+    expect(after).not.toBe(before);
+    commits.close();
     sessions.close();
   });
 

@@ -16,7 +16,7 @@ import {
 import { MAX_PREVIEW, sanitizeDisplayName, toDisplayLine } from './display-text';
 import type { Pseudonymiser } from './pseudonyms';
 import { createSessionIdSource, type SessionIdSource } from './session-id';
-import type { DeliveryAddress } from './session-index';
+import type { DeliveryAddress, WaitingChange } from './session-index';
 import { createSessionKeyBuilder, type SessionKeyOptions } from './session-key';
 import { SessionNotFoundError, SessionReader } from './session-reader';
 import type { SessionSource } from './source';
@@ -82,6 +82,15 @@ export interface InterruptedTurn {
  * message as unanswered that the transcript may not hold — recovery reads the
  * transcript and corrects it — never a saved message the index does not know
  * is waiting. The transcript is the record.
+ *
+ * Recovery only needs the count to be above zero, not exact, so a busy
+ * conversation pays that commit once, not once a message: while this process
+ * knows the committed count is up (`waiting`) and nothing it queued can bring
+ * it down, the next user line is written without a commit of its own, and
+ * answers leave the count as it is. It is cleared, in the answer's group
+ * commit, once every message this process knows of has its answer. A session
+ * is marked again (a commit) at least every REMARK_MS, so its `updated_at`
+ * stays inside recovery's look-back even when its counters' commit was lost.
  */
 export class SessionStore extends SessionReader {
   private readonly pseudonyms: Pseudonymiser;
@@ -99,6 +108,12 @@ export class SessionStore extends SessionReader {
   private readonly known = new Set<string>();
   /** Each session's latest user line on its way to disk. */
   private readonly syncing = new Map<string, Promise<void>>();
+  /**
+   * Sessions whose committed `unanswered` count this process knows is above
+   * zero and keeps there, with how many of their messages wait for an answer
+   * as far as this process knows (see the class comment).
+   */
+  private readonly waiting = new Map<string, WaitingMark>();
 
   constructor(options: SessionStoreOptions) {
     super(options.db, options.dataDir);
@@ -245,6 +260,8 @@ export class SessionStore extends SessionReader {
   /** Recovery read the session's transcript: this many messages wait for a reply. */
   noteUnanswered(sessionId: string, count: number): void {
     this.index.setUnanswered(sessionId, count);
+    if (count > 0) this.waiting.set(sessionId, { open: count, markedAt: this.clock.now() });
+    else this.waiting.delete(sessionId);
   }
 
   /** How long after a message its interrupted turn is still answered again (seconds). */
@@ -317,7 +334,7 @@ export class SessionStore extends SessionReader {
     const lines: TranscriptRecord[] = header ? [header, turn] : [turn];
     const user = turn.type === 'user';
     // Before the line: recovery finds waiting messages by this count (see the class comment).
-    if (user) this.index.markUnanswered(sessionId, turn.at);
+    if (user) this.markWaiting(sessionId, turn.at);
     let durable: Promise<void>;
     try {
       durable = this.files.append(path, lines.map(formatRecord).join(''), user);
@@ -327,13 +344,45 @@ export class SessionStore extends SessionReader {
       throw error;
     }
     if (user) this.trackSync(sessionId, durable);
+    const answers = turn.type === 'assistant' && turn.replyTo !== undefined;
+    const mark = answers ? this.waiting.get(sessionId) : undefined;
+    if (mark) mark.open -= 1;
     const preview = toDisplayLine(turn.text, MAX_PREVIEW);
     const count = () => {
-      this.index.recordMessage(sessionId, turn.type, turn.at, preview, turn.type === 'assistant' && turn.replyTo !== undefined);
+      this.index.recordMessage(sessionId, turn.type, turn.at, preview, answers ? this.answerEffect(sessionId, mark) : 'keep');
       this.announce(sessionId, 'message', turn.at);
     };
     if (this.group) this.group.later(count, (error) => this.logger.warn('a session counter could not be written', { sessionId, error }));
     else count();
+  }
+
+  /** Makes sure the committed count says a message waits before a user line is written. */
+  private markWaiting(sessionId: string, at: number): void {
+    const now = this.clock.now();
+    const mark = this.waiting.get(sessionId);
+    if (mark && now >= mark.markedAt && now - mark.markedAt < REMARK_MS) {
+      mark.open += 1;
+      return;
+    }
+    this.index.markUnanswered(sessionId, at);
+    if (mark) {
+      mark.open += 1;
+      mark.markedAt = now;
+    } else this.waiting.set(sessionId, { open: 1, markedAt: now });
+  }
+
+  /**
+   * What an answer does to the committed count, decided when its commit is
+   * written (everything queued before it is in the same transaction): a session
+   * this process keeps marked keeps its count until its last known message is
+   * answered, then it is cleared; one it does not know of counts down.
+   */
+  private answerEffect(sessionId: string, mark: WaitingMark | undefined): WaitingChange {
+    const now = this.waiting.get(sessionId);
+    if (mark === undefined) return now === undefined ? 'answer' : 'keep'; // marked since: that message waits
+    if (now !== mark || mark.open > 0) return 'keep';
+    this.waiting.delete(sessionId);
+    return 'clear';
   }
 
   private trackSync(sessionId: string, durable: Promise<void>): void {
@@ -387,6 +436,18 @@ export class SessionStore extends SessionReader {
     if (session) this.onEvent({ type: 'session.updated', session, change, at });
   }
 }
+
+/** How many of a kept-marked session's messages wait, as far as this process knows, and when its mark was last committed. */
+interface WaitingMark {
+  open: number;
+  markedAt: number;
+}
+
+/**
+ * How long a session's mark carries further messages without a commit of its
+ * own; far inside recovery's look-back (a day), which reads `updated_at`.
+ */
+export const REMARK_MS = 10 * 60_000;
 
 function addressOf(source: SessionSource): DeliveryAddress {
   return {
