@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryRow } from '../../../shared/api';
-import { claim, IRC, MATRIX, ManualClock, openTestDb, removeTempDirs, reply, replyIn, sendAll, testLedger } from './fixtures/test-ledger';
+import { claim, IRC, MATRIX, ManualClock, openTestDb, preparedPlans, removeTempDirs, reply, replyIn, sendAll, testLedger } from './fixtures/test-ledger';
 import { MAX_ERROR_CHARS } from './ledger';
 
 afterEach(removeTempDirs);
@@ -295,6 +295,16 @@ describe('stateCounts', () => {
     expect(ledger.stateCounts(clock.now() + 2 * 86_400_000).deliveredLastDay).toBe(0);
     // Owed: pending, attempting, and failed with a retry scheduled.
     expect(ledger.owedCount()).toBe(3);
+  });
+
+  it('reads only settled-but-undelivered and owed rows: seeks on indexes, never a scan of the delivered history', () => {
+    const { ledger, db } = setup();
+    const plans = preparedPlans(db, () => ledger.stateCounts(0));
+    expect(plans).toHaveLength(2);
+    for (const { sql, plan } of plans) {
+      expect(plan, sql).not.toMatch(/^SCAN ledger_obligations/m);
+      expect(plan, sql).toMatch(/SEARCH ledger_obligations USING (COVERING )?INDEX/);
+    }
   });
 
   it('counts a reply as delivered in the last day by when it arrived, not when it was recorded', () => {

@@ -582,14 +582,16 @@ export class Ledger {
 
   /**
    * How many rows are in each state that matters at a glance. Reads only the
-   * unsettled rows and the last day's deliveries (through the state index), so
-   * its cost does not grow with years of delivered history.
+   * unsettled rows (a seek per platform and state on the listing index) and the
+   * last day's deliveries, so its cost does not grow with years of delivered
+   * history.
    */
   stateCounts(now: number): LedgerCounts {
     const rows = cachedStatement(
       this.ctx.db,
       `SELECT state, next_attempt_at IS NULL AS final, abandon_reason = ? AS discarded, count(*) AS n
-       FROM ledger_obligations WHERE state IN ('pending', 'attempting', 'failed', 'abandoned')
+       FROM ledger_obligations
+       WHERE platform IN (${actions.LEDGER_PLATFORMS}) AND state IN ('pending', 'attempting', 'failed', 'abandoned')
        GROUP BY state, final, discarded`,
     ).all(actions.DISCARDED) as { state: DeliveryState; final: number; discarded: number | null; n: number }[];
     const counts = { ...EMPTY_COUNTS };

@@ -170,4 +170,16 @@ export const ledgerMigrations: readonly Migration[] = [
                BEGIN UPDATE ledger_meta SET value = value + CASE WHEN ${owed('NEW')} THEN 1 ELSE -1 END WHERE key = 'owed_count'; END`);
     },
   },
+  {
+    // One listing index, not two. A row moves in a listing index whenever its
+    // state changes, so every reply wrote ledger_obligations_list when recorded
+    // and again when delivered (~2.4 of a turn's ~20 log frames). The
+    // (platform, state, created_at, id) index serves every list: one without a
+    // platform filter seeks each (platform, state) pair and merges them, the
+    // platforms read from the same index (operator-actions.ts).
+    id: 'ledger-008-one-list-index',
+    up(db) {
+      db.exec('DROP INDEX ledger_obligations_list');
+    },
+  },
 ];

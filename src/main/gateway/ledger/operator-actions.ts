@@ -1,7 +1,7 @@
 import { DELIVERY_STATES, type DeliveryFilter, type DeliveryPage, type DeliveryRow, type DeliveryState } from '../../../shared/api';
 import { decodeCursor, encodeCursor } from '../../../shared/page-cursor';
 import type { LedgerContext } from './context';
-import { cachedStatement, durably } from '../db/database';
+import { cachedStatement, durably, type Db } from '../db/database';
 import { loadObligation, toDeliveryRow, type ObligationSql } from './rows';
 import { GIVEN_UP, OWED } from './states';
 import { obligationSql } from './transitions';
@@ -35,17 +35,34 @@ const FILTERS: Record<DeliveryFilter, string> = {
 
 /**
  * The states a tab's rows can be in. A page is a merge of one index seek per
- * state on (state, created_at, id) — or (platform, state, created_at, id) —
- * each already in list order, so no query sorts the tab or skips rows to reach
- * a page. A state listed here that the tab's expression never matches would be
- * a seek that reads and drops every row of that state (delivered, in millions):
- * the test checks each list against its expression.
+ * (platform, state) on (platform, state, created_at, id), each already in list
+ * order, so no query sorts the tab or skips rows to reach a page. A state listed
+ * here that the tab's expression never matches would be a seek that reads and
+ * drops every row of that state (delivered, in millions): the test checks each
+ * list against its expression.
  */
 export const FILTER_STATES: Record<DeliveryFilter, readonly DeliveryState[]> = {
   owed: ['pending', 'attempting', 'failed'],
   abandoned: ['abandoned', 'failed'],
   delivered: ['delivered'],
 };
+
+/**
+ * Every platform the ledger has a row of, read from the first column of the
+ * listing index: one seek per platform, however many rows each has.
+ */
+export const LEDGER_PLATFORMS = `WITH RECURSIVE listed (platform) AS (
+    SELECT (SELECT min(platform) FROM ledger_obligations)
+    UNION ALL
+    SELECT (SELECT min(platform) FROM ledger_obligations WHERE platform > listed.platform) FROM listed WHERE listed.platform IS NOT NULL
+  ) SELECT platform FROM listed WHERE platform IS NOT NULL`;
+
+/**
+ * The most index seeks one page merges. More (platforms × states) than this —
+ * a ledger with rows of dozens of platforms — and the page is one query per
+ * state that sorts what it reads instead: slower, never wrong.
+ */
+export const MAX_SEEKS = 100;
 
 /** A cursor the caller made up or mangled; the API refuses it before it gets here (bad-request). */
 export class BadCursorError extends Error {
@@ -61,30 +78,24 @@ export function listDeliveries(ctx: LedgerContext, query: DeliveryQuery = {}): D
   if (query.cursor !== undefined && !after) throw new BadCursorError('not a cursor from a previous page of deliveries');
   if (after && query.page !== undefined) throw new BadCursorError('give a cursor or a page, not both');
   const page = after?.page ?? query.page ?? 1;
-  const states = (query.filter ? FILTER_STATES[query.filter] : DELIVERY_STATES).filter((state) => !query.state || state === query.state);
-  if (states.length === 0) return { deliveries: [], page, pageSize: PAGE_SIZE, hasMore: false, nextCursor: null, total: 0 };
-  const terms: string[] = [];
-  const args: (string | number)[] = [];
-  if (query.filter) terms.push(`(${FILTERS[query.filter]})`);
-  if (query.platform) {
-    terms.push('platform = ?');
-    args.push(query.platform);
-  }
-  // A row value compared as a whole: the seek is one range of the index.
+  const states = statesOf(query);
+  const platforms = platformsOf(ctx.db, query);
+  if (states.length === 0 || platforms.length === 0) return { deliveries: [], page, pageSize: PAGE_SIZE, hasMore: false, nextCursor: null, total: 0 };
+  // The seeks, each one range of the index: a platform, a state and (after a
+  // cursor) a row value compared as a whole.
+  const seeks =
+    platforms.length * states.length <= MAX_SEEKS
+      ? platforms.flatMap((platform) => states.map((state) => ({ terms: ['platform = ?', 'state = ?'], args: [platform, state] })))
+      : states.map((state) => ({ terms: ['platform IN (SELECT value FROM json_each(?))', 'state = ?'], args: [JSON.stringify(platforms), state] }));
+  const filter = query.filter ? [`(${FILTERS[query.filter]})`] : [];
   const seek = after ? ['(created_at, id) < (?, ?)'] : [];
   const seekArgs = after ? [after.at, after.id] : [];
-  const branch = ['state = ?', ...terms, ...seek].join(' AND ');
   // One row more than a page tells whether another page exists.
   const rows = cachedStatement(
     ctx.db,
-    `${states.map(() => `SELECT * FROM ledger_obligations WHERE ${branch}`).join(' UNION ALL ')}
+    `${seeks.map(({ terms }) => `SELECT * FROM ledger_obligations WHERE ${[...terms, ...filter, ...seek].join(' AND ')}`).join(' UNION ALL ')}
      ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-  ).all(...states.flatMap((state) => [state, ...args, ...seekArgs]), PAGE_SIZE + 1, after ? 0 : (page - 1) * PAGE_SIZE) as ObligationSql[];
-  // The count runs on the same indexes; the window needs it to size its list.
-  const { n } = cachedStatement(
-    ctx.db,
-    `SELECT count(*) AS n FROM ledger_obligations WHERE ${[`state IN (${states.map(() => '?').join(', ')})`, ...terms].join(' AND ')}`,
-  ).get(...states, ...args) as { n: number };
+  ).all(...seeks.flatMap(({ args }) => [...args, ...seekArgs]), PAGE_SIZE + 1, after ? 0 : (page - 1) * PAGE_SIZE) as ObligationSql[];
   const shown = rows.slice(0, PAGE_SIZE);
   const last = shown.at(-1);
   const hasMore = rows.length > PAGE_SIZE && last !== undefined;
@@ -94,8 +105,46 @@ export function listDeliveries(ctx: LedgerContext, query: DeliveryQuery = {}): D
     pageSize: PAGE_SIZE,
     hasMore,
     nextCursor: hasMore ? encodeCursor({ at: last.created_at, id: last.id, page: page + 1 }) : null,
-    total: n,
+    total: countDeliveries(ctx.db, query),
   };
+}
+
+/**
+ * How many rows a list has (its `total`, which the window needs to size its
+ * list; counted on every page). Delivered rows of every platform — the bulk of a
+ * ledger, in millions — are counted on their partial index, whose entries are
+ * a fraction of the listing index's size; every other count seeks the listing
+ * index by platform and state.
+ */
+export function countDeliveries(db: Db, query: Omit<DeliveryQuery, 'cursor' | 'page'> = {}): number {
+  const states = statesOf(query);
+  const platforms = platformsOf(db, query);
+  if (states.length === 0 || platforms.length === 0) return 0;
+  const parts: string[] = [];
+  const args: string[] = [];
+  // Only the delivered tab and the list of every state hold delivered rows, and
+  // neither adds a term a delivered row could fail.
+  const deliveredApart = query.platform === undefined && states.includes('delivered');
+  if (deliveredApart) parts.push(`(SELECT count(*) FROM ledger_obligations INDEXED BY ledger_obligations_delivered WHERE state = 'delivered')`);
+  const rest = deliveredApart ? states.filter((state) => state !== 'delivered') : states;
+  if (rest.length > 0) {
+    const terms = ['platform IN (SELECT value FROM json_each(?))', `state IN (${rest.map(() => '?').join(', ')})`];
+    if (query.filter) terms.push(`(${FILTERS[query.filter]})`);
+    parts.push(`(SELECT count(*) FROM ledger_obligations WHERE ${terms.join(' AND ')})`);
+    args.push(JSON.stringify(platforms), ...rest);
+  }
+  return (cachedStatement(db, `SELECT ${parts.join(' + ')} AS n`).get(...args) as { n: number }).n;
+}
+
+/** The states a list's rows can be in: its tab's, narrowed to one state if asked. */
+function statesOf(query: Pick<DeliveryQuery, 'filter' | 'state'>): readonly DeliveryState[] {
+  return (query.filter ? FILTER_STATES[query.filter] : DELIVERY_STATES).filter((state) => !query.state || state === query.state);
+}
+
+/** The platform asked for, or every platform the ledger has a row of. */
+function platformsOf(db: Db, query: Pick<DeliveryQuery, 'platform'>): readonly string[] {
+  if (query.platform !== undefined) return [query.platform];
+  return (cachedStatement(db, LEDGER_PLATFORMS).all() as { platform: string }[]).map((row) => row.platform);
 }
 
 /** The whole reply, for "copy text"; rows stay light because lists carry only a preview. */

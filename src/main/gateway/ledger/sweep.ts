@@ -87,8 +87,8 @@ type Candidate = Pick<
 
 /**
  * The sweep names its partial indexes (INDEXED BY): the planner would otherwise
- * be free to pick a listing index (state, created_at, id), which for the prune
- * walks every delivered row. With INDEXED BY a query that cannot use its index
+ * be free to pick the listing index (platform, state, created_at, id), which for
+ * the prune walks every delivered row. With INDEXED BY a query that cannot use its index
  * fails loudly instead of silently scanning a million rows.
  */
 const UNSETTLED = 'ledger_obligations INDEXED BY ledger_obligations_unsettled';
