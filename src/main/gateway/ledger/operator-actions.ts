@@ -64,6 +64,9 @@ export const LEDGER_PLATFORMS = `WITH RECURSIVE listed (platform) AS (
  */
 export const MAX_SEEKS = 100;
 
+/** A row of any of the platforms bound as one JSON array. */
+const OF_PLATFORMS = 'platform IN (SELECT value FROM json_each(?))';
+
 /** A cursor the caller made up or mangled; the API refuses it before it gets here (bad-request). */
 export class BadCursorError extends Error {
   override readonly name = 'BadCursorError';
@@ -86,7 +89,7 @@ export function listDeliveries(ctx: LedgerContext, query: DeliveryQuery = {}): D
   const seeks =
     platforms.length * states.length <= MAX_SEEKS
       ? platforms.flatMap((platform) => states.map((state) => ({ terms: ['platform = ?', 'state = ?'], args: [platform, state] })))
-      : states.map((state) => ({ terms: ['platform IN (SELECT value FROM json_each(?))', 'state = ?'], args: [JSON.stringify(platforms), state] }));
+      : states.map((state) => ({ terms: [OF_PLATFORMS, 'state = ?'], args: [JSON.stringify(platforms), state] }));
   const filter = query.filter ? [`(${FILTERS[query.filter]})`] : [];
   const seek = after ? ['(created_at, id) < (?, ?)'] : [];
   const seekArgs = after ? [after.at, after.id] : [];
@@ -105,7 +108,7 @@ export function listDeliveries(ctx: LedgerContext, query: DeliveryQuery = {}): D
     pageSize: PAGE_SIZE,
     hasMore,
     nextCursor: hasMore ? encodeCursor({ at: last.created_at, id: last.id, page: page + 1 }) : null,
-    total: countDeliveries(ctx.db, query),
+    total: countOf(ctx.db, query, states, platforms),
   };
 }
 
@@ -117,8 +120,11 @@ export function listDeliveries(ctx: LedgerContext, query: DeliveryQuery = {}): D
  * index by platform and state.
  */
 export function countDeliveries(db: Db, query: Omit<DeliveryQuery, 'cursor' | 'page'> = {}): number {
-  const states = statesOf(query);
-  const platforms = platformsOf(db, query);
+  return countOf(db, query, statesOf(query), platformsOf(db, query));
+}
+
+/** `countDeliveries` with the query's states and platforms already read (a page reads them once). */
+function countOf(db: Db, query: Pick<DeliveryQuery, 'filter' | 'platform'>, states: readonly DeliveryState[], platforms: readonly string[]): number {
   if (states.length === 0 || platforms.length === 0) return 0;
   const parts: string[] = [];
   const args: string[] = [];
@@ -128,7 +134,7 @@ export function countDeliveries(db: Db, query: Omit<DeliveryQuery, 'cursor' | 'p
   if (deliveredApart) parts.push(`(SELECT count(*) FROM ledger_obligations INDEXED BY ledger_obligations_delivered WHERE state = 'delivered')`);
   const rest = deliveredApart ? states.filter((state) => state !== 'delivered') : states;
   if (rest.length > 0) {
-    const terms = ['platform IN (SELECT value FROM json_each(?))', `state IN (${rest.map(() => '?').join(', ')})`];
+    const terms = [OF_PLATFORMS, `state IN (${rest.map(() => '?').join(', ')})`];
     if (query.filter) terms.push(`(${FILTERS[query.filter]})`);
     parts.push(`(SELECT count(*) FROM ledger_obligations WHERE ${terms.join(' AND ')})`);
     args.push(JSON.stringify(platforms), ...rest);

@@ -88,8 +88,8 @@ type Candidate = Pick<
 /**
  * The sweep names its partial indexes (INDEXED BY): the planner would otherwise
  * be free to pick the listing index (platform, state, created_at, id), which for
- * the prune walks every delivered row. With INDEXED BY a query that cannot use its index
- * fails loudly instead of silently scanning a million rows.
+ * the prune walks every delivered row. With INDEXED BY a query that cannot use
+ * its index fails loudly instead of silently scanning a million rows.
  */
 const UNSETTLED = 'ledger_obligations INDEXED BY ledger_obligations_unsettled';
 const RETRYING = 'ledger_obligations INDEXED BY ledger_obligations_retry';
