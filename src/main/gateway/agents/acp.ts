@@ -1,18 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
-import {
-  client,
-  methods,
-  ndJsonStream,
-  PROTOCOL_VERSION,
-  type ClientConnection,
-  type ContentBlock,
-  type RequestPermissionRequest,
-  type RequestPermissionResponse,
-  type SessionUpdate,
-} from '@agentclientprotocol/sdk';
+import type { ClientConnection, ContentBlock, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from '@agentclientprotocol/sdk';
 import type { Agent, AgentResult, AgentTurn, TurnMessage } from './agent.js';
 import { DEFAULT_KILL_GRACE_MS, describeExit, spawnAgentProgram, stopProcessGroup, type AgentProgram } from './process-group.js';
+import { loadAcpSdk, type AcpSdk } from './load-acp-sdk.js';
 import { describeSpawnError } from './spawn-error.js';
 import { contextLine, speakerLabel, summaryPreface } from './system-prompt.js';
 import { abortedResult, formatDuration } from './timeout.js';
@@ -36,6 +27,8 @@ type Failure = Extract<AgentResult, { ok: false }>;
 interface AcpProcess {
   readonly child: ChildProcess;
   readonly connection: ClientConnection;
+  /** The SDK's method names. */
+  readonly methods: AcpSdk['methods'];
   /** Homing session id → ACP session id. Dies with the process. */
   readonly sessions: Map<string, string>;
   /** ACP session id → the running turn's update handler. */
@@ -55,9 +48,9 @@ export function createAcpAgent(options: AcpAgentOptions): Agent {
   let current: Starting | undefined;
   let closed = false;
 
-  const ensureProcess = (): Promise<AcpProcess | Failure> => {
+  const ensureProcess = (sdk: AcpSdk): Promise<AcpProcess | Failure> => {
     if (!current) {
-      const starting = startProcess(options);
+      const starting = startProcess(sdk, options);
       current = starting;
       // A failed start or a dead process is forgotten, so the next turn starts afresh.
       const forget = () => {
@@ -73,7 +66,10 @@ export function createAcpAgent(options: AcpAgentOptions): Agent {
     async runTurn(turn) {
       if (closed) return { ok: false, kind: 'failed', error: 'the ACP agent has been closed' };
       try {
-        const proc = await untilAborted(ensureProcess(), turn.signal);
+        const sdk = await untilAborted(loadAcpSdk(), turn.signal);
+        if (sdk === ABORTED) return abortedResult(turn.signal);
+        if (closed) return { ok: false, kind: 'failed', error: 'the ACP agent has been closed' };
+        const proc = await untilAborted(ensureProcess(sdk), turn.signal);
         if (proc === ABORTED) return abortedResult(turn.signal);
         if (!isProcess(proc)) return proc;
         return await runAcpTurn(proc, options, turn);
@@ -105,7 +101,8 @@ interface Starting {
   readonly ready: Promise<AcpProcess | Failure>;
 }
 
-function startProcess(options: AcpAgentOptions): Starting {
+function startProcess(sdk: AcpSdk, options: AcpAgentOptions): Starting {
+  const { methods } = sdk;
   const name = options.command;
   // Its own process group, so close() also stops what the agent started.
   const { child, stderr } = spawnAgentProgram(options);
@@ -128,21 +125,22 @@ function startProcess(options: AcpAgentOptions): Starting {
   });
 
   const listeners = new Map<string, (update: SessionUpdate) => void>();
-  const app = client({ name: 'homing' })
+  const app = sdk
+    .client({ name: 'homing' })
     .onNotification(methods.client.session.update, ({ params }) => {
       listeners.get(params.sessionId)?.(params.update);
     })
     .onRequest(methods.client.session.requestPermission, ({ params }) => refusePermission(params));
   const connection = app.connect(
-    ndJsonStream(
+    sdk.ndJsonStream(
       Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
       Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
     ),
   );
   void died.then(() => connection.close());
 
-  const ready = initialize(child, connection, died, options).then(async (failure) => {
-    if (!failure) return { child, connection, sessions: new Map(), listeners, died };
+  const ready = initialize(sdk, child, connection, died, options).then(async (failure) => {
+    if (!failure) return { child, connection, methods, sessions: new Map(), listeners, died };
     connection.close();
     await stopProcessGroup(child, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
     return failure;
@@ -152,6 +150,7 @@ function startProcess(options: AcpAgentOptions): Starting {
 
 /** `initialize`, within the start deadline; undefined when the agent is ready. */
 async function initialize(
+  { methods, PROTOCOL_VERSION }: AcpSdk,
   child: ChildProcess,
   connection: ClientConnection,
   died: Promise<Failure>,
@@ -211,6 +210,7 @@ function refusePermission(params: RequestPermissionRequest): RequestPermissionRe
 }
 
 async function runAcpTurn(proc: AcpProcess, options: AcpAgentOptions, turn: AgentTurn): Promise<AgentResult> {
+  const { methods } = proc;
   const agent = proc.connection.agent;
   let sessionId = proc.sessions.get(turn.sessionId);
   const fresh = sessionId === undefined;

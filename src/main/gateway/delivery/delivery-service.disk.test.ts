@@ -135,6 +135,11 @@ describe('a conversation’s next reply', () => {
     const second = await service.record('irc', reply(2));
     expect(service.ledger.getDelivery(second.id)?.state).toBe('pending'); // behind the first
     const outcomes = Promise.all([first, service.sendRecorded(second)]);
+    // The second reply's send waits for its record's fdatasync before it tells the running lane
+    // to look again: confirm the first only once it has (else, when that sync takes longer than
+    // LATER_MS, the lane has ended, the delivered mark commits alone and a new lane claims later).
+    await second.onDisk;
+    await new Promise((resolve) => setImmediate(resolve));
     const before = commits();
     confirm();
     expect(await outcomes).toMatchObject([{ status: 'delivered' }, { status: 'delivered' }]);

@@ -1,3 +1,5 @@
+import { loadOnce } from '../../load-once';
+
 /**
  * discord.js, loaded when a Discord connection (or its Test connection)
  * starts: importing it takes most of a second, which a gateway without Discord
@@ -5,12 +7,7 @@
  */
 export type DiscordJs = typeof import('discord.js');
 
-let loading: Promise<DiscordJs> | undefined;
-
-export function loadDiscordJs(): Promise<DiscordJs> {
-  loading ??= import('discord.js');
-  return loading;
-}
+export const loadDiscordJs = loadOnce((): Promise<DiscordJs> => import('discord.js'));
 
 /** The REST routes Homing uses (discord.js `Routes`, written out so they need no import). */
 export const routes = {

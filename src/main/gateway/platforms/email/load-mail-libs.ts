@@ -2,6 +2,7 @@ import type { ImapFlow } from 'imapflow';
 import type { createTransport } from 'nodemailer';
 import type { simpleParser } from 'mailparser';
 import type { convert } from 'html-to-text';
+import { loadOnce } from '../../load-once';
 
 /**
  * The mail libraries (imapflow, nodemailer, mailparser, html-to-text), loaded
@@ -15,19 +16,15 @@ export interface MailLibs {
   readonly convert: typeof convert;
 }
 
-let loading: Promise<MailLibs> | undefined;
-
-export function loadMailLibs(): Promise<MailLibs> {
-  loading ??= Promise.all([import('imapflow'), import('nodemailer'), import('mailparser'), import('html-to-text')]).then(([imap, mailer, parser, html]) => ({
-    ImapFlow: named(imap, 'ImapFlow'),
-    createTransport: named(mailer, 'createTransport'),
-    simpleParser: named(parser, 'simpleParser'),
-    convert: named(html, 'convert'),
-  }));
-  // A failed load (a broken install) is tried again next time.
-  loading.catch(() => (loading = undefined));
-  return loading;
-}
+export const loadMailLibs = loadOnce(
+  (): Promise<MailLibs> =>
+    Promise.all([import('imapflow'), import('nodemailer'), import('mailparser'), import('html-to-text')]).then(([imap, mailer, parser, html]) => ({
+      ImapFlow: named(imap, 'ImapFlow'),
+      createTransport: named(mailer, 'createTransport'),
+      simpleParser: named(parser, 'simpleParser'),
+      convert: named(html, 'convert'),
+    })),
+);
 
 /** A CommonJS module's export, whether the loader gave it as a named export or only under `default`. */
 function named<M extends object, K extends string>(module: M, name: K): K extends keyof M ? M[K] : never {

@@ -1,5 +1,3 @@
-import NetTransport from 'irc-framework/src/transports/net.js';
-
 /**
  * The most bytes a server may send without ending its line. irc-framework's
  * transport keeps everything up to the next line feed in memory; a server that
@@ -15,13 +13,18 @@ interface NetTransportInternals {
   onSocketData(data: Buffer): void;
 }
 
-/** irc-framework's own TCP/TLS transport, with a cap on the unfinished line it buffers. */
-export class BoundedTransport extends (NetTransport as unknown as new (options: unknown) => NetTransportInternals) {
-  override onSocketData(data: Buffer): void {
-    super.onSocketData(data);
-    if (this.incoming_buffer.length > MAX_PENDING_BYTES) {
-      this.incoming_buffer = Buffer.alloc(0);
-      this.socket?.destroy(new Error(`the server sent more than ${MAX_PENDING_BYTES} bytes without ending a line`));
+/**
+ * irc-framework's own TCP/TLS transport (`NetTransport`, its
+ * src/transports/net.js), with a cap on the unfinished line it buffers.
+ */
+export function boundedTransport(NetTransport: unknown): unknown {
+  return class BoundedTransport extends (NetTransport as new (options: unknown) => NetTransportInternals) {
+    override onSocketData(data: Buffer): void {
+      super.onSocketData(data);
+      if (this.incoming_buffer.length > MAX_PENDING_BYTES) {
+        this.incoming_buffer = Buffer.alloc(0);
+        this.socket?.destroy(new Error(`the server sent more than ${MAX_PENDING_BYTES} bytes without ending a line`));
+      }
     }
-  }
+  };
 }

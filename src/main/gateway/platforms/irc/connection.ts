@@ -1,10 +1,10 @@
-import ircFramework, { type Client, type IrcMessageEvent, type IrcParsedLine } from 'irc-framework';
+import type { Client, IrcMessageEvent, IrcParsedLine } from 'irc-framework';
 import type { Logger } from '../../logger';
 import { AccountBook } from './accounts';
 import type { AccountFact } from './allowlist';
 import { hasControlCharacter, type IrcConfig } from './config-schema';
 import { alternativeNick, nickLengthFrom, RFC_NICKLEN } from './nick';
-import { BoundedTransport } from './bounded-transport';
+import type { IrcLibrary } from './load-irc-framework';
 import { guardServerLines } from './server-lines';
 
 /** Why a connection ended, as far as the adapter's next step is concerned. */
@@ -74,12 +74,13 @@ export class IrcConnection {
   readonly whenClosed = new Promise<CloseReason>((resolve) => (this.resolveClosed = resolve));
 
   constructor(
+    irc: IrcLibrary,
     private readonly config: IrcConfig,
     private readonly events: ConnectionEvents,
     private readonly logger: Logger,
   ) {
     this.book = new AccountBook((text) => this.caseLower(text));
-    this.client = new ircFramework.Client({
+    this.client = new irc.Client({
       host: config.host,
       port: config.port,
       tls: config.tls,
@@ -96,15 +97,15 @@ export class IrcConnection {
       ping_interval: 30,
       ping_timeout: 120,
       // A server that never ends its line cannot grow our memory (bounded-transport.ts).
-      transport: BoundedTransport,
+      transport: irc.Transport,
     });
-    guardServerLines(this.client, {
+    guardServerLines(this.client, irc.ircLineParser, {
       dropped: (line, why) => this.logger.warn('irc: dropped a malformed line from the server', { why, line: line.slice(0, 200) }),
       threw: (line, error) => this.logger.error('irc: a line from the server could not be handled', { error, line: line.slice(0, 200) }),
     });
     this.client.on('raw', (event: { line: string; from_server: boolean }) => {
       if (!event.from_server) return;
-      const parsed = ircFramework.ircLineParser(event.line);
+      const parsed = irc.ircLineParser(event.line);
       if (parsed) this.onLine(parsed);
     });
     this.client.on('registered', (event: { nick: string }) => {

@@ -5,6 +5,7 @@ import type { AdapterEvent, AdapterState, MessageLimits, PlatformAdapter, SendRe
 import { Allowlist, type AccountFact } from './allowlist';
 import type { IrcConfig } from './config-schema';
 import { IrcConnection, unsafeSetting, type CloseReason } from './connection';
+import { loadIrcFramework, type IrcLibrary } from './load-irc-framework';
 import { CourtesyBudget, DEFAULT_COURTESY, type CourtesyLimits } from './courtesy-budget';
 import { decideInbound } from './inbound';
 import { markdownToIrcText } from '../../format/irc-text';
@@ -73,6 +74,10 @@ export class IrcAdapter implements PlatformAdapter {
   private current: AdapterState = 'disconnected';
   private running = false;
   private connection: IrcConnection | undefined;
+  /** irc-framework, once the first connect loaded it: every attempt after uses it. */
+  private irc: IrcLibrary | undefined;
+  /** Bumped by every connect and disconnect: a connect that finds it moved while irc-framework loaded stops. */
+  private connects = 0;
   /** The connection once registered: the only one `send` uses. */
   private live: IrcConnection | undefined;
   private refusedThisConnection = new Set<string>();
@@ -129,11 +134,23 @@ export class IrcAdapter implements PlatformAdapter {
     if (this.running) return;
     this.running = true;
     this.failedAttempts = 0;
+    const generation = ++this.connects;
+    try {
+      this.irc ??= await loadIrcFramework();
+    } catch (error) {
+      if (generation !== this.connects) return;
+      this.running = false;
+      this.setState('disconnected', `cannot load irc-framework (a broken install?): ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    // Disconnected (and perhaps connected again) while it loaded: that call goes on, not this one.
+    if (!this.running || generation !== this.connects) return;
     this.attempt();
   }
 
   async disconnect(): Promise<void> {
     this.running = false;
+    this.connects++;
     this.clearTimers();
     const connection = this.connection;
     this.connection = undefined;
@@ -228,6 +245,7 @@ export class IrcAdapter implements PlatformAdapter {
     this.refusedThisConnection = new Set();
     this.inboundChains = new Map();
     const connection: IrcConnection = new IrcConnection(
+      this.irc!,
       this.config,
       {
         registered: (nick) => this.onRegistered(connection, nick),

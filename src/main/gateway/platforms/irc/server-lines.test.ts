@@ -2,19 +2,20 @@ import ircFramework from 'irc-framework';
 import { describe, expect, it } from 'vitest';
 import { guardServerLines, MAX_SERVER_LINE, serverLineProblem } from './server-lines';
 
+const parse = ircFramework.ircLineParser;
 const SHORT = [':x!u@h PRIVMSG', ':x!u@h NOTICE', ':s CAP', ':x BATCH', ':s 353 me', ':s 366', ':s 311', ':s 352 me #c'];
 
 describe('serverLineProblem', () => {
   it('drops the lines with too few parameters for irc-framework, and keeps well-formed ones', () => {
-    for (const line of SHORT) expect(serverLineProblem(line), line).toMatch(/needs \d+ parameters/);
-    expect(serverLineProblem(':ada!a@h PRIVMSG homing :hello')).toBeUndefined();
-    expect(serverLineProblem(':s 353 homing = #c :homing ada')).toBeUndefined();
-    expect(serverLineProblem(':s CAP * LS :account-tag')).toBeUndefined();
-    expect(serverLineProblem(':s 372 homing :- motd')).toBeUndefined();
+    for (const line of SHORT) expect(serverLineProblem(line, parse), line).toMatch(/needs \d+ parameters/);
+    expect(serverLineProblem(':ada!a@h PRIVMSG homing :hello', parse)).toBeUndefined();
+    expect(serverLineProblem(':s 353 homing = #c :homing ada', parse)).toBeUndefined();
+    expect(serverLineProblem(':s CAP * LS :account-tag', parse)).toBeUndefined();
+    expect(serverLineProblem(':s 372 homing :- motd', parse)).toBeUndefined();
   });
 
   it('drops a line longer than any server may send', () => {
-    expect(serverLineProblem(`:x PRIVMSG homing :${'a'.repeat(MAX_SERVER_LINE)}`)).toMatch(/longer than/);
+    expect(serverLineProblem(`:x PRIVMSG homing :${'a'.repeat(MAX_SERVER_LINE)}`, parse)).toMatch(/longer than/);
   });
 });
 
@@ -26,7 +27,7 @@ describe('guardServerLines', () => {
     const client = new ircFramework.Client({ host: 'h', port: 1, nick: 'homing' });
     const dropped: string[] = [];
     const threw: string[] = [];
-    guardServerLines(client, { dropped: (line) => dropped.push(line), threw: (line) => threw.push(line) });
+    guardServerLines(client, parse, { dropped: (line) => dropped.push(line), threw: (line) => threw.push(line) });
     for (const line of SHORT) expect(() => client.connection.addReadBuffer(line)).not.toThrow();
     expect(dropped).toEqual(SHORT);
 

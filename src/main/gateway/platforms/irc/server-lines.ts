@@ -1,4 +1,4 @@
-import ircFramework, { type Client } from 'irc-framework';
+import type { Client, ircLineParser } from 'irc-framework';
 
 /**
  * Keeps a hostile or broken IRC server from killing the gateway through
@@ -103,9 +103,9 @@ const MIN_PARAMS: Readonly<Record<string, number>> = {
 };
 
 /** Why a server line must not reach irc-framework, or undefined when it may. */
-export function serverLineProblem(line: string): string | undefined {
+export function serverLineProblem(line: string, parse: typeof ircLineParser): string | undefined {
   if (line.length > MAX_SERVER_LINE) return `longer than ${MAX_SERVER_LINE} characters`;
-  const parsed = ircFramework.ircLineParser(line);
+  const parsed = parse(line);
   if (!parsed) return undefined; // irc-framework drops it itself
   const needed = MIN_PARAMS[parsed.command];
   if (needed !== undefined && parsed.params.length < needed) {
@@ -126,13 +126,13 @@ export interface ServerLineReport {
  * every line from its transport to `connection.addReadBuffer` (one connection
  * object per client, kept across reconnects), so that one method is the door.
  */
-export function guardServerLines(client: Client, report: ServerLineReport): void {
+export function guardServerLines(client: Client, parse: typeof ircLineParser, report: ServerLineReport): void {
   const connection = client.connection;
   const addReadBuffer = connection.addReadBuffer.bind(connection);
   connection.addReadBuffer = (line: string): void => {
     if (typeof line !== 'string') return;
     try {
-      const problem = serverLineProblem(line);
+      const problem = serverLineProblem(line, parse);
       if (problem !== undefined) {
         report.dropped(line, problem);
         return;

@@ -1,11 +1,12 @@
-import { Api } from 'grammy';
 import type { ConnectionTestResult } from '../../../../shared/api';
+import { loadGrammy } from './load-grammy';
 import { classifyFailure } from './send-errors';
 
 /** "Test connection" for Telegram: `getMe` with the saved token, naming the bot it belongs to. */
 export async function testTelegramConnection(apiRoot: string, token: string | undefined, timeoutMs: number): Promise<ConnectionTestResult> {
   if (token === undefined) return { ok: false, message: 'no bot token is saved yet: paste the token @BotFather gave you, then test again' };
   const redact = (text: string) => text.split(token).join('[token]');
+  const { Api } = await loadGrammy();
   const api = new Api(token, { apiRoot, timeoutSeconds: Math.max(1, Math.ceil(timeoutMs / 1000)) });
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), timeoutMs);

@@ -1,5 +1,6 @@
 import { GrammyError, HttpError } from 'grammy';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadGrammy } from './load-grammy';
 import { classifyFailure, toSendResult } from './send-errors';
 
 const TOKEN = '123456789:AAFakeTokenForTestsOnly_abcdefghijk';
@@ -8,6 +9,9 @@ const api = (error_code: number, description: string, parameters: Record<string,
   new GrammyError('call failed', { ok: false, error_code, description, parameters }, 'sendMessage', {});
 
 describe('Telegram failures in the delivery side’s terms', () => {
+  // The adapter loads grammY before its first call; its errors are recognised once it is loaded.
+  beforeAll(() => loadGrammy());
+
   it('makes blocked, kicked, deactivated and chat-not-found permanent, with a reason in plain words', () => {
     const cases: [GrammyError, RegExp][] = [
       [api(403, 'Forbidden: bot was blocked by the user'), /^the person blocked the bot/],

@@ -1,5 +1,5 @@
-import { GrammyError, HttpError } from 'grammy';
 import type { SendResult } from '../adapter';
+import { loadedGrammy } from './load-grammy';
 
 /**
  * A failed Bot API call, in the terms the delivery side needs: whether to try
@@ -22,7 +22,9 @@ export type CallFailure =
   | { readonly kind: 'unknown'; readonly description: string };
 
 export function classifyFailure(error: unknown, redact: (text: string) => string): CallFailure {
-  if (error instanceof GrammyError) {
+  // grammY's errors come from grammY's calls: while it was never loaded, no error is one.
+  const grammy = loadedGrammy();
+  if (grammy && error instanceof grammy.GrammyError) {
     // The envelope is the server's: a broken one may lack any field.
     const code = typeof error.error_code === 'number' ? error.error_code : 0;
     const said = typeof error.description === 'string' ? error.description.slice(0, 500) : '(no description)';
@@ -51,7 +53,7 @@ export function classifyFailure(error: unknown, redact: (text: string) => string
     if (code >= 500) return { kind: 'unknown', description };
     return { kind: 'refused', description };
   }
-  if (error instanceof HttpError) return { kind: 'unknown', description: redact(`network error: ${describe(error.error)}`) };
+  if (grammy && error instanceof grammy.HttpError) return { kind: 'unknown', description: redact(`network error: ${describe(error.error)}`) };
   return { kind: 'unknown', description: redact(describe(error)) };
 }
 

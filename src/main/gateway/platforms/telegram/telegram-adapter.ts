@@ -1,4 +1,4 @@
-import { Api } from 'grammy';
+import type { Api } from 'grammy';
 import { systemClock, type Clock } from '../../clock';
 import { markdownToPlainText } from '../../format/plain-text';
 import { markdownToTelegramHtml } from '../../format/telegram-html';
@@ -15,6 +15,7 @@ import type {
 } from '../adapter';
 import type { TelegramConfig } from './config-schema';
 import { parseUpdate, type BotIdentity, type IncomingTelegramMessage } from './inbound';
+import { loadGrammy, type Grammy } from './load-grammy';
 import { classifyFailure, toSendResult, type CallFailure } from './send-errors';
 import { TelegramUpdateState } from './update-state';
 import { AdapterEvents } from '../adapter-events';
@@ -175,7 +176,9 @@ export class TelegramAdapter implements PlatformAdapter {
     const alive = () => this.running && generation === this.generation;
     while (alive()) {
       this.setState('connecting');
-      const api = this.newApi();
+      // A failed load (a broken install) is the receive loop's unexpected error: it tries again.
+      const api = this.newApi(await loadGrammy());
+      if (!alive()) return;
       let me: { id: number; username?: string };
       try {
         me = await api.getMe();
@@ -513,8 +516,8 @@ export class TelegramAdapter implements PlatformAdapter {
 
   // ---- plumbing --------------------------------------------------------
 
-  private newApi(): Api {
-    return new Api(this.options.token, {
+  private newApi(grammy: Grammy): Api {
+    return new grammy.Api(this.options.token, {
       apiRoot: this.config.apiRoot,
       // The long poll plus a margin; a call that takes longer than this is a dead connection.
       timeoutSeconds: this.config.pollTimeoutSeconds + 15,

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { client, xml, type Client, type Element } from '@xmpp/client';
+import type { Client, Element } from '@xmpp/client';
 import { systemClock, type Clock } from '../../clock';
 import { silentLogger, type Logger } from '../../logger';
 import type { AdapterEvent, AdapterState, IntakeOutcome, MessageLimits, PlatformAdapter, SendResult, SendTarget, TypingTarget } from '../adapter';
 import type { XmppConfig } from './config-schema';
 import { decideMessage, NS_CHAT_STATES, NS_MUC, NS_MUC_USER, NS_ORIGIN_ID, NS_STANZAS, parseAddress, type InboundDecision } from './inbound';
+import { loadXmppClient, type XmppLibrary } from './load-xmpp-client';
 import { describeStanzaError, stanzaErrorResult } from './send-errors';
 import { AdapterEvents } from '../adapter-events';
 import { defaultReconnectDelay } from '../backoff';
@@ -101,6 +102,10 @@ export class XmppAdapter implements PlatformAdapter {
   private current: AdapterState = 'disconnected';
   private running = false;
   private xmpp: Client | undefined;
+  /** @xmpp/client, once the first connect loaded it. */
+  private library: XmppLibrary | undefined;
+  /** Bumped by every connect and disconnect: a connect that finds it moved while the library loaded stops. */
+  private connects = 0;
   /** The stream is open, authenticated and bound (fresh or resumed). */
   private online = false;
   /** Bumped for every fresh (not resumed) stream: intake held on an older one no longer counts. */
@@ -169,12 +174,24 @@ export class XmppAdapter implements PlatformAdapter {
     this.running = true;
     this.failedAttempts = 0;
     this.lastError = undefined;
-    this.xmpp = this.newClient();
+    const generation = ++this.connects;
+    try {
+      this.library ??= await loadXmppClient();
+    } catch (error) {
+      if (generation !== this.connects) return;
+      this.running = false;
+      this.setState('disconnected', `cannot load @xmpp/client (a broken install?): ${describe(error)}`);
+      return;
+    }
+    // Disconnected (and perhaps connected again) while it loaded: that call goes on, not this one.
+    if (!this.running || generation !== this.connects) return;
+    this.xmpp = this.newClient(this.library);
     void this.attempt();
   }
 
   async disconnect(): Promise<void> {
     this.running = false;
+    this.connects++;
     clearTimeout(this.reconnectTimer);
     clearTimeout(this.loginTimer);
     this.reconnectTimer = undefined;
@@ -212,7 +229,7 @@ export class XmppAdapter implements PlatformAdapter {
       return;
     }
     try {
-      await xmpp.iqCaller.request(xml('iq', { type: 'get', to: this.domain }, xml('ping', { xmlns: 'urn:xmpp:ping' })), 5_000);
+      await xmpp.iqCaller.request(this.xml('iq', { type: 'get', to: this.domain }, this.xml('ping', { xmlns: 'urn:xmpp:ping' })), 5_000);
     } catch {
       if (xmpp !== this.xmpp) return;
       this.logger.warn('xmpp: no answer to a ping after resume; reconnecting');
@@ -222,8 +239,13 @@ export class XmppAdapter implements PlatformAdapter {
 
   // ---- connecting --------------------------------------------------------
 
-  private newClient(): Client {
-    const xmpp = client({
+  /** An XML element, built by the library: called only once a client exists, so it is loaded. */
+  private xml(name: string, attrs?: Record<string, string | number | undefined> | null, ...children: (Element | string)[]): Element {
+    return this.library!.xml(name, attrs, ...children);
+  }
+
+  private newClient(library: XmppLibrary): Client {
+    const xmpp = library.client({
       service: this.service,
       domain: this.domain,
       username: this.local,
@@ -387,7 +409,7 @@ export class XmppAdapter implements PlatformAdapter {
       this.held.clear();
       for (const room of this.rooms.values()) room.joined = false;
       // Available, so the server hands us messages sent while we were away (offline storage).
-      void xmpp.send(xml('presence', {})).catch(() => undefined);
+      void xmpp.send(this.xml('presence', {})).catch(() => undefined);
       for (const room of this.rooms.keys()) this.join(room);
     }
     this.logger.info(resumed ? 'xmpp: stream resumed' : 'xmpp: connected', { jid: this.config.jid });
@@ -424,7 +446,7 @@ export class XmppAdapter implements PlatformAdapter {
     state.nick = this.wantedNick(room) + '_'.repeat(state.variant);
     // No history: old talk is not addressed to the agent now, and would be answered twice after a restart.
     void xmpp
-      .send(xml('presence', { to: `${room}/${state.nick}` }, xml('x', { xmlns: NS_MUC }, xml('history', { maxstanzas: '0' }))))
+      .send(this.xml('presence', { to: `${room}/${state.nick}` }, this.xml('x', { xmlns: NS_MUC }, this.xml('history', { maxstanzas: '0' }))))
       .catch(() => undefined);
   }
 
@@ -587,7 +609,7 @@ export class XmppAdapter implements PlatformAdapter {
       this.held.delete(index);
       const xmpp = this.xmpp;
       if (xmpp?.streamManagement.enabled && this.online) {
-        void xmpp.send(xml('a', { xmlns: SM_NS, h: this.received })).catch(() => undefined);
+        void xmpp.send(this.xml('a', { xmlns: SM_NS, h: this.received })).catch(() => undefined);
       }
     };
     const timer = setTimeout(() => release('not-now'), this.options.intakeTimeoutMs ?? 30_000);
@@ -619,12 +641,12 @@ export class XmppAdapter implements PlatformAdapter {
     const room = this.rooms.get(to.bare);
     if (room && !room.joined) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: `not in ${to.bare} yet; sending once joined` };
     const id = originIdFor(target.idempotencyKey);
-    const stanza = xml(
+    const stanza = this.xml(
       'message',
       { to: to.bare, type: room ? 'groupchat' : 'chat', id },
-      xml('body', {}, text),
-      xml('origin-id', { xmlns: NS_ORIGIN_ID, id }),
-      ...(room ? [] : [xml('active', { xmlns: NS_CHAT_STATES })]),
+      this.xml('body', {}, text),
+      this.xml('origin-id', { xmlns: NS_ORIGIN_ID, id }),
+      ...(room ? [] : [this.xml('active', { xmlns: NS_CHAT_STATES })]),
     );
     const size = Buffer.byteLength(stanza.toString(), 'utf8');
     if (size > MAX_OUTGOING_STANZA_BYTES) {
@@ -669,7 +691,7 @@ export class XmppAdapter implements PlatformAdapter {
         () => {
           if (withAcks) return;
           // No stream management: a ping answered after the message means the server handled it.
-          xmpp.iqCaller.request(xml('iq', { type: 'get', to: this.domain }, xml('ping', { xmlns: 'urn:xmpp:ping' })), timeoutMs).then(
+          xmpp.iqCaller.request(this.xml('iq', { type: 'get', to: this.domain }, this.xml('ping', { xmlns: 'urn:xmpp:ping' })), timeoutMs).then(
             () => settle({ ok: true, platformMessageId: id }),
             () => settle(unknownOutcome('the server did not answer the ping after the message')),
           );
@@ -691,7 +713,7 @@ export class XmppAdapter implements PlatformAdapter {
     const xmpp = this.xmpp;
     if (!to || to.resource || !xmpp || !this.online || this.rooms.has(to.bare)) return;
     try {
-      await xmpp.send(xml('message', { to: to.bare, type: 'chat' }, xml('body', {}, text)));
+      await xmpp.send(this.xml('message', { to: to.bare, type: 'chat' }, this.xml('body', {}, text)));
     } catch (error) {
       this.logger.warn('xmpp: a notice could not be sent', { error: describe(error) });
     }
@@ -707,7 +729,7 @@ export class XmppAdapter implements PlatformAdapter {
       if (!xmpp || !this.online) return;
       // no-store: a chat state is worth nothing later, so offline storage should not keep it.
       void xmpp
-        .send(xml('message', { to: to.bare, type }, xml(name, { xmlns: NS_CHAT_STATES }), xml('no-store', { xmlns: 'urn:xmpp:hints' })))
+        .send(this.xml('message', { to: to.bare, type }, this.xml(name, { xmlns: NS_CHAT_STATES }), this.xml('no-store', { xmlns: 'urn:xmpp:hints' })))
         .catch(() => undefined);
     };
     state('composing');
