@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,7 +119,7 @@ const filled = new Map<string, { dir: string; fillMs: number }>();
 /**
  * One filled data directory per size for the whole `npm run bench` run (the
  * start-up and the deliveries benches share it; each fill takes half a
- * minute), removed when the process exits. Who uses it must leave its rows as
+ * minute), flushed to the disk once filled, removed when the process exits. Who uses it must leave its rows as
  * they are: a gateway started on it may add its own files and instance row.
  */
 export function sharedFilledDataDir(sizes: FillSizes): { dir: string; fillMs: number } {
@@ -128,6 +129,10 @@ export function sharedFilledDataDir(sizes: FillSizes): { dir: string; fillMs: nu
     const dir = mkdtempSync(join(tmpdir(), 'homing-bench-filled-'));
     if (filled.size === 0) process.once('exit', () => filled.forEach((entry) => rmSync(entry.dir, { recursive: true, force: true })));
     found = { dir, fillMs: fillDataDir(dir, sizes) };
+    // The fill writes without fsync: ~0.8 GB the OS would write back while the next
+    // benches run, slowing their fsyncs (the pipeline's and the ledger's) and starts.
+    // On the disk before anything is timed, as a used machine's data is.
+    spawnSync('sync');
     filled.set(key, found);
   }
   return found;

@@ -9,7 +9,7 @@ import { perTurn } from './support/wal-frames';
 
 const TURNS = 1_000;
 /** Runs of each kind, alternated (durable, in memory, durable, …): each ratio is the median of the rounds' ratios. */
-const ROUNDS = 5;
+const ROUNDS = 9;
 /** A first run of each kind, not counted: the code is compiled by the JIT before either is timed. */
 const WARM_UP_TURNS = 300;
 /** Turns whose write-ahead-log frames are counted (the log keeps them all, unchecked). */
