@@ -16,3 +16,15 @@ export function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
     return loading;
   };
 }
+
+/**
+ * A CommonJS module's export, whether the loader gave it as a named export or
+ * only under `default`; `library` names it in the error when it has none.
+ */
+export function commonJsExport<M extends object, K extends string>(module: M, name: K, library: string): K extends keyof M ? M[K] : never {
+  const direct = (module as Record<string, unknown>)[name];
+  const fallback = ((module as { default?: Record<string, unknown> }).default ?? {})[name];
+  const value = direct ?? fallback;
+  if (value === undefined) throw new Error(`the ${library} library has no ${name} (a broken install?)`);
+  return value as K extends keyof M ? M[K] : never;
+}

@@ -2,7 +2,7 @@ import type { ImapFlow } from 'imapflow';
 import type { createTransport } from 'nodemailer';
 import type { simpleParser } from 'mailparser';
 import type { convert } from 'html-to-text';
-import { loadOnce } from '../../load-once';
+import { commonJsExport, loadOnce } from '../../load-once';
 
 /**
  * The mail libraries (imapflow, nodemailer, mailparser, html-to-text), loaded
@@ -19,18 +19,9 @@ export interface MailLibs {
 export const loadMailLibs = loadOnce(
   (): Promise<MailLibs> =>
     Promise.all([import('imapflow'), import('nodemailer'), import('mailparser'), import('html-to-text')]).then(([imap, mailer, parser, html]) => ({
-      ImapFlow: named(imap, 'ImapFlow'),
-      createTransport: named(mailer, 'createTransport'),
-      simpleParser: named(parser, 'simpleParser'),
-      convert: named(html, 'convert'),
+      ImapFlow: commonJsExport(imap, 'ImapFlow', 'mail'),
+      createTransport: commonJsExport(mailer, 'createTransport', 'mail'),
+      simpleParser: commonJsExport(parser, 'simpleParser', 'mail'),
+      convert: commonJsExport(html, 'convert', 'mail'),
     })),
 );
-
-/** A CommonJS module's export, whether the loader gave it as a named export or only under `default`. */
-function named<M extends object, K extends string>(module: M, name: K): K extends keyof M ? M[K] : never {
-  const direct = (module as Record<string, unknown>)[name];
-  const fallback = ((module as { default?: Record<string, unknown> }).default ?? {})[name];
-  const value = direct ?? fallback;
-  if (value === undefined) throw new Error(`the mail library has no ${name} (a broken install?)`);
-  return value as K extends keyof M ? M[K] : never;
-}

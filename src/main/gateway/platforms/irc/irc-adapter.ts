@@ -144,7 +144,7 @@ export class IrcAdapter implements PlatformAdapter {
       return;
     }
     // Disconnected (and perhaps connected again) while it loaded: that call goes on, not this one.
-    if (!this.running || generation !== this.connects) return;
+    if (generation !== this.connects) return;
     this.attempt();
   }
 

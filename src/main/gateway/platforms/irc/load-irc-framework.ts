@@ -1,5 +1,5 @@
 import type ircFramework from 'irc-framework';
-import { loadOnce } from '../../load-once';
+import { commonJsExport, loadOnce } from '../../load-once';
 import { boundedTransport } from './bounded-transport';
 
 /**
@@ -16,13 +16,9 @@ export interface IrcLibrary {
 
 export const loadIrcFramework = loadOnce(
   (): Promise<IrcLibrary> =>
-    Promise.all([import('irc-framework'), import('irc-framework/src/transports/net.js')]).then(([irc, net]) => {
-      const library = commonJs(irc);
-      return { Client: library.Client, ircLineParser: library.ircLineParser, Transport: boundedTransport(commonJs(net)) };
-    }),
+    Promise.all([import('irc-framework'), import('irc-framework/src/transports/net.js')]).then(([irc, net]) => ({
+      Client: commonJsExport(irc, 'Client', 'irc-framework'),
+      ircLineParser: commonJsExport(irc, 'ircLineParser', 'irc-framework'),
+      Transport: boundedTransport(commonJsExport(net, 'default', 'irc-framework')),
+    })),
 );
-
-/** A CommonJS module's exports, whether the loader gave them under `default` or not. */
-function commonJs<M extends { default: unknown }>(module: M): M['default'] {
-  return module.default ?? (module as unknown as M['default']);
-}

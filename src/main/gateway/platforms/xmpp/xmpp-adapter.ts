@@ -184,7 +184,7 @@ export class XmppAdapter implements PlatformAdapter {
       return;
     }
     // Disconnected (and perhaps connected again) while it loaded: that call goes on, not this one.
-    if (!this.running || generation !== this.connects) return;
+    if (generation !== this.connects) return;
     this.xmpp = this.newClient(this.library);
     void this.attempt();
   }
