@@ -14,6 +14,11 @@ export class EventBus {
     return () => this.listeners.delete(listener);
   }
 
+  /** Whether anybody listens now: an event costly to build is built for nobody else. */
+  get listening(): boolean {
+    return this.listeners.size > 0;
+  }
+
   /** A failing listener is logged and skipped; it never breaks the emitter. */
   emit(event: GatewayEvent): void {
     for (const listener of this.listeners) {

@@ -77,6 +77,7 @@ export class DeliveryService {
       ...(options.probe ? { probe: options.probe } : {}),
       ...(options.policy ? { policy: options.policy } : {}),
       onChange: (delivery) => bus.emit({ type: 'delivery.changed', delivery, at: clock.now() }),
+      listening: () => bus.listening,
     });
     this.deliverer = new Deliverer({
       ledger: this.ledger,

@@ -19,10 +19,18 @@ export interface LedgerContext {
   holds(id: string): boolean;
 }
 
-/** Builds `changed` so the row is only read back when somebody listens. */
-export function changeNotifier(db: Db, onChange: ((row: DeliveryRow) => void) | undefined): LedgerContext['changed'] {
+/**
+ * Builds `changed` so the row is only read back, and described, when somebody
+ * listens: `listening` says whether anybody does now (default: always).
+ */
+export function changeNotifier(
+  db: Db,
+  onChange: ((row: DeliveryRow) => void) | undefined,
+  listening: () => boolean = () => true,
+): LedgerContext['changed'] {
   if (!onChange) return () => {};
   return (id, known) => {
+    if (!listening()) return;
     let row = known;
     try {
       row ??= loadObligation(db, id);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryRow } from '../../../shared/api';
 import { claim, IRC, MATRIX, ManualClock, openTestDb, preparedPlans, removeTempDirs, reply, replyIn, sendAll, testLedger } from './fixtures/test-ledger';
 import { MAX_ERROR_CHARS } from './ledger';
+import { loadObligation } from './rows';
 
 afterEach(removeTempDirs);
 
@@ -76,6 +77,50 @@ describe('recording a reply already claimed (one commit before the send)', () =>
     const recorded = ledger.recordClaimed(reply(1, 'matrix'), MATRIX);
     expect(recorded.claim?.sendingMarked).toBeUndefined();
     expect(ledger.chunks(reply(1, 'matrix').obligationId)[0]!.state).toBe('owed');
+  });
+
+  it('describes a new row (its event, its result, its claim) as the database holds it, though it does not read it back', () => {
+    const { db, clock, ledger, events } = setup();
+    db.prepare(`INSERT INTO ledger_meta (key, value) VALUES ('awake_ms', 4321) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run();
+    ledger.recordObligation(replyIn('chat', 1));
+    clock.advance(5);
+    const pending = ledger.recordObligation({ ...replyIn('chat', 2, 'irc', 2), threadId: 'thread-1', replyTo: 'their-7', messageRef: 'msg-2' });
+    const claimed = ledger.recordClaimed({ ...reply(3), messageRef: null }, IRC);
+    for (const recorded of [pending, claimed]) {
+      const id = recorded.row.id;
+      expect(recorded.row).toEqual(ledger.getDelivery(id));
+      expect(events.filter((row) => row.id === id)).toEqual([ledger.getDelivery(id)]);
+    }
+    const stored = loadObligation(db, claimed.row.id)!;
+    expect(stored).toMatchObject({ seq: 1, fence: 1, owner_instance: ledger.instanceId, owed_since_awake: 4321 });
+    expect(claimed.claim).toMatchObject({
+      receipt: { id: stored.id, owner: stored.owner_instance, fence: stored.fence },
+      seq: stored.seq,
+      recordedAt: stored.created_at,
+      sessionKey: stored.session_key,
+      target: { platform: stored.platform, chatId: stored.chat_id, threadId: stored.thread_id, replyTo: stored.reply_to },
+      content: stored.content,
+      attempts: stored.attempts,
+    });
+    expect(loadObligation(db, pending.row.id)).toMatchObject({ seq: 2, fence: 0, thread_id: 'thread-1', reply_to: 'their-7', message_ref: 'msg-2' });
+  });
+
+  it('tells of changes only while somebody listens, and then of each as it is', () => {
+    const db = openTestDb();
+    const events: DeliveryRow[] = [];
+    let listening = false;
+    const ledger = testLedger(db, new ManualClock(), { onChange: (row) => events.push(row), listening: () => listening });
+    const first = ledger.recordClaimed(reply(1), IRC);
+    sendAll(ledger, first.claim!);
+    expect(events).toEqual([]);
+    listening = true;
+    const second = ledger.recordClaimed(reply(2), IRC);
+    sendAll(ledger, second.claim!);
+    expect(events.map((row) => [row.id, row.state])).toEqual([
+      [second.row.id, 'attempting'],
+      [second.row.id, 'delivered'],
+    ]);
+    expect(events.at(-1)).toEqual(ledger.getDelivery(second.row.id));
   });
 });
 

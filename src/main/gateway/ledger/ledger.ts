@@ -39,6 +39,22 @@ export const EMPTY_COUNTS: LedgerCounts = {
   deliveredLastDay: 0,
 };
 
+// The send path's statements, each built once: cachedStatement finds a statement by its
+// text, and a text built at every call is hashed again at every call.
+/** A reply, last in its conversation's outbox; the two values SQLite chooses come back (insertReply builds the rest). */
+const INSERT_REPLY = `INSERT INTO ledger_obligations
+     (id, session_key, platform, chat_id, thread_id, reply_to, content, state, owner_instance, fence, last_attempt_at,
+      created_at, updated_at, chunk_count, owed_since_awake, message_ref, seq)
+   VALUES (@id, @sessionKey, @platform, @chatId, @threadId, @replyTo, @content, @state, @me, @fence, @lastAttemptAt,
+           @now, @now, @chunks, ${AWAKE_NOW}, @messageRef,
+           COALESCE((SELECT max(seq) FROM ledger_obligations INDEXED BY ledger_obligations_seq WHERE session_key = @sessionKey AND seq > 0), 0) + 1)
+   ON CONFLICT (id) DO NOTHING
+   RETURNING seq, owed_since_awake`;
+/** Whether a conversation still owes an earlier reply. */
+const EARLIER_OWED = `SELECT 1 FROM ledger_obligations INDEXED BY ledger_obligations_lane WHERE session_key = ? AND ${OWED} LIMIT 1`;
+/** Every chunk arrived (markDelivered); chunk_count says whether any other chunk needs its mark. */
+const DELIVER = `${obligationSql('deliver')} RETURNING chunk_count`;
+
 /** The longest error text a row keeps (code points): a 1 MB error must not ride in every list row. */
 export const MAX_ERROR_CHARS = 500;
 
@@ -52,6 +68,8 @@ export interface LedgerOptions {
   readonly policy?: Partial<LedgerPolicy>;
   /** Called after every committed state change (the gateway emits `delivery.changed`). */
   readonly onChange?: (row: DeliveryRow) => void;
+  /** Whether `onChange` has anybody to tell now (default: always): no row is read back for nobody. */
+  readonly listening?: () => boolean;
 }
 
 export interface RecordInput {
@@ -167,7 +185,7 @@ export class Ledger {
       probe: this.probe,
       policy: this.policy,
       instanceId: () => this.currentId,
-      changed: changeNotifier(options.db, options.onChange),
+      changed: changeNotifier(options.db, options.onChange, options.listening),
       holds: (id) => this.held.has(id),
     };
   }
@@ -259,9 +277,7 @@ export class Ledger {
     const { db } = this.ctx;
     if (!platform || !(platform.canSend?.({ chatId: input.chatId, threadId: input.threadId }) ?? true)) return this.recordObligation(input);
     return durably(db, () => {
-      const earlierOwed = cachedStatement(db, `SELECT 1 FROM ledger_obligations INDEXED BY ledger_obligations_lane WHERE session_key = ? AND ${OWED} LIMIT 1`).get(
-        input.sessionKey,
-      );
+      const earlierOwed = cachedStatement(db, EARLIER_OWED).get(input.sessionKey);
       if (earlierOwed) return this.recordObligation(input);
       const inserted = this.insertReply(input, platform);
       if (!inserted) return this.recordObligation(input); // recorded before: found, changed nothing
@@ -287,17 +303,7 @@ export class Ledger {
     const { db } = this.ctx;
     const now = this.ctx.clock.now();
     const texts = input.chunks.length > 0 ? input.chunks : [input.content];
-    const row = cachedStatement(
-      db,
-      `INSERT INTO ledger_obligations
-         (id, session_key, platform, chat_id, thread_id, reply_to, content, state, owner_instance, fence, last_attempt_at,
-          created_at, updated_at, chunk_count, owed_since_awake, message_ref, seq)
-       VALUES (@id, @sessionKey, @platform, @chatId, @threadId, @replyTo, @content, @state, @me, @fence, @lastAttemptAt,
-               @now, @now, @chunks, ${AWAKE_NOW}, @messageRef,
-               COALESCE((SELECT max(seq) FROM ledger_obligations INDEXED BY ledger_obligations_seq WHERE session_key = @sessionKey AND seq > 0), 0) + 1)
-       ON CONFLICT (id) DO NOTHING
-       RETURNING *`,
-    ).get({
+    const inserted = cachedStatement(db, INSERT_REPLY).get({
       id: input.obligationId,
       sessionKey: input.sessionKey,
       platform: input.platform,
@@ -312,8 +318,36 @@ export class Ledger {
       now,
       chunks: texts.length,
       messageRef: input.messageRef ?? null,
-    }) as ObligationSql | undefined;
-    if (!row) return undefined;
+    }) as Pick<ObligationSql, 'seq' | 'owed_since_awake'> | undefined;
+    if (!inserted) return undefined;
+    // The row as inserted, built here rather than read back (RETURNING * was ~a quarter
+    // of the insert): what the statement set, the two values SQLite chose, the
+    // columns' defaults (ledger.test.ts compares it with the row the database holds).
+    const row: ObligationSql = {
+      id: input.obligationId,
+      session_key: input.sessionKey,
+      platform: input.platform,
+      chat_id: input.chatId,
+      thread_id: input.threadId,
+      reply_to: input.replyTo,
+      content: input.content,
+      state: claimedFor ? 'attempting' : 'pending',
+      attempts: 0,
+      owner_instance: this.currentId,
+      created_at: now,
+      updated_at: now,
+      last_attempt_at: claimedFor ? now : null,
+      next_attempt_at: null,
+      delivered_at: null,
+      owed_since_awake: inserted.owed_since_awake,
+      last_error: null,
+      abandon_reason: null,
+      chunk_count: texts.length,
+      chunks_delivered: 0,
+      seq: inserted.seq,
+      fence: claimedFor ? 1 : 0,
+      message_ref: input.messageRef ?? null,
+    };
     const firstOnItsWay = claimedFor !== undefined && !claimedFor.serverIdempotency;
     const insertChunk = cachedStatement(
       db,
@@ -415,16 +449,20 @@ export class Ledger {
     const { db } = this.ctx;
     const now = this.ctx.clock.now();
     const row = transact(db, () => {
-      if (last) this.chunkWrite('deliver', receipt, last.index, { messageId: last.platformMessageId });
-      const delivered = cachedStatement(db, `${obligationSql('deliver')} RETURNING *`).get({
+      // The receipt is checked once, by the obligation's write; its chunks follow in the
+      // same transaction, with no guard of their own. Only what this needs comes back:
+      // the row is read again for the change event, if anybody listens.
+      const delivered = cachedStatement(db, DELIVER).get({
         now,
         me: this.currentId,
         id: receipt.id,
         owner: receipt.owner,
         fence: receipt.fence,
-      }) as ObligationSql | undefined;
+      }) as Pick<ObligationSql, 'chunk_count'> | undefined;
+      if (!delivered) return undefined;
+      if (last) cachedStatement(db, chunkSql('deliverWithReply')).get({ id: receipt.id, index: last.index, now, messageId: last.platformMessageId });
       // A one-chunk reply's chunk was just marked: nothing left to mark.
-      if (delivered && !(last && delivered.chunk_count === 1)) {
+      if (!(last && delivered.chunk_count === 1)) {
         cachedStatement(db, `UPDATE ledger_chunks SET state = 'delivered', updated_at = ? WHERE obligation_id = ? AND state != 'delivered'`).run(
           now,
           receipt.id,
@@ -433,7 +471,7 @@ export class Ledger {
       return delivered;
     });
     if (!row) return { ok: false, reason: 'stale' };
-    this.ctx.changed(receipt.id, row);
+    this.ctx.changed(receipt.id);
     return { ok: true };
   }
 

@@ -1,13 +1,14 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The obligation's id: the first 24 hex characters of sha256 of
  * `sessionKey|messageRef|content` (UTF-8). Recording the same turn with the same
  * reply twice therefore names the same row, which is what makes recording
- * idempotent.
+ * idempotent. (`hash`, the one-shot form: a reply computes two of these, and it
+ * takes less than half the time of a `createHash` object.)
  */
 export function computeObligationId(sessionKey: string, messageRef: string, content: string): string {
-  return createHash('sha256').update(`${sessionKey}|${messageRef}|${content}`, 'utf8').digest('hex').slice(0, 24);
+  return hash('sha256', `${sessionKey}|${messageRef}|${content}`, 'hex').slice(0, 24);
 }
 
 /**
@@ -16,5 +17,5 @@ export function computeObligationId(sessionKey: string, messageRef: string, cont
  * characters: within Discord's 25-character nonce and any Matrix txnId.
  */
 export function computeChunkKey(obligationId: string, chunkIndex: number): string {
-  return createHash('sha256').update(`${obligationId}#${chunkIndex}`, 'utf8').digest('hex').slice(0, 24);
+  return hash('sha256', `${obligationId}#${chunkIndex}`, 'hex').slice(0, 24);
 }

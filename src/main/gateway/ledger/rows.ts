@@ -84,12 +84,17 @@ export function toDeliveryRow(row: ObligationSql): DeliveryRow {
 
 export const PREVIEW_CHARS = 120;
 
+/** Whitespace a preview folds into one space: a run, or any whitespace but a space. */
+const FOLDABLE = /\s\s|[^\S ]/;
+
 /**
  * One line of at most PREVIEW_CHARS characters (code points, so an emoji is never
  * cut in half): keeps a page of 50 rows small however long the replies are.
  */
 export function previewOf(content: string): string {
-  const flat = content.slice(0, PREVIEW_CHARS * 4).replace(/\s+/g, ' ').trim();
+  const head = content.slice(0, PREVIEW_CHARS * 4);
+  // Most replies have single spaces only: nothing to fold (replace builds a new string a run).
+  const flat = (FOLDABLE.test(head) ? head.replace(/\s+/g, ' ') : head).trim();
   // No more UTF-16 units than characters allowed: no more code points either (every change event builds one).
   if (flat.length <= PREVIEW_CHARS) return flat;
   let at = 0;

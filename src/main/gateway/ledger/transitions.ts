@@ -19,8 +19,10 @@ import { OWED, owedOf } from './states';
  *    nothing, whatever it still believes.
  *  - `read`: a compare-and-swap on the state, owner and fence the caller read
  *    just before: two sweepers can never both win the same row.
- *  - `none`: the user's own decisions (Discard), and facts replayed after the
- *    ledger failed mid-send (what was sent is true whoever owns the row now).
+ *  - `none`: the user's own decisions (Discard), facts replayed after the
+ *    ledger failed mid-send (what was sent is true whoever owns the row now),
+ *    and a reply's last chunk written after its reply's own receipt-guarded
+ *    write, in the same transaction.
  *
  * Named parameters: @id, @now, @me (this instance), @owner/@fence (a receipt),
  * @readState/@readOwner/@readFence (a read), and the effect's own.
@@ -169,6 +171,17 @@ export const CHUNK_TRANSITIONS = {
     obligationIn: `('attempting', 'abandoned')`,
     effect: `state = 'delivered', platform_message_id = @messageId, updated_at = @now`,
   },
+  /**
+   * The last chunk confirmed, written in the transaction that marks its reply
+   * delivered, after that mark: the obligation's write has just checked the
+   * receipt, so the chunk needs no check of its own.
+   */
+  deliverWithReply: {
+    from: `state != 'delivered'`,
+    to: 'delivered',
+    guard: 'none',
+    effect: `state = 'delivered', platform_message_id = @messageId, updated_at = @now`,
+  },
   /** Replayed after the ledger failed: a send of it began. */
   sendingAnyway: {
     from: `state != 'delivered'`,
@@ -194,18 +207,32 @@ const GUARDS: Record<Guard, string> = {
   none: '1',
 };
 
+/** Each verb's SQL, built once: the send path asks for the same few for every chunk. */
+const obligationSqls = new Map<ObligationVerb, string>();
+const chunkSqls = new Map<ChunkVerb, string>();
+
 export function obligationSql(verb: ObligationVerb): string {
-  const t: ObligationTransition = OBLIGATION_TRANSITIONS[verb];
-  return `UPDATE ledger_obligations SET ${t.effect} WHERE id = @id AND (${t.from}) AND ${GUARDS[t.guard]}`;
+  let sql = obligationSqls.get(verb);
+  if (sql === undefined) {
+    const t: ObligationTransition = OBLIGATION_TRANSITIONS[verb];
+    sql = `UPDATE ledger_obligations SET ${t.effect} WHERE id = @id AND (${t.from}) AND ${GUARDS[t.guard]}`;
+    obligationSqls.set(verb, sql);
+  }
+  return sql;
 }
 
 export function chunkSql(verb: ChunkVerb): string {
-  const t: ChunkTransition = CHUNK_TRANSITIONS[verb];
-  const held =
-    t.guard === 'receipt'
-      ? ` AND EXISTS (SELECT 1 FROM ledger_obligations WHERE id = @id AND owner_instance = @owner AND fence = @fence
+  let sql = chunkSqls.get(verb);
+  if (sql === undefined) {
+    const t: ChunkTransition = CHUNK_TRANSITIONS[verb];
+    const held =
+      t.guard === 'receipt'
+        ? ` AND EXISTS (SELECT 1 FROM ledger_obligations WHERE id = @id AND owner_instance = @owner AND fence = @fence
                       AND state IN ${t.obligationIn ?? "('attempting')"})`
-      : '';
-  return `UPDATE ledger_chunks SET ${t.effect} WHERE obligation_id = @id AND chunk_index = @index AND (${t.from})${held}
+        : '';
+    sql = `UPDATE ledger_chunks SET ${t.effect} WHERE obligation_id = @id AND chunk_index = @index AND (${t.from})${held}
           RETURNING may_have_arrived`;
+    chunkSqls.set(verb, sql);
+  }
+  return sql;
 }
