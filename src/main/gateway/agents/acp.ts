@@ -23,6 +23,8 @@ export const DEFAULT_START_TIMEOUT_MS = 30_000;
 
 type Failure = Extract<AgentResult, { ok: false }>;
 
+const CLOSED: Failure = { ok: false, kind: 'failed', error: 'the ACP agent has been closed' };
+
 /** One running agent process, its connection, and the ACP sessions opened on it. */
 interface AcpProcess {
   readonly child: ChildProcess;
@@ -64,11 +66,12 @@ export function createAcpAgent(options: AcpAgentOptions): Agent {
   return {
     kind: 'acp',
     async runTurn(turn) {
-      if (closed) return { ok: false, kind: 'failed', error: 'the ACP agent has been closed' };
+      if (closed) return CLOSED;
       try {
         const sdk = await untilAborted(loadAcpSdk(), turn.signal);
         if (sdk === ABORTED) return abortedResult(turn.signal);
-        if (closed) return { ok: false, kind: 'failed', error: 'the ACP agent has been closed' };
+        // Closed while the SDK loaded: no process is started for nobody.
+        if (closed) return CLOSED;
         const proc = await untilAborted(ensureProcess(sdk), turn.signal);
         if (proc === ABORTED) return abortedResult(turn.signal);
         if (!isProcess(proc)) return proc;

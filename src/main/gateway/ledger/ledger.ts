@@ -54,6 +54,8 @@ const INSERT_REPLY = `INSERT INTO ledger_obligations
 const EARLIER_OWED = `SELECT 1 FROM ledger_obligations INDEXED BY ledger_obligations_lane WHERE session_key = ? AND ${OWED} LIMIT 1`;
 /** Every chunk arrived (markDelivered); chunk_count says whether any other chunk needs its mark. */
 const DELIVER = `${obligationSql('deliver')} RETURNING chunk_count`;
+/** The chunks of a reply now delivered that were not marked one by one. */
+const DELIVER_REMAINING_CHUNKS = `UPDATE ledger_chunks SET state = 'delivered', updated_at = ? WHERE obligation_id = ? AND state != 'delivered'`;
 
 /** The longest error text a row keeps (code points): a 1 MB error must not ride in every list row. */
 export const MAX_ERROR_CHARS = 500;
@@ -460,14 +462,9 @@ export class Ledger {
         fence: receipt.fence,
       }) as Pick<ObligationSql, 'chunk_count'> | undefined;
       if (!delivered) return undefined;
-      if (last) cachedStatement(db, chunkSql('deliverWithReply')).get({ id: receipt.id, index: last.index, now, messageId: last.platformMessageId });
+      if (last) cachedStatement(db, chunkSql('deliveredAnyway')).get({ id: receipt.id, index: last.index, now, messageId: last.platformMessageId });
       // A one-chunk reply's chunk was just marked: nothing left to mark.
-      if (!(last && delivered.chunk_count === 1)) {
-        cachedStatement(db, `UPDATE ledger_chunks SET state = 'delivered', updated_at = ? WHERE obligation_id = ? AND state != 'delivered'`).run(
-          now,
-          receipt.id,
-        );
-      }
+      if (!(last && delivered.chunk_count === 1)) cachedStatement(db, DELIVER_REMAINING_CHUNKS).run(now, receipt.id);
       return delivered;
     });
     if (!row) return { ok: false, reason: 'stale' };
@@ -548,7 +545,7 @@ export class Ledger {
       case 'delivered':
         db.transaction(() => {
           if (this.obligationWrite('deliveredAnyway', { id: fact.id }) === 1) {
-            cachedStatement(db, `UPDATE ledger_chunks SET state = 'delivered', updated_at = ? WHERE obligation_id = ? AND state != 'delivered'`).run(now, fact.id);
+            cachedStatement(db, DELIVER_REMAINING_CHUNKS).run(now, fact.id);
           }
         }).immediate();
         break;

@@ -21,7 +21,7 @@ import { OWED, owedOf } from './states';
  *    just before: two sweepers can never both win the same row.
  *  - `none`: the user's own decisions (Discard), facts replayed after the
  *    ledger failed mid-send (what was sent is true whoever owns the row now),
- *    and a reply's last chunk written after its reply's own receipt-guarded
+ *    and a reply's last chunk written after the reply's own receipt-guarded
  *    write, in the same transaction.
  *
  * Named parameters: @id, @now, @me (this instance), @owner/@fence (a receipt),
@@ -171,17 +171,6 @@ export const CHUNK_TRANSITIONS = {
     obligationIn: `('attempting', 'abandoned')`,
     effect: `state = 'delivered', platform_message_id = @messageId, updated_at = @now`,
   },
-  /**
-   * The last chunk confirmed, written in the transaction that marks its reply
-   * delivered, after that mark: the obligation's write has just checked the
-   * receipt, so the chunk needs no check of its own.
-   */
-  deliverWithReply: {
-    from: `state != 'delivered'`,
-    to: 'delivered',
-    guard: 'none',
-    effect: `state = 'delivered', platform_message_id = @messageId, updated_at = @now`,
-  },
   /** Replayed after the ledger failed: a send of it began. */
   sendingAnyway: {
     from: `state != 'delivered'`,
@@ -189,7 +178,11 @@ export const CHUNK_TRANSITIONS = {
     guard: 'none',
     effect: `may_have_arrived = 1, state = 'sending', updated_at = @now`,
   },
-  /** Replayed after the ledger failed: it was confirmed. */
+  /**
+   * Replayed after the ledger failed: it was confirmed. Also a reply's last
+   * chunk, written in the transaction that marks the reply delivered, after
+   * that mark: the reply's write has just checked the receipt.
+   */
   deliveredAnyway: {
     from: `state != 'delivered'`,
     to: 'delivered',
