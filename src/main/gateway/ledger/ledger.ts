@@ -450,7 +450,7 @@ export class Ledger {
   markDelivered(receipt: Receipt, last?: { readonly index: number; readonly platformMessageId: string }): WriteResult {
     const { db } = this.ctx;
     const now = this.ctx.clock.now();
-    const row = transact(db, () => {
+    const marked = transact(db, () => {
       // The receipt is checked once, by the obligation's write; its chunks follow in the
       // same transaction, with no guard of their own. Only what this needs comes back:
       // the row is read again for the change event, if anybody listens.
@@ -461,13 +461,13 @@ export class Ledger {
         owner: receipt.owner,
         fence: receipt.fence,
       }) as Pick<ObligationSql, 'chunk_count'> | undefined;
-      if (!delivered) return undefined;
+      if (!delivered) return false;
       if (last) cachedStatement(db, chunkSql('deliveredAnyway')).get({ id: receipt.id, index: last.index, now, messageId: last.platformMessageId });
       // A one-chunk reply's chunk was just marked: nothing left to mark.
       if (!(last && delivered.chunk_count === 1)) cachedStatement(db, DELIVER_REMAINING_CHUNKS).run(now, receipt.id);
-      return delivered;
+      return true;
     });
-    if (!row) return { ok: false, reason: 'stale' };
+    if (!marked) return { ok: false, reason: 'stale' };
     this.ctx.changed(receipt.id);
     return { ok: true };
   }

@@ -200,32 +200,28 @@ const GUARDS: Record<Guard, string> = {
   none: '1',
 };
 
-/** Each verb's SQL, built once: the send path asks for the same few for every chunk. */
-const obligationSqls = new Map<ObligationVerb, string>();
-const chunkSqls = new Map<ChunkVerb, string>();
+export const obligationSql = builtOnce((verb: ObligationVerb): string => {
+  const t: ObligationTransition = OBLIGATION_TRANSITIONS[verb];
+  return `UPDATE ledger_obligations SET ${t.effect} WHERE id = @id AND (${t.from}) AND ${GUARDS[t.guard]}`;
+});
 
-export function obligationSql(verb: ObligationVerb): string {
-  let sql = obligationSqls.get(verb);
-  if (sql === undefined) {
-    const t: ObligationTransition = OBLIGATION_TRANSITIONS[verb];
-    sql = `UPDATE ledger_obligations SET ${t.effect} WHERE id = @id AND (${t.from}) AND ${GUARDS[t.guard]}`;
-    obligationSqls.set(verb, sql);
-  }
-  return sql;
-}
-
-export function chunkSql(verb: ChunkVerb): string {
-  let sql = chunkSqls.get(verb);
-  if (sql === undefined) {
-    const t: ChunkTransition = CHUNK_TRANSITIONS[verb];
-    const held =
-      t.guard === 'receipt'
-        ? ` AND EXISTS (SELECT 1 FROM ledger_obligations WHERE id = @id AND owner_instance = @owner AND fence = @fence
+export const chunkSql = builtOnce((verb: ChunkVerb): string => {
+  const t: ChunkTransition = CHUNK_TRANSITIONS[verb];
+  const held =
+    t.guard === 'receipt'
+      ? ` AND EXISTS (SELECT 1 FROM ledger_obligations WHERE id = @id AND owner_instance = @owner AND fence = @fence
                       AND state IN ${t.obligationIn ?? "('attempting')"})`
-        : '';
-    sql = `UPDATE ledger_chunks SET ${t.effect} WHERE obligation_id = @id AND chunk_index = @index AND (${t.from})${held}
+      : '';
+  return `UPDATE ledger_chunks SET ${t.effect} WHERE obligation_id = @id AND chunk_index = @index AND (${t.from})${held}
           RETURNING may_have_arrived`;
-    chunkSqls.set(verb, sql);
-  }
-  return sql;
+});
+
+/** `build`, remembered per verb: the send path asks for the same few SQL texts for every chunk. */
+function builtOnce<V extends string>(build: (verb: V) => string): (verb: V) => string {
+  const built = new Map<V, string>();
+  return (verb) => {
+    let sql = built.get(verb);
+    if (sql === undefined) built.set(verb, (sql = build(verb)));
+    return sql;
+  };
 }
