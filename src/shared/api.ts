@@ -184,6 +184,8 @@ export interface PlatformStatus {
   readonly nextAttemptAt?: number | null;
   /** The rooms the platform is in, where it has rooms (Matrix), with names; absent elsewhere. */
   readonly rooms?: readonly PlatformRoom[];
+  /** The last time it said messages may have been lost (an outage longer than the service keeps them), in words. */
+  readonly notice?: { readonly text: string; readonly at: number };
 }
 
 /** A room a platform is in, as the window lists it. */
@@ -265,7 +267,9 @@ export type GatewayEvent =
   /** A pairing request arrived, or one was approved or denied (the window refreshes its list). */
   | { readonly type: 'pairing.changed'; readonly at: number }
   /** A platform refused someone not allowed to talk to the agent (the IRC allowlist); `sender` is their name on the platform. */
-  | { readonly type: 'sender.refused'; readonly platform: string; readonly sender: string; readonly at: number };
+  | { readonly type: 'sender.refused'; readonly platform: string; readonly sender: string; readonly at: number }
+  /** A platform says messages may have been lost for good (an outage longer than the service keeps them), in words. */
+  | { readonly type: 'platform.notice'; readonly platform: string; readonly text: string; readonly at: number };
 
 /** Someone who asked to talk to the agent (pairing), as the window and the CLI show them: a name and a pseudonym, never the raw id. */
 export interface PairingRequest {

@@ -30,6 +30,7 @@ import { Pipeline, type AnsweringAgent, type RouteSubject } from './pipeline/pip
 import { pipelineApiHandlers } from './pipeline/api-handlers';
 import { recoverInterruptedTurns, type RecoveryReport } from './pipeline/recovery';
 import { digest, platformWanted, type PlatformTuning } from './platforms/catalog';
+import { withIntakeHold } from './intake-hold';
 import { LogTail, teeLogger } from './log-tail';
 import { LocalAdapter } from './platforms/local/local-adapter';
 import { PlatformManager } from './platforms/manager';
@@ -165,7 +166,7 @@ export class Gateway {
       bus: this.bus,
       logger,
       clock: this.clock,
-      onMessage: (message, ack) => void this.pipeline.handle(message, ack),
+      onMessage: withIntakeHold(this.env, (message, ack) => void this.pipeline.handle(message, ack)),
       onConnected: (sender) => this.deliveries.registerPlatform(sender),
       onReachable: () => void this.deliveries.sweepNow(),
     });

@@ -1,6 +1,7 @@
 import type { SendResult, SendTarget } from '../delivery/sender';
 import type { PlatformRoom } from '../../../shared/api';
 import type { SessionSource } from '../session/source';
+import type { IntakeContract } from './intake';
 
 /**
  * What every chat platform implements. The gateway knows platforms only through
@@ -65,12 +66,20 @@ export type AdapterEvent =
   /** More destinations can take sends now (IRC joined a channel): what waited for them may go. */
   | { readonly type: 'reachable' }
   /** The rooms listRooms() gives changed (joined, named, found encrypted): the window shows them again. */
-  | { readonly type: 'rooms' };
+  | { readonly type: 'rooms' }
+  /**
+   * Messages may be lost for good (an outage longer than the service keeps them,
+   * a room without an archive): `text` says so in words. The adapter emits it
+   * once per loss; the window and the log show it.
+   */
+  | { readonly type: 'intake-gap'; readonly text: string };
 
 export interface PlatformAdapter {
   /** The platform's name in session keys and the ledger (`irc`, `local`, …). */
   readonly platform: string;
   readonly limits: MessageLimits;
+  /** How the platform hands messages over and how long it keeps them (intake.ts). */
+  readonly intake: IntakeContract;
   /** True when the platform deduplicates a resend by its idempotency key (Matrix txnId, Discord nonce). */
   readonly idempotentSends: boolean;
   /**

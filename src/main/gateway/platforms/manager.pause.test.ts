@@ -3,12 +3,14 @@ import { systemClock } from '../clock';
 import { EventBus } from '../events';
 import { silentLogger } from '../logger';
 import type { AdapterEvent, AdapterState, PlatformAdapter } from './adapter';
+import { INTAKE } from './intake';
 import { PlatformManager } from './manager';
 
 /** Records what the manager asks of it; connects at once. */
 class RecordingAdapter implements PlatformAdapter {
   readonly limits = { maxLength: 400, unit: 'bytes' as const };
   readonly idempotentSends = false;
+  readonly intake = INTAKE.irc;
   readonly calls: string[] = [];
   private current: AdapterState = 'disconnected';
   private readonly listeners = new Set<(event: AdapterEvent) => void>();

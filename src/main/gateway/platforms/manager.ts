@@ -29,6 +29,8 @@ interface Entry {
   error: string | null;
   /** Wall-clock ms of its next reconnect try (the adapter's backoff), or null. */
   nextAttemptAt: number | null;
+  /** The last time it said messages may have been lost (an `intake-gap`), kept for a window opened later. */
+  notice: { readonly text: string; readonly at: number } | null;
   unregister: (() => void) | undefined;
   unsubscribe: () => void;
 }
@@ -73,6 +75,7 @@ export class PlatformManager {
         state: adapter.state(),
         error: null,
         nextAttemptAt: null,
+        notice: null,
         unregister: undefined,
         unsubscribe: adapter.onEvent((event) => this.onEvent(name, event)),
       };
@@ -172,6 +175,14 @@ export class PlatformManager {
       this.publish(this.statusOf(name, entry));
       return;
     }
+    if (event.type === 'intake-gap') {
+      const at = this.options.clock.now();
+      this.options.logger.warn(`${name}: ${event.text}`, { platform: name });
+      entry.notice = { text: event.text, at };
+      this.options.bus.emit({ type: 'platform.notice', platform: name, text: event.text, at });
+      this.publish(this.statusOf(name, entry));
+      return;
+    }
     entry.state = event.state;
     entry.error = event.state === 'connected' ? null : (event.error ?? entry.error);
     entry.nextAttemptAt = event.nextAttemptAt ?? null;
@@ -200,7 +211,14 @@ export class PlatformManager {
 
   private statusOf(name: string, entry: Entry): PlatformStatus {
     const rooms = entry.adapter.listRooms?.();
-    return { name, state: entry.state, error: entry.error, nextAttemptAt: entry.nextAttemptAt, ...(rooms ? { rooms } : {}) };
+    return {
+      name,
+      state: entry.state,
+      error: entry.error,
+      nextAttemptAt: entry.nextAttemptAt,
+      ...(rooms ? { rooms } : {}),
+      ...(entry.notice ? { notice: entry.notice } : {}),
+    };
   }
 
   private publish(platform: PlatformStatus): void {

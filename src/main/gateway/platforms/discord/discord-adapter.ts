@@ -13,6 +13,7 @@ import { classifyFailure, describe, toSendResult } from './send-errors';
 import { AdapterEvents } from '../adapter-events';
 import { defaultReconnectDelay } from '../backoff';
 import { PairingReplyLimit } from '../../access/pairing-replies';
+import { INTAKE } from '../intake';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface DiscordAccess {
@@ -80,6 +81,7 @@ export const PAIRING_REPLY = (code: string) =>
 export class DiscordAdapter implements PlatformAdapter {
   readonly platform = 'discord';
   readonly limits: MessageLimits = { maxLength: 2000, unit: 'utf16' };
+  readonly intake = INTAKE.discord;
   readonly idempotentSends = true;
   readonly dedupWindowMs: number;
 
@@ -96,7 +98,7 @@ export class DiscordAdapter implements PlatformAdapter {
   private botName: string | undefined;
   private positions: ChannelPositions | undefined;
   /** Incoming work (dispatches, catch-ups), one at a time, in order. */
-  private intake: Promise<void> = Promise.resolve();
+  private intakeLine: Promise<void> = Promise.resolve();
   /** A message could not be saved now: later dispatches wait for the next catch-up, which starts from the position. */
   private stalled = false;
   private failedAttempts = 0;
@@ -307,7 +309,7 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   private enqueue(generation: number, task: () => Promise<void>): void {
-    this.intake = this.intake
+    this.intakeLine = this.intakeLine
       .then(async () => {
         if (this.running && generation === this.generation) await task();
       })

@@ -11,6 +11,7 @@ import { replyMail } from './outbound';
 import { smtpFailure } from './send-errors';
 import { AdapterEvents } from '../adapter-events';
 import { defaultReconnectDelay } from '../backoff';
+import { INTAKE } from '../intake';
 
 export interface EmailAdapterOptions {
   readonly config: EmailConfig;
@@ -61,6 +62,7 @@ export class EmailAdapter implements PlatformAdapter {
   readonly platform = 'email';
   /** One email per reply: 2 MiB of text (the command agent's output is capped at 1 MiB), quoted-printable on the wire. */
   readonly limits: MessageLimits = { maxLength: 2 * 1024 * 1024, unit: 'bytes' };
+  readonly intake = INTAKE.email;
   readonly idempotentSends = false;
 
   private readonly config: EmailConfig;

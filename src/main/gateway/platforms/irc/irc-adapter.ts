@@ -14,6 +14,7 @@ import { MessageRefs } from './message-ref';
 import { DEFAULT_PACING, Pacer, type PacingOptions } from './pacer';
 import { AdapterEvents } from '../adapter-events';
 import { defaultReconnectDelay } from '../backoff';
+import { INTAKE } from '../intake';
 
 export interface IrcAdapterOptions {
   readonly config: IrcConfig;
@@ -63,6 +64,7 @@ export const DEFAULT_REFUSAL = 'Sorry, this assistant only answers its owner.';
 export class IrcAdapter implements PlatformAdapter {
   readonly platform = 'irc';
   readonly limits: MessageLimits;
+  readonly intake = INTAKE.irc;
   readonly idempotentSends = false;
 
   private readonly config: IrcConfig;

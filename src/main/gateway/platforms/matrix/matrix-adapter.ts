@@ -21,6 +21,7 @@ import { MatrixSyncState } from './sync-state';
 import { AdapterEvents } from '../adapter-events';
 import { defaultReconnectDelay } from '../backoff';
 import { PairingReplyLimit } from '../../access/pairing-replies';
+import { INTAKE } from '../intake';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface MatrixAccess {
@@ -99,6 +100,7 @@ interface Session {
 export class MatrixAdapter implements PlatformAdapter {
   readonly platform = 'matrix';
   readonly limits: MessageLimits = { maxLength: MATRIX_CHUNK_BYTES, unit: 'bytes' };
+  readonly intake = INTAKE.matrix;
   readonly idempotentSends = true;
 
   private readonly config: MatrixConfig;

@@ -21,6 +21,7 @@ import { TelegramUpdateState } from './update-state';
 import { AdapterEvents } from '../adapter-events';
 import { defaultReconnectDelay } from '../backoff';
 import { PairingReplyLimit } from '../../access/pairing-replies';
+import { INTAKE } from '../intake';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface TelegramAccess {
@@ -74,6 +75,7 @@ export const PAIRING_REPLY = (code: string) =>
 export class TelegramAdapter implements PlatformAdapter {
   readonly platform = 'telegram';
   readonly limits: MessageLimits = { maxLength: 4096, unit: 'code-points' };
+  readonly intake = INTAKE.telegram;
   readonly idempotentSends = false;
 
   private readonly config: TelegramConfig;

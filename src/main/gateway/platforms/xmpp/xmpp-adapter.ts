@@ -10,6 +10,7 @@ import { describeStanzaError, stanzaErrorResult } from './send-errors';
 import { AdapterEvents } from '../adapter-events';
 import { defaultReconnectDelay } from '../backoff';
 import { PairingReplyLimit } from '../../access/pairing-replies';
+import { INTAKE } from '../intake';
 
 /** Who may talk to the agent one to one, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface XmppAccess {
@@ -93,6 +94,7 @@ interface RoomState {
 export class XmppAdapter implements PlatformAdapter {
   readonly platform = 'xmpp';
   readonly limits: MessageLimits;
+  readonly intake = INTAKE.xmpp;
   readonly idempotentSends = false;
 
   private readonly config: XmppConfig;

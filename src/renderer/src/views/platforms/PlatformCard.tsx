@@ -27,6 +27,11 @@ export function PlatformCard({ api, platform }: { api: HomingApi; platform: Plat
         </span>
       </header>
       <p className="muted">{platform.name === 'local' ? 'The chat in this window; always connected.' : explainPlatform(platform)}</p>
+      {platform.notice && (
+        <p className="error-note" role="status" data-testid="platform-notice">
+          {platform.notice.text}
+        </p>
+      )}
       {platform.rooms && platform.rooms.length > 0 && (
         <ul className="room-list" aria-label={`${platformLabel(platform.name)} rooms`} data-testid="platform-rooms">
           {platform.rooms.map((room) => (

@@ -92,6 +92,8 @@ export function describeEvent(event: GatewayEvent): Described | null {
       return plain(`The computer woke up after ${Math.max(1, Math.round(event.sleptMs / 60_000))} min asleep; Homing checked its connections.`);
     case 'sender.refused':
       return bad(`${upper(platformLabel(event.platform))} refused ${event.sender}: not on the list of who may talk to the agent (Platforms → ${platformLabel(event.platform)}).`);
+    case 'platform.notice':
+      return bad(`${upper(platformLabel(event.platform))}: ${event.text}`);
     case 'pairing.changed':
       return plain('Pairing requests changed (Platforms shows who asked).');
   }
