@@ -3,7 +3,7 @@
  * how long it keeps one for Homing while Homing is away, and so what an outage
  * can cost. One contract per platform, declared by its adapter (`intake`);
  * docs/platforms.md ("What an outage can cost") says the same in words, and
- * intake.test.ts checks that the two agree.
+ * test/intake-contract.test.ts checks that the two agree.
  *
  * The rules every adapter follows at each edge of its contract:
  * - a position (an offset, a `since` token, a channel's last message id, a

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../clock';
 import { EventBus } from '../events';
-import { silentLogger } from '../logger';
+import { silentLogger, type Logger } from '../logger';
+import type { GatewayEvent } from '../../../shared/api';
 import type { AdapterEvent, AdapterState, PlatformAdapter } from './adapter';
 import { INTAKE } from './intake';
 import { PlatformManager } from './manager';
@@ -38,17 +39,21 @@ class RecordingAdapter implements PlatformAdapter {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+  emit(event: AdapterEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
   private set(state: AdapterState): void {
     this.current = state;
-    for (const listener of this.listeners) listener({ type: 'state', state });
+    this.emit({ type: 'state', state });
   }
 }
 
-function manager() {
+function manager(logger: Logger = silentLogger) {
   const registered = new Set<string>();
+  const bus = new EventBus(silentLogger);
   const platforms = new PlatformManager({
-    bus: new EventBus(silentLogger),
-    logger: silentLogger,
+    bus,
+    logger,
     clock: systemClock,
     onMessage: () => {},
     onConnected: (sender) => {
@@ -56,7 +61,7 @@ function manager() {
       return () => registered.delete(sender.name);
     },
   });
-  return { platforms, registered };
+  return { platforms, registered, bus };
 }
 
 describe('pausing the platforms', () => {
@@ -97,5 +102,25 @@ describe('pausing the platforms', () => {
     expect(irc.calls).toEqual([]);
     await platforms.setPaused(false);
     expect(irc.calls).toEqual(['connect']);
+  });
+});
+
+describe('a platform that says messages may have been lost', () => {
+  it('is logged, announced, and shown on its card to a window opened later', async () => {
+    const warnings: string[] = [];
+    const { platforms, bus } = manager({ ...silentLogger, warn: (message: string) => warnings.push(message) });
+    const events: GatewayEvent[] = [];
+    bus.on((event) => events.push(event));
+    const telegram = new RecordingAdapter('telegram');
+    await platforms.apply(new Map([['telegram', { fingerprint: 'a', create: () => telegram }]]));
+    const text = 'Homing was away longer than Telegram keeps messages (24 hours): messages sent to it before that may be lost.';
+    telegram.emit({ type: 'intake-gap', text });
+
+    expect(warnings).toEqual([`telegram: ${text}`]);
+    expect(events.filter((event) => event.type === 'platform.notice')).toEqual([{ type: 'platform.notice', platform: 'telegram', text, at: expect.any(Number) }]);
+    // A later state change keeps the notice on the card.
+    await platforms.reconnect('telegram');
+    const card = platforms.status('telegram');
+    expect(card?.notice?.text).toBe(text);
   });
 });
