@@ -15,14 +15,23 @@ import { PRIVATE_DIR_MODE, readJsonOrMoveAside, writePrivateFile } from '../../p
  *   update may already be in a transcript, so its redelivery is checked there.
  * - `migrations`: group id → the supergroup it became, so the conversation
  *   (keyed by the first id) keeps its history and replies go to the new chat.
+ * - `lastPolledAt`: when Telegram last answered a getUpdates (wall-clock ms).
+ *   Telegram keeps an update only 24 hours, so an absence longer than that
+ *   from this moment may have cost messages; it is renewed once the loss is
+ *   told, so a restart does not tell it again. Absent in files written before
+ *   it existed (and before the first poll): no absence is known then.
  */
 const stateSchema = z.object({
   v: z.literal(1),
   handled: z.number().int().safe(),
   inFlight: z.number().int().safe().nullable(),
   migrations: z.record(z.string().regex(/^-?\d{1,20}$/), z.string().regex(/^-?\d{1,20}$/)),
+  lastPolledAt: z.number().int().safe().optional(),
 });
 type StoredState = z.output<typeof stateSchema>;
+
+/** How stale the saved `lastPolledAt` may be. */
+const POLLED_AT_PRECISION_MS = 60_000;
 
 export class TelegramUpdateState {
   private state: StoredState;
@@ -65,6 +74,33 @@ export class TelegramUpdateState {
   done(updateId: number): void {
     if (updateId <= this.state.handled && this.state.inFlight === null) return;
     this.write({ ...this.state, handled: Math.max(this.state.handled, updateId), inFlight: null });
+  }
+
+  /**
+   * Telegram numbered its updates anew (after a week without updates it picks
+   * the next id at random, and another Bot API server has ids of its own): the
+   * position restarts just below the first update of the new numbering, so
+   * updates are confirmed and skipped by the new numbers from now on.
+   */
+  renumber(firstUpdateId: number): void {
+    this.write({ ...this.state, handled: Math.max(0, firstUpdateId - 1) });
+  }
+
+  /** When Telegram last answered a poll, if it ever did for this bot. */
+  get lastPolledAt(): number | undefined {
+    return this.state.lastPolledAt;
+  }
+
+  /**
+   * Telegram answered a poll at `now`. Written at most once per
+   * `POLLED_AT_PRECISION_MS` (not on every poll), since an absence that
+   * matters is measured in hours: the time kept is at most that much older
+   * than the truth, so an absence is never under-counted.
+   */
+  polled(now: number): void {
+    const last = this.state.lastPolledAt;
+    if (last !== undefined && now >= last && now - last < POLLED_AT_PRECISION_MS) return;
+    this.write({ ...this.state, lastPolledAt: now });
   }
 
   /** The update is given back (the gateway is stopping): Telegram hands it again next time. */
