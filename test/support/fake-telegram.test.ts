@@ -70,7 +70,7 @@ describe('the fake Bot API, against the recorded facts', () => {
     const first = (await call('getUpdates', { limit: 2 })).body.result as { update_id: number; message: { text: string } }[];
     expect(first.map((update) => update.message.text)).toEqual(['m0', 'm1']);
     // Not confirmed: the same updates again.
-    const again = (await call('getUpdates', {})).body.result as { update_id: number }[];
+    const again = (await call('getUpdates', { offset: first[0]!.update_id })).body.result as { update_id: number }[];
     expect(again.map((update) => update.update_id)).toEqual([first[0]!.update_id, first[1]!.update_id, first[1]!.update_id + 1]);
     // A higher offset confirms everything below it.
     const rest = (await call('getUpdates', { offset: first[1]!.update_id + 1 })).body.result as { update_id: number }[];
@@ -105,6 +105,17 @@ describe('the fake Bot API, against the recorded facts', () => {
   // The queue's edges below are telegram-bot-api's (Client::do_get_updates, Client::add_message_update,
   // Client::process_get_updates_query) and td's TQueue::get, not the facts file's.
   const ids = (body: Envelope) => (body.result as { update_id: number }[]).map((update) => update.update_id);
+
+  it('slows down a poller asking for the same offset again at once: one update at most, and a wait of at least 3 s', async () => {
+    for (let i = 0; i < 3; i++) fake.userSays({ from: alice, text: `m${i}` });
+    expect(ids((await call('getUpdates', {})).body)).toHaveLength(3);
+    expect(ids((await call('getUpdates', {})).body)).toHaveLength(1);
+    const offset = fake.pendingUpdates().at(-1)!.update_id + 1;
+    await call('getUpdates', { offset });
+    const started = Date.now();
+    expect((await call('getUpdates', { offset, timeout: 0 })).body).toEqual({ ok: true, result: [] });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
+  });
 
   it('ignores an offset beyond the queue\'s tail (+10) and serves the queue from its head, confirming nothing', async () => {
     for (let i = 0; i < 3; i++) fake.userSays({ from: alice, text: `m${i}` });

@@ -159,6 +159,8 @@ export class FakeTelegram {
   private lastUpdateAt: number | undefined;
   private readonly pickUpdateId: () => number;
   private clockOffsetMs = 0;
+  /** The previous getUpdates' offset and when it came (real time). */
+  private previousPoll: { readonly offset: number; readonly at: number } | undefined;
   private poll: Poll | undefined;
   /** Throttles: chat id (or 'all') → until when (ms) sendMessage answers 429. */
   private readonly throttles = new Map<number | 'all', number>();
@@ -480,9 +482,19 @@ export class FakeTelegram {
 
   private getUpdates(params: Record<string, unknown>, answer: (status: number, body: unknown) => void, req: IncomingMessage, res?: ServerResponse): void {
     const offset = optionalInt(params.offset) ?? 0;
-    const limit = Math.min(100, Math.max(1, optionalInt(params.limit) ?? 100));
-    const timeout = Math.min(MAX_LONG_POLL_S, Math.max(0, optionalInt(params.timeout) ?? 0));
-    // A second poller: the one waiting is told that another request took over.
+    let limit = Math.min(100, Math.max(1, optionalInt(params.limit) ?? 100));
+    let timeout = Math.min(MAX_LONG_POLL_S, Math.max(0, optionalInt(params.timeout) ?? 0));
+    // Client::process_get_updates_query: the same offset again within 3 s waits at least 3 s, and
+    // within 0.5 s gets one update at most (a poller spinning on one offset is slowed down).
+    const at = Date.now();
+    const previous = this.previousPoll;
+    if (previous?.offset === offset && timeout < 3 && at < previous.at + 3_000) timeout = 3;
+    if (previous?.offset === offset && at < previous.at + 500) limit = 1;
+    this.previousPoll = { offset, at };
+    const ready = this.available(offset, limit);
+    if (ready.length > 0 || timeout === 0 || !res) return answer(200, { ok: true, result: this.hand(ready) });
+    // A second poller that has to wait (Client::do_get_updates → abort_long_poll): the one waiting is
+    // told that another request took over. One answered at once leaves it be.
     if (this.poll) {
       const previous = this.poll;
       this.poll = undefined;
@@ -494,8 +506,6 @@ export class FakeTelegram {
         description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
       });
     }
-    const ready = this.available(offset, limit);
-    if (ready.length > 0 || timeout === 0 || !res) return answer(200, { ok: true, result: this.hand(ready) });
     const poll: Poll = {
       offset,
       limit,
