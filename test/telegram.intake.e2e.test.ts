@@ -21,6 +21,7 @@ const HOUR_MS = 3600_000;
 
 describe('the headless gateway at the edges of what Telegram keeps', () => {
   let fake: FakeTelegram;
+  const fakes: FakeTelegram[] = [];
   let alice: FakeUser;
   let dataDir: string;
   const gateways: RunningGateway[] = [];
@@ -33,12 +34,13 @@ describe('the headless gateway at the edges of what Telegram keeps', () => {
   afterEach(async () => {
     for (const socket of sockets.splice(0)) socket.close();
     for (const gateway of gateways.splice(0)) await gateway.kill();
-    await fake.stop();
+    for (const server of fakes.splice(0)) await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   async function startFake(options: ConstructorParameters<typeof FakeTelegram>[0] = {}): Promise<void> {
     fake = new FakeTelegram(options);
+    fakes.push(fake);
     await fake.start();
     alice = fake.addUser({ id: 7000000001, first_name: 'Alice' });
     writeFileSync(
@@ -110,6 +112,28 @@ describe('the headless gateway at the edges of what Telegram keeps', () => {
     await polledAgain();
     expect(replies()).toEqual(['You said: before the quiet week', 'You said: after the quiet week', 'You said: and the next one', 'You said: after a restart']);
     expect(await userTurns(second.api)).toEqual(['before the quiet week', 'after the quiet week', 'and the next one', 'after a restart']);
+  });
+
+  it('moved to another Bot API server (apiRoot) with numbers of its own, answers what that server holds once: not a message already answered through the first', async () => {
+    await startFake({ firstUpdateId: 300_000_000 });
+    const first = await start();
+    await waitUntil('the bot polling', () => fake.polling, 15_000);
+    fake.userSays({ from: alice, text: 'seen by both servers' });
+    await waitUntil('the answer', () => replies().length === 1, 15_000);
+    await polledAgain();
+    await stop(first.gateway);
+
+    // A local telegram-bot-api that ran alongside Telegram's (the bot never logged out there) got the
+    // same message, under an update id of its own far above the first server's.
+    await startFake({ firstUpdateId: 800_000_000 });
+    const again = fake.userSays({ from: alice, text: 'seen by both servers' });
+    expect(again.message_id).toBe(1);
+    fake.userSays({ from: alice, text: 'new on the local server' });
+    const second = await start();
+    await waitUntil('the answer to the new message', () => replies().length === 1, 15_000);
+    await polledAgain();
+    expect(replies()).toEqual(['You said: new on the local server']);
+    expect(await userTurns(second.api)).toEqual(['seen by both servers', 'new on the local server']);
   });
 
   it('after more than 24 hours away, answers what Telegram still keeps and says once, on the card and in the log, that older messages may be lost', async () => {

@@ -214,7 +214,12 @@ export class TelegramAdapter implements PlatformAdapter {
       if (!alive()) return;
       this.bot = { id: me.id, username: me.username ?? '' };
       try {
-        this.updates ??= TelegramUpdateState.forBot(this.options.dataDir, me.id, this.logger);
+        if (!this.updates) {
+          this.updates = TelegramUpdateState.forBot(this.options.dataDir, me.id, this.logger);
+          if (this.updates.useServer(this.config.apiRoot)) {
+            this.logger.warn('telegram: the Bot API server changed; its update numbers are its own, so Homing reads what it holds from the start and looks for each message in its conversation first', {});
+          }
+        }
       } catch (error) {
         this.running = false;
         this.setState('disconnected', `cannot keep Telegram's update position in the data directory: ${describe(error)}`);
@@ -290,11 +295,12 @@ export class TelegramAdapter implements PlatformAdapter {
         await this.pause(5_000, generation);
         continue;
       }
+      if (raw.length === 0) this.updates!.caughtUp();
       const before = this.updates!.handled;
-      const renumbered = this.followRenumbering(raw, offset);
+      this.followRenumbering(raw, offset);
       for (const update of raw) {
         if (!alive()) return 'stopped';
-        const taken = await this.take(update, renumbered);
+        const taken = await this.take(update);
         // Not saved now (the gateway is stopping, the disk failed): poll again from the same offset.
         if (taken === 'again') {
           await this.pause(1_000, generation);
@@ -332,21 +338,20 @@ export class TelegramAdapter implements PlatformAdapter {
    * its queue's head only when the offset is beyond the queue's tail
    * (Client::do_get_updates; TQueue::get refuses "from_id is in the future"),
    * so the queue was numbered anew. The position restarts below the lowest of
-   * them, and every update of this batch is checked against the transcript
-   * (another Bot API server may hand messages Homing already saved from the
-   * first one). True when that happened.
+   * them, and until the queue is read to its end each message is looked for in
+   * its conversation first (`rechecking`): one saved under its old number must
+   * not be taken twice.
    */
-  private followRenumbering(raw: readonly unknown[], offset: number | undefined): boolean {
-    if (offset === undefined) return false;
+  private followRenumbering(raw: readonly unknown[], offset: number | undefined): void {
+    if (offset === undefined) return;
     const ids = raw.map(updateIdOf).filter((id): id is number => id !== undefined);
     const lowest = Math.min(...ids);
-    if (!(lowest < offset)) return false;
+    if (!(lowest < offset)) return;
     this.logger.warn('telegram: Telegram numbers its updates anew (it does after a week without any, or this is another Bot API server); following the new numbers', {
       asked: offset,
       got: lowest,
     });
     this.updates!.renumber(lowest);
-    return true;
   }
 
   /**
@@ -377,7 +382,7 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   /** One update: 'done' once its message is saved or it is known to need nothing; 'again' to have it redelivered. */
-  private async take(raw: unknown, renumbered: boolean): Promise<'done' | 'again'> {
+  private async take(raw: unknown): Promise<'done' | 'again'> {
     const bot = this.bot!;
     const updates = this.updates!;
     const parsed = parseUpdate(raw, bot);
@@ -393,11 +398,11 @@ export class TelegramAdapter implements PlatformAdapter {
         updates.done(updateId);
         return 'done';
       case 'message':
-        return this.takeMessage(updateId, parsed.message, renumbered);
+        return this.takeMessage(updateId, parsed.message);
     }
   }
 
-  private async takeMessage(updateId: number, message: IncomingTelegramMessage, renumbered: boolean): Promise<'done' | 'again'> {
+  private async takeMessage(updateId: number, message: IncomingTelegramMessage): Promise<'done' | 'again'> {
     const updates = this.updates!;
     const decision = this.admit(message);
     if (decision === 'ignore') {
@@ -412,7 +417,7 @@ export class TelegramAdapter implements PlatformAdapter {
     }
     // A group that became a supergroup keeps the conversation of its first id.
     const chatId = updates.original(message.chatId);
-    const maybeSeen = renumbered || updates.interrupted === updateId;
+    const maybeSeen = updates.rechecking || updates.interrupted === updateId;
     updates.begin(updateId);
     const outcome = await this.handOn(
       {

@@ -20,6 +20,13 @@ import { PRIVATE_DIR_MODE, readJsonOrMoveAside, writePrivateFile } from '../../p
  *   from this moment may have cost messages; it is renewed once the loss is
  *   told, so a restart does not tell it again. Absent in files written before
  *   it existed (and before the first poll): no absence is known then.
+ * - `apiRoot`: the Bot API server the position belongs to. Each server numbers
+ *   updates its own way, so another server (a local telegram-bot-api, or back
+ *   to Telegram's) starts from its queue's head.
+ * - `recheck`: the ids changed (another server, or Telegram numbered anew):
+ *   until the server's queue is read to its end, each message is looked for in
+ *   its conversation before it is saved, since it may be one Homing already
+ *   took under its old number.
  */
 const stateSchema = z.object({
   v: z.literal(1),
@@ -27,6 +34,8 @@ const stateSchema = z.object({
   inFlight: z.number().int().safe().nullable(),
   migrations: z.record(z.string().regex(/^-?\d{1,20}$/), z.string().regex(/^-?\d{1,20}$/)),
   lastPolledAt: z.number().int().safe().optional(),
+  apiRoot: z.string().optional(),
+  recheck: z.boolean().optional(),
 });
 type StoredState = z.output<typeof stateSchema>;
 
@@ -83,7 +92,33 @@ export class TelegramUpdateState {
    * updates are confirmed and skipped by the new numbers from now on.
    */
   renumber(firstUpdateId: number): void {
-    this.write({ ...this.state, handled: Math.max(0, firstUpdateId - 1) });
+    this.write({ ...this.state, handled: Math.max(0, firstUpdateId - 1), recheck: true });
+  }
+
+  /**
+   * The position is for updates from `apiRoot`; true when it was another
+   * server's, which is then forgotten. A file from before servers were noted
+   * is taken to be this server's.
+   */
+  useServer(apiRoot: string): boolean {
+    const known = this.state.apiRoot;
+    if (known === apiRoot) return false;
+    if (known === undefined) {
+      this.write({ ...this.state, apiRoot });
+      return false;
+    }
+    this.write({ ...this.state, apiRoot, handled: 0, recheck: true });
+    return true;
+  }
+
+  /** Whether a message handed now may be one already taken under another number. */
+  get rechecking(): boolean {
+    return this.state.recheck === true;
+  }
+
+  /** The server's queue was read to its end: what comes now is new. */
+  caughtUp(): void {
+    if (this.state.recheck) this.write({ ...this.state, recheck: false });
   }
 
   /** When Telegram last answered a poll, if it ever did for this bot. */
