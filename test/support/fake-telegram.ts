@@ -9,8 +9,9 @@ import type { AddressInfo } from 'node:net';
  * error_code, description, parameters?}` out, the HTTP status equal to the
  * error code — and is no kinder than the real service:
  * - `getUpdates`: `offset` confirms (drops) every update below it, `limit`
- *   1–100, `timeout` long-polls, a second concurrent poll ends the first with
- *   `409 Conflict: terminated by other getUpdates request`; an offset beyond
+ *   1–100, `timeout` long-polls, a second poll that has to wait ends the one
+ *   waiting with `409 Conflict: terminated by other getUpdates request`, the
+ *   same offset asked again at once is slowed down; an offset beyond
  *   the queue's tail is ignored (the queue is served from its head), an
  *   update expires 24 hours after its message's date, and after a week
  *   without updates the next id is chosen at random (see `getUpdates`,
