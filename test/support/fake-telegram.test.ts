@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeTelegram, type FakeUser } from './fake-telegram';
+import { waitUntil } from './wait';
 
 /**
  * The fake Bot API checked against the recorded facts (test/fixtures/
@@ -35,6 +36,14 @@ describe('the fake Bot API, against the recorded facts', () => {
 
   afterEach(() => fake.stop());
 
+  /** Swaps the fake for `next` (other options), with Alice in it. */
+  async function restarted(next: FakeTelegram): Promise<FakeTelegram> {
+    await fake.stop();
+    await next.start();
+    next.addUser({ id: alice.id, first_name: 'Alice', username: 'alice' });
+    return next;
+  }
+
   async function call(method: string, params: Record<string, unknown> = {}, token = fake.token): Promise<{ status: number; body: Envelope }> {
     const response = await fetch(`${fake.apiRoot}/bot${token}/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) });
     return { status: response.status, body: (await response.json()) as Envelope };
@@ -61,7 +70,7 @@ describe('the fake Bot API, against the recorded facts', () => {
     const first = (await call('getUpdates', { limit: 2 })).body.result as { update_id: number; message: { text: string } }[];
     expect(first.map((update) => update.message.text)).toEqual(['m0', 'm1']);
     // Not confirmed: the same updates again.
-    const again = (await call('getUpdates', {})).body.result as { update_id: number }[];
+    const again = (await call('getUpdates', { offset: first[0]!.update_id })).body.result as { update_id: number }[];
     expect(again.map((update) => update.update_id)).toEqual([first[0]!.update_id, first[1]!.update_id, first[1]!.update_id + 1]);
     // A higher offset confirms everything below it.
     const rest = (await call('getUpdates', { offset: first[1]!.update_id + 1 })).body.result as { update_id: number }[];
@@ -91,6 +100,93 @@ describe('the fake Bot API, against the recorded facts', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.description).toMatch(/^Conflict: terminated by other getUpdates request/);
     expect((await second).body.ok).toBe(true);
+  });
+
+  // The queue's edges below are telegram-bot-api's (Client::do_get_updates, Client::add_message_update,
+  // Client::process_get_updates_query) and td's TQueue::get, not the facts file's.
+  const ids = (body: Envelope) => (body.result as { update_id: number }[]).map((update) => update.update_id);
+
+  it('slows down a poller asking for the same offset again at once: one update at most, and a wait of at least 3 s', async () => {
+    for (let i = 0; i < 3; i++) fake.userSays({ from: alice, text: `m${i}` });
+    expect(ids((await call('getUpdates', {})).body)).toHaveLength(3);
+    expect(ids((await call('getUpdates', {})).body)).toHaveLength(1);
+    const offset = fake.pendingUpdates().at(-1)!.update_id + 1;
+    await call('getUpdates', { offset });
+    const started = Date.now();
+    expect((await call('getUpdates', { offset, timeout: 0 })).body).toEqual({ ok: true, result: [] });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
+  });
+
+  it('ignores an offset beyond the queue\'s tail (+10) and serves the queue from its head, confirming nothing', async () => {
+    for (let i = 0; i < 3; i++) fake.userSays({ from: alice, text: `m${i}` });
+    const [head] = fake.pendingUpdates().map((update) => update.update_id);
+    const tail = head! + 3;
+    expect(ids((await call('getUpdates', { offset: tail + 11 })).body)).toEqual([head, head! + 1, head! + 2]);
+    expect(fake.pendingUpdates()).toHaveLength(3);
+    // Up to 10 beyond the tail is still "now": everything below it is confirmed.
+    expect(ids((await call('getUpdates', { offset: tail + 10 })).body)).toEqual([]);
+    expect(fake.pendingUpdates()).toHaveLength(0);
+    // A negative offset keeps only the last -offset updates.
+    for (let i = 0; i < 3; i++) fake.userSays({ from: alice, text: `n${i}` });
+    expect(ids((await call('getUpdates', { offset: -1 })).body)).toEqual([tail + 2]);
+  });
+
+  it('numbers the next update at random after a week without updates, and hands it to a poller still asking for the old offset', async () => {
+    fake = await restarted(new FakeTelegram({ firstUpdateId: 700_000_000, randomUpdateId: () => 3_000_000 }));
+    fake.userSays({ from: alice, text: 'before' });
+    const first = ids((await call('getUpdates', {})).body)[0]!;
+    expect(first).toBe(700_000_000);
+    expect(ids((await call('getUpdates', { offset: first + 1 })).body)).toEqual([]);
+    fake.advanceClock(6 * 24 * 3600_000);
+    fake.userSays({ from: alice, text: 'within the week' });
+    expect(fake.pendingUpdates().map((update) => update.update_id)).toEqual([first + 1]);
+    await call('getUpdates', { offset: first + 2 });
+    fake.advanceClock(7 * 24 * 3600_000);
+    // A long poll at the old offset is woken by the renumbered update.
+    const polling = call('getUpdates', { offset: first + 2, timeout: 5 });
+    await waitUntil('the poll open', () => fake.polling);
+    fake.userSays({ from: alice, text: 'after a quiet week' });
+    expect(ids((await polling).body)).toEqual([3_000_000]);
+    // Ids far above the old offset are served too (an offset more than 100 000 below the head is "in the past").
+    fake = await restarted(new FakeTelegram({ firstUpdateId: 2_000_001, randomUpdateId: () => 900_000_000 }));
+    fake.userSays({ from: alice, text: 'x' });
+    await call('getUpdates', { offset: 2_000_002 });
+    fake.advanceClock(8 * 24 * 3600_000);
+    fake.userSays({ from: alice, text: 'y' });
+    expect(ids((await call('getUpdates', { offset: 2_000_002 })).body)).toEqual([900_000_000]);
+  });
+
+  it("forgets an update 24 hours after its message's date, whether or not it was confirmed", async () => {
+    fake.userSays({ from: alice, text: 'old' });
+    fake.advanceClock(23 * 3600_000);
+    fake.userSays({ from: alice, text: 'newer' });
+    expect(fake.pendingUpdates()).toHaveLength(2);
+    fake.advanceClock(3600_000 + 2_000);
+    const left = (await call('getUpdates', {})).body.result as { message: { text: string } }[];
+    expect(left.map((update) => update.message.text)).toEqual(['newer']);
+  });
+
+  it('refuses getUpdates while a webhook is set; deleteWebhook keeps the waiting updates unless told to drop them', async () => {
+    fake.userSays({ from: alice, text: 'waiting' });
+    const polling = call('getUpdates', { offset: fake.pendingUpdates()[0]!.update_id + 1, timeout: 5 });
+    await waitUntil('the poll open', () => fake.polling);
+    fake.setWebhook('https://old-framework.example/hook/secret');
+    expect((await polling).body).toEqual({ ok: false, error_code: 409, description: 'Conflict: terminated by setWebhook request' });
+    fake.userSays({ from: alice, text: 'while the webhook is set' });
+    expect((await call('getUpdates', {})).body).toEqual({
+      ok: false,
+      error_code: 409,
+      description: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+    });
+    expect((await call('getWebhookInfo')).body.result).toEqual({ url: 'https://old-framework.example/hook/secret', has_custom_certificate: false, pending_update_count: 1 });
+    expect((await call('deleteWebhook')).body).toEqual({ ok: true, result: true, description: 'Webhook was deleted' });
+    expect((await call('deleteWebhook')).body).toEqual({ ok: true, result: true, description: 'Webhook is already deleted' });
+    expect((await call('getWebhookInfo')).body.result).toMatchObject({ url: '', pending_update_count: 1 });
+    const kept = (await call('getUpdates', {})).body.result as { message: { text: string } }[];
+    expect(kept.map((update) => update.message.text)).toEqual(['while the webhook is set']);
+    fake.setWebhook('https://old-framework.example/hook');
+    expect((await call('deleteWebhook', { drop_pending_updates: true })).body.ok).toBe(true);
+    expect(fake.pendingUpdates()).toHaveLength(0);
   });
 
   it('counts 4096 code points after entity parsing (an astral character is one), and refuses 4097', async () => {

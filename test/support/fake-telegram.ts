@@ -9,17 +9,24 @@ import type { AddressInfo } from 'node:net';
  * error_code, description, parameters?}` out, the HTTP status equal to the
  * error code — and is no kinder than the real service:
  * - `getUpdates`: `offset` confirms (drops) every update below it, `limit`
- *   1–100, `timeout` long-polls, a second concurrent poll ends the first with
- *   `409 Conflict: terminated by other getUpdates request`;
+ *   1–100, `timeout` long-polls, a second poll that has to wait ends the one
+ *   waiting with `409 Conflict: terminated by other getUpdates request`, the
+ *   same offset asked again at once is slowed down; an offset beyond
+ *   the queue's tail is ignored (the queue is served from its head), an
+ *   update expires 24 hours after its message's date, and after a week
+ *   without updates the next id is chosen at random (see `getUpdates`,
+ *   `enqueue`); while a webhook is set, `409 … while webhook is active`;
  * - `sendMessage`: 1–4096 code points after entity parsing, HTML parse mode
  *   with Telegram's tag set (anything else is `400 can't parse entities`),
  *   `message_thread_id` only in forums (else `400 message thread not found`,
  *   and the General topic id 1 too), `reply_parameters`, the permanent 403/400
  *   errors, a migrated group's `400 … upgraded to a supergroup chat` with
  *   `migrate_to_chat_id`, and `429` with `retry_after` while a throttle holds;
- * - `sendChatAction`, `getMe`, `deleteWebhook`.
+ * - `sendChatAction`, `getMe`, `deleteWebhook` (with `drop_pending_updates`),
+ *   `getWebhookInfo`.
  * Tests script the people (`userSays`), the chats and the faults, and read what
- * the bot sent.
+ * the bot sent. The fake's clock (message dates, expiry, the quiet week) can be
+ * moved forward (`advanceClock`); the rest of the fake runs on real time.
  */
 
 export interface FakeUser {
@@ -111,6 +118,22 @@ export interface RequestRecord {
 const MAX_BODY = 1 << 20;
 export const MAX_TEXT_CODE_POINTS = 4096;
 const MAX_LONG_POLL_S = 50;
+const DAY_S = 24 * 60 * 60;
+/** telegram-bot-api keeps a message's update until the message's date + 86 400 s (Client::add_message_update). */
+export const UPDATE_LIFETIME_S = DAY_S;
+/** Bot API docs, Update.update_id: "If there are no new updates for at least a week, then identifier of the next update will be chosen randomly". */
+export const QUIET_WEEK_MS = 7 * DAY_S * 1000;
+/**
+ * td's TQueue::get: an offset more than this beyond the queue's tail is "in the
+ * future" and ignored; one more than MAX_QUEUE_EVENTS below its head is "in the past".
+ */
+const FUTURE_SLACK = 10;
+const MAX_QUEUE_EVENTS = 100_000;
+
+/** td's TQueue::push picks a fresh tail in [2 000 001, 10⁹) (2·max(MAX_QUEUE_EVENTS, 10⁶) + 1 … MAX_ID / 2). */
+function randomUpdateId(): number {
+  return 2_000_001 + Math.floor(Math.random() * (1_000_000_000 - 2_000_001));
+}
 
 interface Poll {
   readonly offset: number;
@@ -129,7 +152,16 @@ export class FakeTelegram {
   private readonly chats = new Map<number, ChatState>();
   private readonly users = new Map<number, FakeUser & { deactivated?: boolean }>();
   private updates: Update[] = [];
-  private nextUpdateId = 100_000;
+  /** The queue's tail: the id the next update gets. */
+  private nextUpdateId: number;
+  /** update_id → when it expires (unix s of the fake's clock). */
+  private readonly expiresAt = new Map<number, number>();
+  /** When the last update was queued (the fake's clock, ms). */
+  private lastUpdateAt: number | undefined;
+  private readonly pickUpdateId: () => number;
+  private clockOffsetMs = 0;
+  /** The previous getUpdates' offset and when it came (real time). */
+  private previousPoll: { readonly offset: number; readonly at: number } | undefined;
   private poll: Poll | undefined;
   /** Throttles: chat id (or 'all') → until when (ms) sendMessage answers 429. */
   private readonly throttles = new Map<number | 'all', number>();
@@ -147,9 +179,20 @@ export class FakeTelegram {
   confirmedBelow = 0;
   private readonly sendListeners = new Set<(message: SentMessage) => void>();
 
-  constructor(options: { token?: string; bot?: Partial<FakeUser> } = {}) {
+  constructor(
+    options: {
+      token?: string;
+      bot?: Partial<FakeUser>;
+      /** The first update's id (default 100 000). */
+      firstUpdateId?: number;
+      /** The id picked after a quiet week (default: at random, as telegram-bot-api does). */
+      randomUpdateId?: () => number;
+    } = {},
+  ) {
     this.token = options.token ?? '123456789:AAFakeTokenForTestsOnly_abcdefghijk';
     this.bot = { id: Number(this.token.split(':')[0]), is_bot: true, first_name: 'Homing', username: 'homing_test_bot', ...options.bot };
+    this.nextUpdateId = options.firstUpdateId ?? 100_000;
+    this.pickUpdateId = options.randomUpdateId ?? randomUpdateId;
   }
 
   get apiRoot(): string {
@@ -293,12 +336,35 @@ export class FakeTelegram {
     };
   }
 
+  /**
+   * Another program sets a webhook. An open long poll ends with
+   * `409 Conflict: terminated by setWebhook request` (Client::abort_long_poll).
+   * The fake never posts to the URL: it stands for a webhook nobody answers any
+   * more, so updates stay queued, as telegram-bot-api keeps them while its
+   * webhook fails.
+   */
   setWebhook(url: string): void {
     this.webhookUrl = url;
+    const poll = this.poll;
+    if (!url || !poll) return;
+    this.poll = undefined;
+    clearTimeout(poll.timer);
+    this.conflicts.push(Date.now());
+    poll.answer(409, { ok: false, error_code: 409, description: 'Conflict: terminated by setWebhook request' });
   }
 
-  /** Updates not confirmed yet. */
+  get webhook(): string {
+    return this.webhookUrl;
+  }
+
+  /** Moves the fake's clock (message dates, the 24 h expiry, the quiet week) forward. */
+  advanceClock(ms: number): void {
+    this.clockOffsetMs += ms;
+  }
+
+  /** Updates not confirmed yet (and not expired). */
   pendingUpdates(): readonly Update[] {
+    this.dropExpired();
     return this.updates;
   }
 
@@ -386,9 +452,17 @@ export class FakeTelegram {
     switch (method) {
       case 'getMe':
         return ok({ ...this.bot, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
-      case 'deleteWebhook':
+      case 'deleteWebhook': {
+        // Client::do_set_webhook: the queue is cleared only with drop_pending_updates; the description
+        // says whether there was a webhook.
+        if (params.drop_pending_updates === true || params.drop_pending_updates === 'true') this.dropAll();
+        const was = this.webhookUrl !== '';
         this.webhookUrl = '';
-        return ok(true);
+        return answer(200, { ok: true, result: true, description: was ? 'Webhook was deleted' : 'Webhook is already deleted' });
+      }
+      case 'getWebhookInfo':
+        // Client::JsonWebhookInfo: url ('' when none), has_custom_certificate, pending_update_count.
+        return ok({ url: this.webhookUrl, has_custom_certificate: false, pending_update_count: this.pendingUpdates().length });
       case 'getUpdates':
         if (this.webhookUrl) return fail(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
         return this.getUpdates(params, answer, req, res);
@@ -409,9 +483,19 @@ export class FakeTelegram {
 
   private getUpdates(params: Record<string, unknown>, answer: (status: number, body: unknown) => void, req: IncomingMessage, res?: ServerResponse): void {
     const offset = optionalInt(params.offset) ?? 0;
-    const limit = Math.min(100, Math.max(1, optionalInt(params.limit) ?? 100));
-    const timeout = Math.min(MAX_LONG_POLL_S, Math.max(0, optionalInt(params.timeout) ?? 0));
-    // A second poller: the one waiting is told that another request took over.
+    let limit = Math.min(100, Math.max(1, optionalInt(params.limit) ?? 100));
+    let timeout = Math.min(MAX_LONG_POLL_S, Math.max(0, optionalInt(params.timeout) ?? 0));
+    // Client::process_get_updates_query: the same offset again within 3 s waits at least 3 s, and
+    // within 0.5 s gets one update at most (a poller spinning on one offset is slowed down).
+    const at = Date.now();
+    const previous = this.previousPoll;
+    if (previous?.offset === offset && timeout < 3 && at < previous.at + 3_000) timeout = 3;
+    if (previous?.offset === offset && at < previous.at + 500) limit = 1;
+    this.previousPoll = { offset, at };
+    const ready = this.available(offset, limit);
+    if (ready.length > 0 || timeout === 0 || !res) return answer(200, { ok: true, result: this.hand(ready) });
+    // A second poller that has to wait (Client::do_get_updates → abort_long_poll): the one waiting is
+    // told that another request took over. One answered at once leaves it be.
     if (this.poll) {
       const previous = this.poll;
       this.poll = undefined;
@@ -423,9 +507,6 @@ export class FakeTelegram {
         description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
       });
     }
-    if (offset > 0) this.confirm(offset);
-    const ready = this.available(offset, limit);
-    if (ready.length > 0 || timeout === 0 || !res) return answer(200, { ok: true, result: this.hand(ready) });
     const poll: Poll = {
       offset,
       limit,
@@ -454,8 +535,32 @@ export class FakeTelegram {
     this.confirmedBelow = Math.max(this.confirmedBelow, offset);
   }
 
+  /**
+   * What a getUpdates with `offset` is answered with, as telegram-bot-api's
+   * Client::do_get_updates and td's TQueue::get choose it: a negative offset
+   * forgets all but the last -offset updates; 0 serves from the head; an
+   * offset more than 10 beyond the tail ("in the future") or more than
+   * MAX_QUEUE_EVENTS below the head ("in the past") is ignored and the queue
+   * is served from its head, confirming nothing; any other offset confirms
+   * every update below it. Expired updates are gone first (TQueue::get drops
+   * those whose expires_at < now).
+   */
   private available(offset: number, limit: number): Update[] {
-    return this.updates.filter((update) => update.update_id >= offset).slice(0, limit);
+    this.dropExpired();
+    if (offset < 0) this.updates = this.updates.slice(offset);
+    const head = this.updates[0]?.update_id ?? this.nextUpdateId;
+    const ignored = offset <= 0 || offset > this.nextUpdateId + FUTURE_SLACK || offset < head - MAX_QUEUE_EVENTS;
+    if (!ignored) this.confirm(offset);
+    return this.updates.slice(0, limit);
+  }
+
+  private dropExpired(): void {
+    const now = this.unixNow();
+    this.updates = this.updates.filter((update) => (this.expiresAt.get(update.update_id) ?? Infinity) >= now);
+  }
+
+  private dropAll(): void {
+    this.updates = [];
   }
 
   private hand(updates: Update[]): Update[] {
@@ -465,7 +570,12 @@ export class FakeTelegram {
   }
 
   private enqueue(message: Record<string, unknown>): void {
-    this.updates.push({ update_id: this.nextUpdateId++, message });
+    const now = this.now();
+    if (this.lastUpdateAt !== undefined && now - this.lastUpdateAt >= QUIET_WEEK_MS) this.nextUpdateId = this.pickUpdateId();
+    this.lastUpdateAt = now;
+    const updateId = this.nextUpdateId++;
+    this.expiresAt.set(updateId, (typeof message.date === 'number' ? message.date : this.unixNow()) + UPDATE_LIFETIME_S);
+    this.updates.push({ update_id: updateId, message });
     const poll = this.poll;
     if (!poll) return;
     const ready = this.available(poll.offset, poll.limit);
@@ -588,8 +698,13 @@ export class FakeTelegram {
     res.end(JSON.stringify(body));
   }
 
+  /** The fake's clock (ms): real time plus what `advanceClock` added. */
+  private now(): number {
+    return Date.now() + this.clockOffsetMs;
+  }
+
   private unixNow(): number {
-    return Math.floor(Date.now() / 1000);
+    return Math.floor(this.now() / 1000);
   }
 }
 

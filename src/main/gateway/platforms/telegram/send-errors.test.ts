@@ -35,6 +35,13 @@ describe('Telegram failures in the delivery side’s terms', () => {
     expect(classifyFailure(api(409, 'Conflict: terminated by other getUpdates request'), redact).kind).toBe('conflict');
   });
 
+  it("tells a webhook's 409 from another poller's (telegram-bot-api's two Conflict descriptions)", () => {
+    const active = "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first";
+    expect(classifyFailure(api(409, active), redact).kind).toBe('webhook');
+    expect(classifyFailure(api(409, 'Conflict: terminated by setWebhook request'), redact).kind).toBe('webhook');
+    expect(classifyFailure(api(409, 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running'), redact).kind).toBe('conflict');
+  });
+
   it('treats no answer as "may have arrived" (a resend is marked), and never shows the token', () => {
     const failure = classifyFailure(new HttpError(`Network request for 'sendMessage' failed! https://api.telegram.org/bot${TOKEN}/sendMessage`, new Error(`connect ECONNREFUSED (bot${TOKEN})`)), redact);
     const result = toSendResult(failure);

@@ -14,7 +14,10 @@ export type CallFailure =
   | { readonly kind: 'markup'; readonly description: string }
   | { readonly kind: 'thread-gone'; readonly description: string }
   | { readonly kind: 'unauthorized'; readonly description: string }
+  /** Another program polls the same token (409 terminated by other getUpdates request). */
   | { readonly kind: 'conflict'; readonly description: string }
+  /** A webhook is set on the bot, so getUpdates is refused (409 … while webhook is active, or terminated by setWebhook). */
+  | { readonly kind: 'webhook'; readonly description: string }
   | { readonly kind: 'permanent'; readonly reason: string; readonly description: string }
   /** The service refused the call; the message surely did not arrive. */
   | { readonly kind: 'refused'; readonly description: string }
@@ -37,7 +40,9 @@ export function classifyFailure(error: unknown, redact: (text: string) => string
     }
     if (parameters.migrate_to_chat_id !== undefined) return { kind: 'migrated', to: String(parameters.migrate_to_chat_id), description };
     if (code === 401 || code === 404) return { kind: 'unauthorized', description };
-    if (code === 409) return { kind: 'conflict', description };
+    // telegram-bot-api (Client.cpp, process_get_updates_query and abort_long_poll) answers 409 for two
+    // different things: another poller, or a webhook; only the second names it.
+    if (code === 409) return text.includes('webhook') ? { kind: 'webhook', description } : { kind: 'conflict', description };
     if (code === 403) {
       if (text.includes('blocked')) return { kind: 'permanent', reason: 'the person blocked the bot', description };
       if (text.includes('kicked') || text.includes('not a member')) return { kind: 'permanent', reason: 'the bot was removed from this chat', description };
@@ -69,6 +74,7 @@ export function toSendResult(failure: CallFailure): SendResult {
     case 'thread-gone':
     case 'migrated':
     case 'conflict':
+    case 'webhook':
     case 'refused':
       return { ok: false, retryable: true, permanent: false, notDelivered: true, error: `Telegram refused the message (${failure.description})` };
     case 'unknown':

@@ -21,7 +21,7 @@ import { TelegramUpdateState } from './update-state';
 import { AdapterEvents } from '../adapter-events';
 import { defaultReconnectDelay } from '../backoff';
 import { PairingReplyLimit } from '../../access/pairing-replies';
-import { INTAKE } from '../intake';
+import { historyLostNotice, INTAKE } from '../intake';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface TelegramAccess {
@@ -56,6 +56,12 @@ const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 const GLOBAL_SPACING_MS = 40;
 /** Send attempts inside one `send` (429 waits, plain-text fallback, migration, topic gone). */
 const MAX_TRIES = 6;
+/**
+ * A webhook Homing removed that is back within this time was set again by a
+ * program still running: Homing does not fight it on every poll, it tells the
+ * user, and removes it again only after this much time.
+ */
+const WEBHOOK_REMOVAL_SPACING_MS = 60 * 60 * 1000;
 
 export const PAIRING_REPLY = (code: string) =>
   `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → Telegram → requests, or: homing pairing approve ${code}).`;
@@ -67,7 +73,14 @@ export const PAIRING_REPLY = (code: string) =>
  * Durable intake: an update's offset is confirmed (by the next getUpdates) only
  * after the pipeline says its message is saved. Updates at or below the saved
  * `handled` position are never handled again, and one that was in flight at a
- * crash is checked against the transcript when it comes again.
+ * crash is checked against the transcript when it comes again. Telegram keeps
+ * an update 24 hours: an absence longer than that is told once (intake-gap).
+ *
+ * Update ids are not forever: after a week without updates Telegram picks the
+ * next id at random, and a different Bot API server (`apiRoot`) numbers its
+ * own. telegram-bot-api answers an offset beyond its queue's tail from the
+ * queue's head, so an update *below* the offset asked for means the numbering
+ * changed: the position follows the new numbers (see `followRenumbering`).
  *
  * Telegram has no server-side deduplication (`idempotentSends: false`): a chunk
  * that may have arrived is resent with the marker.
@@ -101,6 +114,8 @@ export class TelegramAdapter implements PlatformAdapter {
   private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
   /** When the recent pairing replies went out (monotonic ms). */
   private readonly pairingReplies = new PairingReplyLimit();
+  /** When Homing last removed a webhook set on the bot (monotonic ms). */
+  private webhookRemovedAt: number | undefined;
 
   constructor(private readonly options: TelegramAdapterOptions) {
     this.config = options.config;
@@ -199,7 +214,12 @@ export class TelegramAdapter implements PlatformAdapter {
       if (!alive()) return;
       this.bot = { id: me.id, username: me.username ?? '' };
       try {
-        this.updates ??= TelegramUpdateState.forBot(this.options.dataDir, me.id, this.logger);
+        if (!this.updates) {
+          this.updates = TelegramUpdateState.forBot(this.options.dataDir, me.id, this.logger);
+          if (this.updates.useServer(this.config.apiRoot)) {
+            this.logger.warn('telegram: the Bot API server changed; its update numbers are its own, so Homing reads what it holds from the start and looks for each message in its conversation first', {});
+          }
+        }
       } catch (error) {
         this.running = false;
         this.setState('disconnected', `cannot keep Telegram's update position in the data directory: ${describe(error)}`);
@@ -221,11 +241,12 @@ export class TelegramAdapter implements PlatformAdapter {
       const abort = new AbortController();
       this.pollAbort = abort;
       let raw: unknown[];
+      const handled = this.updates!.handled;
+      const offset = handled > 0 ? handled + 1 : undefined;
       try {
-        const handled = this.updates!.handled;
         raw = await api.getUpdates(
           {
-            ...(handled > 0 ? { offset: handled + 1 } : {}),
+            ...(offset !== undefined ? { offset } : {}),
             limit: 100,
             timeout: this.config.pollTimeoutSeconds,
             allowed_updates: ['message'],
@@ -248,6 +269,11 @@ export class TelegramAdapter implements PlatformAdapter {
           await this.pause(this.options.conflictDelayMs ?? 10_000, generation);
           continue;
         }
+        if (failure.kind === 'webhook') {
+          if ((await this.removeWebhook(api, failure.description)) === 'removed') continue;
+          await this.pause(this.options.conflictDelayMs ?? 10_000, generation);
+          continue;
+        }
         if (failure.kind === 'rate-limited') {
           await this.pause(failure.retryAfterMs, generation, false);
           continue;
@@ -262,13 +288,16 @@ export class TelegramAdapter implements PlatformAdapter {
       if (!alive()) return 'stopped';
       this.failedAttempts = 0;
       if (this.current !== 'connected') this.setState('connected');
+      this.noteAbsence();
       if (!Array.isArray(raw)) {
         // `ok: true` without a list: a broken server. Asking again at once would spin.
         this.logger.warn('telegram: getUpdates answered without a list of updates; trying again shortly');
         await this.pause(5_000, generation);
         continue;
       }
+      if (raw.length === 0) this.updates!.caughtUp();
       const before = this.updates!.handled;
+      this.followRenumbering(raw, offset);
       for (const update of raw) {
         if (!alive()) return 'stopped';
         const taken = await this.take(update);
@@ -278,14 +307,78 @@ export class TelegramAdapter implements PlatformAdapter {
           break;
         }
       }
-      // A batch that moved nothing on (updates without a usable id, or below the offset asked for: a
-      // broken or hostile server) would come straight back: do not spin on it.
+      // A batch that moved nothing on (updates without a usable id, the same updates handed again and
+      // again by a broken or hostile server) would come straight back: do not spin on it.
       if (raw.length > 0 && this.updates!.handled === before) {
         this.logger.warn('telegram: the server keeps handing updates Homing cannot confirm; slowing down', { count: raw.length });
         await this.pause(5_000, generation);
       }
     }
     return 'stopped';
+  }
+
+  /**
+   * Telegram answered a poll: after an absence longer than it keeps updates,
+   * says once that messages may be lost (the renewed `lastPolledAt` keeps a
+   * restart from saying it again).
+   */
+  private noteAbsence(): void {
+    const updates = this.updates!;
+    const now = this.clock.now();
+    const last = updates.lastPolledAt;
+    if (last !== undefined && now - last > this.intake.keeps.ms) {
+      const since = new Date(last).toISOString().replace(/\.\d+Z$/, 'Z');
+      this.events.emit({ type: 'intake-gap', text: `${historyLostNotice('Telegram', '24 hours')} Homing last reached Telegram at ${since}.` });
+    }
+    updates.polled(now);
+  }
+
+  /**
+   * An update below the offset Homing asked for: telegram-bot-api answers from
+   * its queue's head only when the offset is beyond the queue's tail
+   * (Client::do_get_updates; TQueue::get refuses "from_id is in the future"),
+   * so the queue was numbered anew. The position restarts below the lowest of
+   * them, and until the queue is read to its end each message is looked for in
+   * its conversation first (`rechecking`): one saved under its old number must
+   * not be taken twice.
+   */
+  private followRenumbering(raw: readonly unknown[], offset: number | undefined): void {
+    if (offset === undefined) return;
+    const ids = raw.map(updateIdOf).filter((id): id is number => id !== undefined);
+    const lowest = Math.min(...ids);
+    if (!(lowest < offset)) return;
+    this.logger.warn('telegram: Telegram numbers its updates anew (it does after a week without any, or this is another Bot API server); following the new numbers', {
+      asked: offset,
+      got: lowest,
+    });
+    this.updates!.renumber(lowest);
+  }
+
+  /**
+   * A webhook is set on the bot (a token once used by another framework, or a
+   * program using it now), so Telegram refuses getUpdates. grammY's own
+   * `bot.start()` removes it; Homing does the same, without
+   * `drop_pending_updates`, so the updates waiting stay for Homing. The user
+   * is told (intake-gap), because updates sent while the webhook was set may
+   * have been handed to it. A webhook back within the hour belongs to a
+   * program still running: it is left alone, and the card says so.
+   */
+  private async removeWebhook(api: Api, description: string): Promise<'removed' | 'left'> {
+    const now = this.clock.monotonic();
+    if (this.webhookRemovedAt !== undefined && now - this.webhookRemovedAt < WEBHOOK_REMOVAL_SPACING_MS) {
+      this.setState('degraded', webhookBackWords(description));
+      return 'left';
+    }
+    const info = await api.getWebhookInfo().catch(() => undefined);
+    try {
+      await api.deleteWebhook();
+    } catch (error) {
+      this.setState('degraded', `a webhook is set for this bot (Telegram: ${description}) and Homing could not remove it (${classifyFailure(error, this.redactor).description}); it tries again shortly`);
+      return 'left';
+    }
+    this.webhookRemovedAt = now;
+    this.events.emit({ type: 'intake-gap', text: webhookRemovedWords(info) });
+    return 'removed';
   }
 
   /** One update: 'done' once its message is saved or it is known to need nothing; 'again' to have it redelivered. */
@@ -324,7 +417,7 @@ export class TelegramAdapter implements PlatformAdapter {
     }
     // A group that became a supergroup keeps the conversation of its first id.
     const chatId = updates.original(message.chatId);
-    const maybeSeen = updates.interrupted === updateId;
+    const maybeSeen = updates.rechecking || updates.interrupted === updateId;
     updates.begin(updateId);
     const outcome = await this.handOn(
       {
@@ -555,6 +648,36 @@ export class TelegramAdapter implements PlatformAdapter {
 
 function conflictWords(description: string): string {
   return `another program is reading this bot's messages (Telegram: ${description}). Only one program may poll a bot token: stop the other one (another Homing, or a bot using the same token), or create a separate bot with @BotFather`;
+}
+
+/** What Homing did about a webhook, in words; `info` is getWebhookInfo's answer (a broken server's may lack anything). */
+function webhookRemovedWords(info: { url?: unknown; pending_update_count?: unknown } | undefined): string {
+  const host = typeof info?.url === 'string' ? hostOf(info.url) : undefined;
+  const count = info?.pending_update_count;
+  const waiting = typeof count === 'number' && count > 0 ? ` (the ${count} messages waiting are kept and answered now)` : '';
+  return (
+    `A webhook was set for this bot${host ? ` (to ${host})` : ''}, probably by another program that used its token, so Telegram handed the bot's messages to it instead of to Homing: ` +
+    `messages sent while it was set may have gone to that program. Homing removed the webhook${waiting} and reads the bot's messages again.`
+  );
+}
+
+function webhookBackWords(description: string): string {
+  return `a webhook was set for this bot again (Telegram: ${description}): another program using this token keeps setting one, so Telegram hands it the bot's messages instead of Homing. Stop that program or give it a bot of its own (@BotFather); Homing removes the webhook again at most once an hour`;
+}
+
+/** The host of a webhook URL (its path may hold a secret), or undefined when it is not a URL. */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An update's id when the server sent a usable one. */
+function updateIdOf(update: unknown): number | undefined {
+  const id = typeof update === 'object' && update !== null ? (update as { update_id?: unknown }).update_id : undefined;
+  return typeof id === 'number' && Number.isSafeInteger(id) ? id : undefined;
 }
 
 function describe(error: unknown): string {
