@@ -10,6 +10,7 @@ import { connectApi, type ApiSocket } from './support/api-socket';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
 import { waitUntil } from './support/wait';
 import { startIrcWorld } from './conformance/irc';
+import { startTelegramWorld } from './conformance/telegram';
 import type { ConformanceWorld, Where } from './conformance/world';
 
 /**
@@ -28,7 +29,10 @@ const REPLY_AGENT = fileURLToPath(new URL('./fixtures/reply-agent.mjs', import.m
 /** How long a case waits after the answer for a second copy that must not come. */
 const SETTLE_MS = 1_500;
 
-const WORLDS: readonly (readonly [string, () => Promise<ConformanceWorld>])[] = [['irc', startIrcWorld]];
+const WORLDS: readonly (readonly [string, () => Promise<ConformanceWorld>])[] = [
+  ['telegram', startTelegramWorld],
+  ['irc', startIrcWorld],
+];
 
 describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
   let world: ConformanceWorld;
