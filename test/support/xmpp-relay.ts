@@ -11,6 +11,8 @@ export interface RelayedBody {
   readonly to: string;
   readonly from: string;
   readonly type: string;
+  /** The `from` of the message's XEP-0203 `<delay>`, if it has one (a room's history; a stanza re-sent on a stream-management resume). */
+  readonly delayFrom: string | undefined;
 }
 
 /**
@@ -136,7 +138,7 @@ export class XmppRelay {
 class BodyScanner {
   private text = '';
 
-  constructor(private readonly found: (message: { body: string; to: string; from: string; type: string }) => void) {}
+  constructor(private readonly found: (message: { body: string; to: string; from: string; type: string; delayFrom: string | undefined }) => void) {}
 
   push(data: Buffer): void {
     this.text += data.toString('utf8');
@@ -147,7 +149,9 @@ class BodyScanner {
       const body = /<body(?:\s[^>]*)?>([^<]*)<\/body>/.exec(match[2] ?? '')?.[1];
       if (body === undefined) continue;
       const attr = (name: string) => decode(new RegExp(`\\s${name}=(?:"([^"]*)"|'([^']*)')`).exec(match[1]!)?.slice(1).find((v) => v !== undefined) ?? '');
-      this.found({ body: decode(body), to: attr('to'), from: attr('from'), type: attr('type') || 'normal' });
+      const delay = /<delay\b([^>]*)/.exec(match[2] ?? '')?.[1];
+      const delayFrom = delay === undefined ? undefined : /\sfrom=(?:"([^"]*)"|'([^']*)')/.exec(delay)?.slice(1).find((v) => v !== undefined);
+      this.found({ body: decode(body), to: attr('to'), from: attr('from'), type: attr('type') || 'normal', delayFrom: delayFrom === undefined ? undefined : decode(delayFrom) });
     }
     // Keep what may be the start of a message not complete yet.
     const open = this.text.lastIndexOf('<message');
