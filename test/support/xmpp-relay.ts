@@ -34,6 +34,7 @@ export class XmppRelay {
   private readonly pairs = new Set<{ client: Socket; upstream: Socket }>();
   private connections = 0;
   private holding = false;
+  private dropOn: RegExp | undefined;
   /** Called with every body the gateway writes (to arm a hold at the right moment). */
   onSent: ((body: RelayedBody) => void) | undefined;
 
@@ -75,6 +76,15 @@ export class XmppRelay {
 
   release(): void {
     this.holding = false;
+  }
+
+  /**
+   * The next time the gateway writes something matching `pattern`, it does not
+   * reach the server and every relayed connection ends (a link that died just
+   * as that request left), once.
+   */
+  dropConnectionsWhenSent(pattern: RegExp): void {
+    this.dropOn = pattern;
   }
 
   /** Refuses new connections; relayed ones stay up. */
@@ -123,6 +133,11 @@ export class XmppRelay {
     });
     const fromServer = new BodyScanner((found) => this.handed.push({ at: Date.now(), connection: id, ...found }));
     client.on('data', (data: Buffer) => {
+      if (this.dropOn?.test(data.toString('utf8'))) {
+        this.dropOn = undefined;
+        this.dropConnections();
+        return;
+      }
       fromClient.push(data);
       if (!upstream.destroyed) upstream.write(data);
     });
