@@ -6,14 +6,14 @@ import type { AdapterEvent, AdapterState, IntakeOutcome, MessageLimits, Platform
 import type { XmppConfig } from './config-schema';
 import { decideMessage, NS_CHAT_STATES, NS_MUC, NS_MUC_USER, NS_ORIGIN_ID, NS_STANZAS, parseAddress, roomStanzaId, type InboundDecision } from './inbound';
 import { loadXmppClient, type XmppLibrary } from './load-xmpp-client';
-import { describeStanzaError, stanzaErrorResult } from './send-errors';
+import { describeError, describeStanzaError, stanzaErrorResult } from './send-errors';
 import { AdapterEvents } from '../adapter-events';
 import { defaultReconnectDelay } from '../backoff';
 import { PairingReplyLimit } from '../../access/pairing-replies';
 import { INTAKE } from '../intake';
-import { archiveQuery, discoInfo, keepsArchive, NS_MAM, readArchived, readFin, type ArchivedMessage, type ArchiveFrom } from './room-archive';
-import { RoomCursor } from './room-cursor';
+import { NS_MAM } from './room-archive';
 import { RoomPositions } from './room-positions';
+import { RoomStay, type Place } from './room-stay';
 
 /** Who may talk to the agent one to one, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface XmppAccess {
@@ -54,16 +54,6 @@ const MAX_OUTGOING_STANZA_BYTES = 256 * 1024 - 4 * 1024;
 const OWN_IDS_KEPT = 5_000;
 /** Nick variants tried when ours is taken in a room. */
 const NICK_TRIES = 4;
-/** How long one archive request (disco#info, one page) may take. */
-const ARCHIVE_TIMEOUT_MS = 20_000;
-/** More results than this for one page is a broken or hostile server: the page is read again later. */
-const MAX_RESULTS_PER_PAGE = 1_000;
-/**
- * A read of the archive by time (`start`) begins this much earlier than the time
- * saved: that time may be this machine's and the archive stamps the server's.
- * Messages in the overlap were taken already and are recognised (maybeSeen).
- */
-const SINCE_MARGIN_MS = 2 * 60_000;
 
 export const PAIRING_REPLY = (code: string) =>
   `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → XMPP → requests, or: homing pairing approve ${code}).`;
@@ -75,16 +65,6 @@ export const PAIRING_REPLY = (code: string) =>
  */
 export function originIdFor(idempotencyKey: string): string {
   return `homing-${createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 32)}`;
-}
-
-/** Called once a room message is saved or needs nothing: its room's archive position may pass it. */
-type Place = () => void;
-
-/** One page of a room's archive, in the archive's order. */
-interface ArchivePage {
-  readonly items: readonly ArchivedMessage[];
-  readonly complete: boolean;
-  readonly last: string | undefined;
 }
 
 interface PendingSend {
@@ -99,16 +79,8 @@ interface RoomState {
   variant: number;
   joined: boolean;
   rejoinTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The order of this stay's messages in the room's archive (from our join to our leaving). */
-  cursor: RoomCursor | undefined;
-  /** A failed read of the archive, to be tried again. */
-  catchUpTimer: ReturnType<typeof setTimeout> | undefined;
-}
-
-/** An archive query waiting for its answer, and the results the room sent for it so far. */
-interface ArchiveRead {
-  readonly room: string;
-  readonly results: ArchivedMessage[];
+  /** Our stay in the room since we joined it: its archive read and position (room-stay.ts). */
+  stay: RoomStay | undefined;
 }
 
 /**
@@ -130,9 +102,8 @@ interface ArchiveRead {
  *
  * Rooms: prosody bounces a groupchat stanza to a session that died instead of
  * storing it, so on every join the adapter reads what the room's archive
- * (XEP-0313) kept after the last message it took there (room-positions.ts),
- * page by page, and tells the user once per absence when the room keeps no
- * archive. A room's position moves only past messages saved (room-cursor.ts).
+ * (XEP-0313) kept after the last message it took there, page by page, and
+ * tells the user once per absence when the room keeps no archive (room-stay.ts).
  */
 export class XmppAdapter implements PlatformAdapter {
   readonly platform = 'xmpp';
@@ -169,8 +140,6 @@ export class XmppAdapter implements PlatformAdapter {
   private readonly typingTargets = new Set<string>();
   private readonly pairingReplies = new PairingReplyLimit();
   private refSeq = 0;
-  private querySeq = 0;
-  private readonly archiveReads = new Map<string, ArchiveRead>();
   private readonly positions: RoomPositions;
   private readonly service: string;
   private readonly domain: string;
@@ -189,7 +158,7 @@ export class XmppAdapter implements PlatformAdapter {
     const port = this.config.port ?? (this.config.security === 'direct-tls' ? 5223 : 5222);
     this.service = `${this.config.security === 'direct-tls' ? 'xmpps' : 'xmpp'}://${host}:${port}`;
     for (const room of Object.keys(this.config.rooms)) {
-      this.rooms.set(room, { nick: this.wantedNick(room), variant: 0, joined: false, rejoinTimer: undefined, cursor: undefined, catchUpTimer: undefined });
+      this.rooms.set(room, { nick: this.wantedNick(room), variant: 0, joined: false, rejoinTimer: undefined, stay: undefined });
     }
     this.positions =
       options.dataDir !== undefined && this.rooms.size > 0 ? RoomPositions.forAccount(options.dataDir, this.config.jid, this.logger) : new RoomPositions(undefined, this.logger);
@@ -230,7 +199,7 @@ export class XmppAdapter implements PlatformAdapter {
     } catch (error) {
       if (generation !== this.connects) return;
       this.running = false;
-      this.setState('disconnected', `cannot load @xmpp/client (a broken install?): ${describe(error)}`);
+      this.setState('disconnected', `cannot load @xmpp/client (a broken install?): ${describeError(error)}`);
       return;
     }
     // Disconnected (and perhaps connected again) while it loaded: that call goes on, not this one.
@@ -324,7 +293,7 @@ export class XmppAdapter implements PlatformAdapter {
       try {
         onData(data);
       } catch (error) {
-        this.logger.warn('xmpp: the server sent something unreadable; dropping the connection', { error: describe(error) });
+        this.logger.warn('xmpp: the server sent something unreadable; dropping the connection', { error: describeError(error) });
         xmpp.socket?.destroy();
       }
     };
@@ -389,7 +358,7 @@ export class XmppAdapter implements PlatformAdapter {
       try {
         this.onStanza(xmpp, context.stanza);
       } catch (error) {
-        this.logger.error('xmpp: handling an incoming stanza failed', { error: describe(error) });
+        this.logger.error('xmpp: handling an incoming stanza failed', { error: describeError(error) });
       }
       return next();
     });
@@ -414,7 +383,7 @@ export class XmppAdapter implements PlatformAdapter {
       await xmpp.open({ domain: this.domain });
     } catch (error) {
       if (xmpp !== this.xmpp) return;
-      this.lastError ??= describe(error);
+      this.lastError ??= describeError(error);
       // A socket that connected but whose stream did not open: drop it, the disconnect schedules the next try.
       if (xmpp.status !== 'disconnect') xmpp.socket?.destroy();
     }
@@ -436,7 +405,7 @@ export class XmppAdapter implements PlatformAdapter {
     if (condition === 'conflict') {
       this.lastError = `another client logged in as ${this.config.jid}/${this.config.resource} and took over the session (conflict): is another Homing using this account?`;
     } else {
-      this.lastError = describe(error);
+      this.lastError = describeError(error);
     }
     // Said once, by the state change that follows (the disconnect).
     this.logger.debug('xmpp: connection error', { error: this.lastError });
@@ -550,7 +519,7 @@ export class XmppAdapter implements PlatformAdapter {
     state.nick = from.resource;
     state.variant = 0;
     this.logger.info('xmpp: joined a room', { room: from.bare });
-    this.beginStay(from.bare, state);
+    this.beginStay(from.bare, state, this.xmpp!);
     if (this.current === 'degraded' && !this.roomTrouble()) this.setState('connected');
     // Replies owed to this room can go now.
     this.events.emit({ type: 'reachable' });
@@ -564,147 +533,33 @@ export class XmppAdapter implements PlatformAdapter {
   // ---- room archives (XEP-0313) -----------------------------------------
 
   /** We are in the room (again): read what its archive kept since our position, then follow it live. */
-  private beginStay(room: string, state: RoomState): void {
+  private beginStay(room: string, state: RoomState, xmpp: Client): void {
     this.endStay(state);
-    const cursor = new RoomCursor((id, at) => this.positions.set(room, { last: id, at }));
-    state.cursor = cursor;
-    cursor.beginCatchUp();
-    void this.catchUp(room, state, cursor, undefined, 1);
+    const stay = new RoomStay(room, {
+      positions: this.positions,
+      logger: this.logger,
+      clock: this.clock,
+      xml: this.library!.xml,
+      request: (iq, timeoutMs) => xmpp.iqCaller.request(iq, timeoutMs),
+      take: (message, place) => this.takeArchived(room, message, place),
+      gap: (text) => this.events.emit({ type: 'intake-gap', text }),
+      retryDelay: this.options.archiveRetryDelayMs ?? defaultReconnectDelay,
+    });
+    state.stay = stay;
+    stay.begin();
   }
 
   /** Out of the room (left, removed, the stream gone): that stay no longer moves the position. */
   private endStay(state: RoomState): void {
-    clearTimeout(state.catchUpTimer);
-    state.catchUpTimer = undefined;
-    state.cursor?.retire();
-    state.cursor = undefined;
+    state.stay?.end();
+    state.stay = undefined;
   }
 
-  /**
-   * Reads the room's archive after our position, page by page until the room
-   * says `complete`, handing each message on as if it came live (recognised if a
-   * previous run saved it). `from` is where a failed read stopped (undefined: from
-   * the saved position); a failure is tried again later, from where it stopped,
-   * and live messages wait behind the read meanwhile.
-   */
-  private async catchUp(room: string, state: RoomState, cursor: RoomCursor, resumeFrom: ArchiveFrom | undefined, attempt: number): Promise<void> {
-    const xmpp = this.xmpp;
-    const current = () => xmpp !== undefined && xmpp === this.xmpp && this.online && state.cursor === cursor;
-    if (!current()) return;
-    let from = resumeFrom;
-    try {
-      if (from === undefined) {
-        const saved = this.positions.get(room);
-        // Our first stay: from now on, should we die before the archive answers.
-        if (!saved) this.positions.set(room, { at: this.clock.now() });
-        const archived = keepsArchive(await xmpp!.iqCaller.request(discoInfo(this.xml.bind(this), room), ARCHIVE_TIMEOUT_MS));
-        if (!current()) return;
-        if (!archived) return this.withoutArchive(room, cursor, saved !== undefined);
-        if (!saved) return await this.firstStay(xmpp!, room, cursor, current);
-        from = saved.last !== undefined ? { kind: 'after', id: saved.last } : { kind: 'since', at: saved.at - SINCE_MARGIN_MS };
-      }
-      for (;;) {
-        const page = await this.readPageOrRestart(xmpp!, room, from);
-        if (!current()) return;
-        if ('restart' in page) {
-          from = page.restart;
-          continue;
-        }
-        for (const item of page.items) this.takeArchived(room, cursor, item);
-        if (page.complete) break;
-        if (page.last === undefined) {
-          this.logger.warn('xmpp: a room\u2019s archive said there is more but not where it continues; reading it again at the next join', { room });
-          break;
-        }
-        from = { kind: 'after', id: page.last };
-      }
-      cursor.endCatchUp();
-    } catch (error) {
-      if (!current()) return;
-      const delay = (this.options.archiveRetryDelayMs ?? defaultReconnectDelay)(attempt);
-      this.logger.warn('xmpp: reading a room\u2019s archive failed; trying again', { room, error: describe(error), inMs: delay });
-      state.catchUpTimer = setTimeout(() => {
-        state.catchUpTimer = undefined;
-        void this.catchUp(room, state, cursor, from, attempt + 1);
-      }, delay);
-    }
-  }
-
-  /**
-   * One page of the archive; when the archive no longer knows our position
-   * (`item-not-found`: it expired after the archive's retention, or the archive
-   * was emptied), says so once and where to read instead: from the time of the
-   * last message taken.
-   */
-  private async readPageOrRestart(xmpp: Client, room: string, from: ArchiveFrom): Promise<ArchivePage | { restart: ArchiveFrom }> {
-    try {
-      return await this.readPage(xmpp, room, from);
-    } catch (error) {
-      if (from.kind !== 'after' || (error as { condition?: unknown }).condition !== 'item-not-found') throw error;
-      const at = this.positions.get(room)?.at ?? this.clock.now();
-      // Forgotten for good: the next read (and the next run) starts from the time instead.
-      this.positions.set(room, { at });
-      this.events.emit({
-        type: 'intake-gap',
-        text: `${room}: the room\u2019s archive no longer has the last message Homing read there (it keeps messages for a limited time): messages sent there while Homing was away may be lost.`,
-      });
-      return { restart: { kind: 'since', at: at - SINCE_MARGIN_MS } };
-    }
-  }
-
-  private async readPage(xmpp: Client, room: string, from: ArchiveFrom): Promise<ArchivePage> {
-    const queryId = `homing-mam-${++this.querySeq}`;
-    const read: ArchiveRead = { room, results: [] };
-    this.archiveReads.set(queryId, read);
-    try {
-      const answer = await xmpp.iqCaller.request(archiveQuery(this.xml.bind(this), room, queryId, from), ARCHIVE_TIMEOUT_MS);
-      // The results came before the answer; let every one of them through our handler first.
-      await new Promise((resolve) => setImmediate(resolve));
-      if (read.results.length > MAX_RESULTS_PER_PAGE) throw new Error(`the room sent ${read.results.length} results for one page`);
-      return { items: read.results, ...readFin(answer) };
-    } finally {
-      this.archiveReads.delete(queryId);
-    }
-  }
-
-  /** A result of one of our archive queries: kept for its page (anything else with a MAM result is dropped). */
-  private onArchived(stanza: Element): void {
-    const queryId = stanza.getChild('result', NS_MAM)?.attrs.queryid ?? '';
-    const read = this.archiveReads.get(queryId);
-    const item = read ? readArchived(stanza, read.room, queryId) : undefined;
-    if (read && item && read.results.length <= MAX_RESULTS_PER_PAGE) read.results.push(item);
-  }
-
-  private takeArchived(room: string, cursor: RoomCursor, item: ArchivedMessage): void {
-    const entry = cursor.archived(item.id, item.at ?? this.clock.now());
-    // It came live already: taken then, and its place in the line is this one.
-    if (!entry) return;
-    const place = () => cursor.done(entry);
-    const decision = this.decide(item.message);
-    // Only this room's messages count as this room's (a hostile archive could hold anything).
-    if (decision.kind === 'room' && decision.room !== room) return place();
+  /** A message the room's archive kept: only a groupchat message from this room counts (a hostile archive could hold anything). */
+  private takeArchived(room: string, message: Element, place: Place): void {
+    const decision = this.decide(message);
+    if (decision.kind !== 'room' || decision.room !== room) return place();
     this.onDecision(decision, undefined, place, true);
-  }
-
-  /**
-   * Our first stay in an archived room: the position starts at its newest
-   * message, which is not taken (old talk); an empty archive leaves it at the
-   * time we came.
-   */
-  private async firstStay(xmpp: Client, room: string, cursor: RoomCursor, current: () => boolean): Promise<void> {
-    const page = await this.readPage(xmpp, room, { kind: 'newest' });
-    if (!current()) return;
-    const newest = page.items.at(-1);
-    const entry = newest ? cursor.archived(newest.id, newest.at ?? this.clock.now()) : undefined;
-    cursor.endCatchUp();
-    if (entry) cursor.done(entry);
-  }
-
-  /** A room without an archive: what was said there while we were away is gone; said once per absence. */
-  private withoutArchive(room: string, cursor: RoomCursor, beenHere: boolean): void {
-    cursor.endCatchUp();
-    if (!beenHere) return;
-    this.events.emit({ type: 'intake-gap', text: `${room} keeps no archive: messages sent there while Homing was away are lost.` });
   }
 
   // ---- receiving -------------------------------------------------------
@@ -713,7 +568,7 @@ export class XmppAdapter implements PlatformAdapter {
     if (xmpp !== this.xmpp) return;
     if (stanza.name === 'presence') return this.onPresence(stanza);
     if (stanza.name !== 'message') return;
-    if (stanza.getChild('result', NS_MAM)) return this.onArchived(stanza);
+    if (stanza.getChild('result', NS_MAM)) return this.rooms.get(parseAddress(stanza.attrs.from)?.bare ?? '')?.stay?.onArchived(stanza);
     // Counted on arrival (newClient): this is the stanza's number on this stream.
     const index = this.received;
     const place = this.livePlace(stanza);
@@ -739,11 +594,9 @@ export class XmppAdapter implements PlatformAdapter {
   private livePlace(stanza: Element): Place | 'seen' | undefined {
     if (stanza.attrs.type !== 'groupchat') return undefined;
     const room = parseAddress(stanza.attrs.from)?.bare;
-    const cursor = room === undefined ? undefined : this.rooms.get(room)?.cursor;
+    const stay = room === undefined ? undefined : this.rooms.get(room)?.stay;
     const id = room === undefined ? undefined : roomStanzaId(stanza, room);
-    if (!cursor || id === undefined) return undefined;
-    const entry = cursor.live(id, this.clock.now());
-    return entry ? () => cursor.done(entry) : 'seen';
+    return stay && id !== undefined ? stay.live(id) : undefined;
   }
 
   /**
@@ -939,7 +792,7 @@ export class XmppAdapter implements PlatformAdapter {
             () => settle(unknownOutcome('the server did not answer the ping after the message')),
           );
         },
-        (error: unknown) => settle(unknownOutcome(`writing the message failed: ${describe(error)}`)),
+        (error: unknown) => settle(unknownOutcome(`writing the message failed: ${describeError(error)}`)),
       );
     });
   }
@@ -958,7 +811,7 @@ export class XmppAdapter implements PlatformAdapter {
     try {
       await xmpp.send(this.xml('message', { to: to.bare, type: 'chat' }, this.xml('body', {}, text)));
     } catch (error) {
-      this.logger.warn('xmpp: a notice could not be sent', { error: describe(error) });
+      this.logger.warn('xmpp: a notice could not be sent', { error: describeError(error) });
     }
   }
 
@@ -998,12 +851,4 @@ export class XmppAdapter implements PlatformAdapter {
 /** A send whose message may have reached the server: its resend carries the marker. */
 function unknownOutcome(error: string): SendResult {
   return { ok: false, retryable: true, permanent: false, error };
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const condition = (error as { condition?: unknown }).condition;
-    return typeof condition === 'string' && !error.message.includes(condition) ? `${error.message} (${condition})` : error.message;
-  }
-  return String(error);
 }
