@@ -191,6 +191,27 @@ describe('the headless gateway in XMPP rooms, across a blip and a kill', () => {
     expect(repliesIn(room)).toEqual(['You said: first', ...said.map((text) => `You said: ${text}`)]);
   });
 
+  it('reads the archive all the same when the link dies as its query leaves', async () => {
+    await alice.join(room);
+    configure([room]);
+    const first = await start();
+    await inRoom();
+    await alice.sayInRoom(room, 'homing: first');
+    await waitUntil('the live reply', () => repliesIn(room).length === 1, 20_000);
+    await allDelivered(first.api);
+    await crash(first.gateway);
+    for (const text of ['one', 'two', 'three']) await alice.sayInRoom(room, `homing: ${text}`);
+    // The server never sees the query; the gateway resumes the stream (or logs in again) and must still read.
+    relay.dropConnectionsWhenSent(/<query\b[^>]*xmlns=["']urn:xmpp:mam:2["']/);
+    const second = await start();
+    await waitUntil('every message answered', () => repliesIn(room).length === 4, 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(repliesIn(room)).toEqual(['You said: first', 'You said: one', 'You said: two', 'You said: three']);
+    // The link did die during the read.
+    expect(relay.closedAt.size).toBeGreaterThanOrEqual(2);
+    expect(second.gateway.output()).toMatch(/lost the connection/);
+  });
+
   it('says once that a room without an archive lost what was sent there while Homing was away', async () => {
     const bare = `plain${roomSeq}@${NO_ARCHIVE_MUC_DOMAIN}`;
     await alice.join(bare);
