@@ -13,7 +13,10 @@ export const PROSODYCTL_PATH = process.env.HOMING_PROSODYCTL ?? '/usr/bin/prosod
 const TEMPLATE = fileURLToPath(new URL('../fixtures/prosody.cfg.lua', import.meta.url));
 
 export const XMPP_DOMAIN = 'localhost';
+/** Rooms with an archive (XEP-0313, prosody's mod_muc_mam). */
 export const MUC_DOMAIN = 'conference.localhost';
+/** Rooms without one (the same MUC, no mod_muc_mam). */
+export const NO_ARCHIVE_MUC_DOMAIN = 'noarchive.localhost';
 
 export interface ProsodyOptions {
   /** Accounts to create before the first start: local part → password. */

@@ -11,6 +11,8 @@ export interface RelayedBody {
   readonly to: string;
   readonly from: string;
   readonly type: string;
+  /** The `from` of the message's XEP-0203 `<delay>`, if it has one (a room's history; a stanza re-sent on a stream-management resume). */
+  readonly delayFrom: string | undefined;
 }
 
 /**
@@ -32,6 +34,7 @@ export class XmppRelay {
   private readonly pairs = new Set<{ client: Socket; upstream: Socket }>();
   private connections = 0;
   private holding = false;
+  private dropOn: RegExp | undefined;
   /** Called with every body the gateway writes (to arm a hold at the right moment). */
   onSent: ((body: RelayedBody) => void) | undefined;
 
@@ -73,6 +76,15 @@ export class XmppRelay {
 
   release(): void {
     this.holding = false;
+  }
+
+  /**
+   * The next time the gateway writes something matching `pattern`, it does not
+   * reach the server and every relayed connection ends (a link that died just
+   * as that request left), once.
+   */
+  dropConnectionsWhenSent(pattern: RegExp): void {
+    this.dropOn = pattern;
   }
 
   /** Refuses new connections; relayed ones stay up. */
@@ -121,6 +133,11 @@ export class XmppRelay {
     });
     const fromServer = new BodyScanner((found) => this.handed.push({ at: Date.now(), connection: id, ...found }));
     client.on('data', (data: Buffer) => {
+      if (this.dropOn?.test(data.toString('utf8'))) {
+        this.dropOn = undefined;
+        this.dropConnections();
+        return;
+      }
       fromClient.push(data);
       if (!upstream.destroyed) upstream.write(data);
     });
@@ -136,7 +153,7 @@ export class XmppRelay {
 class BodyScanner {
   private text = '';
 
-  constructor(private readonly found: (message: { body: string; to: string; from: string; type: string }) => void) {}
+  constructor(private readonly found: (message: { body: string; to: string; from: string; type: string; delayFrom: string | undefined }) => void) {}
 
   push(data: Buffer): void {
     this.text += data.toString('utf8');
@@ -147,7 +164,9 @@ class BodyScanner {
       const body = /<body(?:\s[^>]*)?>([^<]*)<\/body>/.exec(match[2] ?? '')?.[1];
       if (body === undefined) continue;
       const attr = (name: string) => decode(new RegExp(`\\s${name}=(?:"([^"]*)"|'([^']*)')`).exec(match[1]!)?.slice(1).find((v) => v !== undefined) ?? '');
-      this.found({ body: decode(body), to: attr('to'), from: attr('from'), type: attr('type') || 'normal' });
+      const delay = /<delay\b([^>]*)/.exec(match[2] ?? '')?.[1];
+      const delayFrom = delay === undefined ? undefined : /\sfrom=(?:"([^"]*)"|'([^']*)')/.exec(delay)?.slice(1).find((v) => v !== undefined);
+      this.found({ body: decode(body), to: attr('to'), from: attr('from'), type: attr('type') || 'normal', delayFrom: delayFrom === undefined ? undefined : decode(delayFrom) });
     }
     // Keep what may be the start of a message not complete yet.
     const open = this.text.lastIndexOf('<message');

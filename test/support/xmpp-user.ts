@@ -21,6 +21,8 @@ export class XmppUser {
   readonly received: ReceivedMessage[] = [];
   /** Room occupants we saw come and go (`room/nick`). */
   readonly occupants = new Set<string>();
+  /** Every available presence from a room occupant (`room/nick`), in order: a rejoin shows here again. */
+  readonly presences: { readonly from: string; readonly at: number }[] = [];
   /** Stretches of time this person was not in their rooms (from, to; `to` undefined while it lasts). */
   readonly gaps: { from: number; to: number | undefined }[] = [];
   private xmpp: Client;
@@ -54,7 +56,10 @@ export class XmppUser {
         const from = stanza.attrs.from ?? '';
         const room = from.split('/')[0]!;
         if (stanza.attrs.type === 'unavailable') this.occupants.delete(from);
-        else if (from.includes('/')) this.occupants.add(from);
+        else if (from.includes('/')) {
+          this.occupants.add(from);
+          this.presences.push({ from, at: Date.now() });
+        }
         if (self && stanza.attrs.type !== 'unavailable') this.joined.add(room);
         return;
       }
@@ -143,6 +148,11 @@ export class XmppUser {
 
   private nextId(): string {
     return `${this.local}-${Date.now().toString(36)}-${++this.sequence}`;
+  }
+
+  /** Resolves once the server answered a ping sent after everything before it: what we sent before is handled. */
+  async roundTrip(): Promise<void> {
+    await this.xmpp.iqCaller.request(xml('iq', { type: 'get', to: this.domain }, xml('ping', { xmlns: 'urn:xmpp:ping' })), 10_000);
   }
 
   /** Messages with a body from `from` (a bare JID matches every resource or nick under it). */

@@ -21,7 +21,7 @@ export interface PlatformTuning {
   readonly matrix?: Partial<Omit<MatrixAdapterOptions, 'config' | 'credentials' | 'dataDir' | 'access' | 'logger' | 'clock'>>;
   readonly email?: Partial<Omit<EmailAdapterOptions, 'config' | 'password' | 'dataDir' | 'logger' | 'clock' | 'onRefused'>>;
   readonly discord?: Partial<Omit<DiscordAdapterOptions, 'config' | 'token' | 'dataDir' | 'access' | 'logger' | 'clock'>>;
-  readonly xmpp?: Partial<Omit<XmppAdapterOptions, 'config' | 'password' | 'access' | 'logger' | 'clock'>>;
+  readonly xmpp?: Partial<Omit<XmppAdapterOptions, 'config' | 'password' | 'dataDir' | 'access' | 'logger' | 'clock'>>;
 }
 
 export interface CatalogDeps {
@@ -187,6 +187,7 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
         return new XmppAdapter({
           config: settings,
           password,
+          dataDir: deps.dataDir,
           access: {
             isApproved: (senderId) => deps.pairing.isApproved('xmpp', senderId),
             requestPairing: (sender) => deps.pairing.request('xmpp', sender),

@@ -1,6 +1,6 @@
 import { xml } from '@xmpp/client';
 import { describe, expect, it } from 'vitest';
-import { addressedText, decideMessage, parseAddress, type InboundContext } from './inbound';
+import { addressedText, decideMessage, isRoomHistory, parseAddress, roomStanzaId, type InboundContext } from './inbound';
 
 const ROOM = 'lab@conference.example.org';
 const context: InboundContext = {
@@ -50,6 +50,7 @@ describe('XMPP inbound messages', () => {
       nick: 'bob',
       text: 'what time is it?',
       id: 'g1',
+      delayed: false,
     });
     expect(decideMessage(message({ from: `${ROOM}/bob`, type: 'groupchat' }, body('just chatting')), context).kind).toBe('ignore');
     const reflected = message({ from: `${ROOM}/homing_`, type: 'groupchat', id: 'x' }, body('homing: a reply'), xml('origin-id', { xmlns: 'urn:xmpp:sid:0', id: 'homing-ours' }));
@@ -57,6 +58,8 @@ describe('XMPP inbound messages', () => {
     expect(decideMessage(message({ from: `${ROOM}/homing`, type: 'groupchat' }, body('homing: me')), context).kind).toBe('ignore');
     const history = message({ from: `${ROOM}/bob`, type: 'groupchat' }, body('homing: old'), xml('delay', { xmlns: 'urn:xmpp:delay', stamp: 'x' }));
     expect(decideMessage(history, context).kind).toBe('ignore');
+    const roomHistory = message({ from: `${ROOM}/bob`, type: 'groupchat' }, body('homing: old'), xml('delay', { xmlns: 'urn:xmpp:delay', from: ROOM, stamp: 'x' }));
+    expect(decideMessage(roomHistory, context)).toEqual({ kind: 'ignore', why: 'room history' });
     expect(decideMessage(message({ from: 'other@conference.example.org/bob', type: 'groupchat' }, body('homing: hi')), context).kind).toBe('ignore');
     const every = { ...context, everyMessage: () => true };
     expect(decideMessage(message({ from: `${ROOM}/bob`, type: 'groupchat' }, body('just chatting')), every)).toMatchObject({ kind: 'room', text: 'just chatting' });
@@ -90,5 +93,24 @@ describe('XMPP inbound messages', () => {
     expect(parseAddress('a@b@c')).toBeUndefined();
     expect(parseAddress(undefined)).toBeUndefined();
     expect(parseAddress('x'.repeat(4000))).toBeUndefined();
+  });
+
+  it('takes a room message re-sent on a stream-management resume (delay stamped by our own server), and tells it was handed again', () => {
+    // prosody mod_smacks outgoing_stanza_filter: from = the session's bare JID (or the host).
+    for (const stampedBy of ['homing@example.org', 'example.org']) {
+      const resent = message({ from: `${ROOM}/bob`, type: 'groupchat', id: 'g9' }, body('homing: during the blip'), xml('delay', { xmlns: 'urn:xmpp:delay', from: stampedBy, stamp: '2026-01-01T00:00:00Z' }));
+      expect(decideMessage(resent, context)).toEqual({ kind: 'room', room: ROOM, nick: 'bob', text: 'during the blip', id: 'g9', delayed: true });
+    }
+    // A delay from an occupant of the room (room/nick) is not the room's history stamp either.
+    const byOccupant = message({ from: `${ROOM}/bob`, type: 'groupchat' }, body('homing: hi'), xml('delay', { xmlns: 'urn:xmpp:delay', from: `${ROOM}/bob`, stamp: 'x' }));
+    expect(decideMessage(byOccupant, context).kind).toBe('room');
+  });
+
+  it('reads the stanza-id the room gave a message, and no other', () => {
+    const sid = (by: string, id: string) => xml('stanza-id', { xmlns: 'urn:xmpp:sid:0', by, id });
+    expect(roomStanzaId(message({ from: `${ROOM}/bob` }, sid('bob@example.org', 'forged'), sid(ROOM, 'a1')), ROOM)).toBe('a1');
+    expect(roomStanzaId(message({ from: `${ROOM}/bob` }, sid('example.org', 'server')), ROOM)).toBeUndefined();
+    expect(roomStanzaId(message({ from: `${ROOM}/bob` }, sid(ROOM, 'x'.repeat(201))), ROOM)).toBeUndefined();
+    expect(isRoomHistory(message({}, xml('delay', { xmlns: 'urn:xmpp:delay', from: 'LAB@conference.example.org', stamp: 'x' })), ROOM)).toBe(true);
   });
 });

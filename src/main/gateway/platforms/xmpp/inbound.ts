@@ -52,7 +52,15 @@ export type InboundDecision =
       /** Stored and handed again (offline storage): a previous run may have seen it. */
       readonly delayed: boolean;
     }
-  | { readonly kind: 'room'; readonly room: string; readonly nick: string; readonly text: string; readonly id: string | undefined }
+  | {
+      readonly kind: 'room';
+      readonly room: string;
+      readonly nick: string;
+      readonly text: string;
+      readonly id: string | undefined;
+      /** Handed again (a stream-management resume re-sends it with a `<delay>`): a previous stream may have seen it. */
+      readonly delayed: boolean;
+    }
   | { readonly kind: 'error'; readonly id: string; readonly from: string; readonly condition: string | undefined; readonly type: string | undefined; readonly text: string | undefined }
   | { readonly kind: 'ignore'; readonly why: string };
 
@@ -81,10 +89,10 @@ export function decideMessage(stanza: Element, context: InboundContext): Inbound
     if ((originId && context.isOwnId(originId)) || (stanza.attrs.id && context.isOwnId(stanza.attrs.id))) return { kind: 'ignore', why: 'our own message reflected' };
     if (from.resource === nick) return { kind: 'ignore', why: 'our own nick' };
     // History (despite maxstanzas=0, a server may send some): old talk, not addressed to us now.
-    if (stanza.getChild('delay', NS_DELAY)) return { kind: 'ignore', why: 'room history' };
+    if (isRoomHistory(stanza, from.bare)) return { kind: 'ignore', why: 'room history' };
     const addressed = context.everyMessage(from.bare) ? text : addressedText(text, nick);
     if (addressed === undefined || addressed.trim() === '') return { kind: 'ignore', why: 'not addressed to us' };
-    return { kind: 'room', room: from.bare, nick: from.resource, text: addressed, id };
+    return { kind: 'room', room: from.bare, nick: from.resource, text: addressed, id, delayed: stanza.getChild('delay', NS_DELAY) !== undefined };
   }
   if (type !== 'chat' && type !== 'normal') return { kind: 'ignore', why: `a ${type.slice(0, 20)} message` };
   // A private message through a room (room@conference/nick) is not a person's account: not taken.
@@ -92,6 +100,35 @@ export function decideMessage(stanza: Element, context: InboundContext): Inbound
   if (from.bare === context.self) return { kind: 'ignore', why: 'from our own account' };
   if (!from.bare.includes('@')) return { kind: 'ignore', why: 'from a server, not a person' };
   return { kind: 'direct', from: from.bare, resource: from.resource, text, id, delayed: stanza.getChild('delay', NS_DELAY) !== undefined };
+}
+
+/**
+ * Whether a groupchat stanza is the room's discussion history: XEP-0045 §7.2.15
+ * stamps history with a `<delay>` whose `from` is the room's own JID (prosody
+ * muc/history.lib.lua and mod_muc_mam.lua's muc-get-history both do). Any other
+ * `<delay>` is not the room's: prosody's mod_smacks (outgoing_stanza_filter)
+ * stamps every stanza it queues with `from` = our own bare JID and re-sends the
+ * unacknowledged ones that way on a resume, so a message that was in flight on
+ * a dead link comes back delayed and is live talk all the same. A `<delay>` that names no one
+ * cannot be told apart, so it stays history, as before rooms had archives.
+ */
+export function isRoomHistory(stanza: Element, room: string): boolean {
+  return stanza.getChildren('delay', NS_DELAY).some((delay) => {
+    if (delay.attrs.from === undefined) return true;
+    const stampedBy = parseAddress(delay.attrs.from);
+    return stampedBy?.bare === room && stampedBy.resource === '';
+  });
+}
+
+/**
+ * The XEP-0359 `<stanza-id>` the room gave a message (its id in the room's
+ * archive), or undefined. Only one whose `by` is the room counts: prosody's
+ * mod_muc_mam removes any an occupant wrote claiming to be by the room
+ * (muc-broadcast-message) before it adds its own.
+ */
+export function roomStanzaId(stanza: Element, room: string): string | undefined {
+  const id = stanza.getChildren('stanza-id', NS_ORIGIN_ID).find((child) => parseAddress(child.attrs.by)?.bare === room)?.attrs.id;
+  return id && id.length <= 200 ? id : undefined;
 }
 
 /**

@@ -57,3 +57,12 @@ export function stanzaErrorResult(error: StanzaErrorInfo, to: string): SendResul
   // The recipient may be back soon; the ledger's backoff and attempt cap bound the retries.
   return { ok: false, retryable: true, permanent: false, notDelivered: true, error: `${description}; trying again later` };
 }
+
+/** An error in words for the log and the card, with its XMPP condition when the message does not name it. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const condition = (error as { condition?: unknown }).condition;
+    return typeof condition === 'string' && !error.message.includes(condition) ? `${error.message} (${condition})` : error.message;
+  }
+  return String(error);
+}

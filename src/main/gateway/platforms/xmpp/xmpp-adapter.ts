@@ -4,13 +4,16 @@ import { systemClock, type Clock } from '../../clock';
 import { silentLogger, type Logger } from '../../logger';
 import type { AdapterEvent, AdapterState, IntakeOutcome, MessageLimits, PlatformAdapter, SendResult, SendTarget, TypingTarget } from '../adapter';
 import type { XmppConfig } from './config-schema';
-import { decideMessage, NS_CHAT_STATES, NS_MUC, NS_MUC_USER, NS_ORIGIN_ID, NS_STANZAS, parseAddress, type InboundDecision } from './inbound';
+import { decideMessage, NS_CHAT_STATES, NS_MUC, NS_MUC_USER, NS_ORIGIN_ID, NS_STANZAS, parseAddress, roomStanzaId, type InboundDecision } from './inbound';
 import { loadXmppClient, type XmppLibrary } from './load-xmpp-client';
-import { describeStanzaError, stanzaErrorResult } from './send-errors';
+import { describeError, describeStanzaError, stanzaErrorResult } from './send-errors';
 import { AdapterEvents } from '../adapter-events';
 import { defaultReconnectDelay } from '../backoff';
 import { PairingReplyLimit } from '../../access/pairing-replies';
 import { INTAKE } from '../intake';
+import { NS_MAM } from './room-archive';
+import { RoomPositions } from './room-positions';
+import { RoomStay, type Place } from './room-stay';
 
 /** Who may talk to the agent one to one, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface XmppAccess {
@@ -36,6 +39,10 @@ export interface XmppAdapterOptions {
   readonly rejoinDelayMs?: number;
   /** Told about each sender refused (not allowed, pairing off). */
   readonly onRefused?: (sender: string) => void;
+  /** Where each room's archive position is kept (`<dataDir>/xmpp/`); without it (the Test connection) only in memory. */
+  readonly dataDir?: string;
+  /** Wait before reading a room's archive again after read `attempt` failed (default exponential 1 s → 5 min with jitter). */
+  readonly archiveRetryDelayMs?: (attempt: number) => number;
 }
 
 const SM_NS = 'urn:xmpp:sm:3';
@@ -72,6 +79,8 @@ interface RoomState {
   variant: number;
   joined: boolean;
   rejoinTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Our stay in the room since we joined it: its archive read and position (room-stay.ts). */
+  stay: RoomStay | undefined;
 }
 
 /**
@@ -90,6 +99,11 @@ interface RoomState {
  * flight when the process died stays unacknowledged on the server (which then
  * stores it offline or bounces it to its sender, as it does for any
  * unacknowledged stanza).
+ *
+ * Rooms: prosody bounces a groupchat stanza to a session that died instead of
+ * storing it, so on every join the adapter reads what the room's archive
+ * (XEP-0313) kept after the last message it took there, page by page, and
+ * tells the user once per absence when the room keeps no archive (room-stay.ts).
  */
 export class XmppAdapter implements PlatformAdapter {
   readonly platform = 'xmpp';
@@ -126,6 +140,7 @@ export class XmppAdapter implements PlatformAdapter {
   private readonly typingTargets = new Set<string>();
   private readonly pairingReplies = new PairingReplyLimit();
   private refSeq = 0;
+  private readonly positions: RoomPositions;
   private readonly service: string;
   private readonly domain: string;
   private readonly local: string;
@@ -143,8 +158,10 @@ export class XmppAdapter implements PlatformAdapter {
     const port = this.config.port ?? (this.config.security === 'direct-tls' ? 5223 : 5222);
     this.service = `${this.config.security === 'direct-tls' ? 'xmpps' : 'xmpp'}://${host}:${port}`;
     for (const room of Object.keys(this.config.rooms)) {
-      this.rooms.set(room, { nick: this.wantedNick(room), variant: 0, joined: false, rejoinTimer: undefined });
+      this.rooms.set(room, { nick: this.wantedNick(room), variant: 0, joined: false, rejoinTimer: undefined, stay: undefined });
     }
+    this.positions =
+      options.dataDir !== undefined && this.rooms.size > 0 ? RoomPositions.forAccount(options.dataDir, this.config.jid, this.logger) : new RoomPositions(undefined, this.logger);
   }
 
   state(): AdapterState {
@@ -182,7 +199,7 @@ export class XmppAdapter implements PlatformAdapter {
     } catch (error) {
       if (generation !== this.connects) return;
       this.running = false;
-      this.setState('disconnected', `cannot load @xmpp/client (a broken install?): ${describe(error)}`);
+      this.setState('disconnected', `cannot load @xmpp/client (a broken install?): ${describeError(error)}`);
       return;
     }
     // Disconnected (and perhaps connected again) while it loaded: that call goes on, not this one.
@@ -201,6 +218,7 @@ export class XmppAdapter implements PlatformAdapter {
       clearTimeout(room.rejoinTimer);
       room.rejoinTimer = undefined;
       room.joined = false;
+      this.endStay(room);
     }
     const xmpp = this.xmpp;
     this.xmpp = undefined;
@@ -275,7 +293,7 @@ export class XmppAdapter implements PlatformAdapter {
       try {
         onData(data);
       } catch (error) {
-        this.logger.warn('xmpp: the server sent something unreadable; dropping the connection', { error: describe(error) });
+        this.logger.warn('xmpp: the server sent something unreadable; dropping the connection', { error: describeError(error) });
         xmpp.socket?.destroy();
       }
     };
@@ -340,7 +358,7 @@ export class XmppAdapter implements PlatformAdapter {
       try {
         this.onStanza(xmpp, context.stanza);
       } catch (error) {
-        this.logger.error('xmpp: handling an incoming stanza failed', { error: describe(error) });
+        this.logger.error('xmpp: handling an incoming stanza failed', { error: describeError(error) });
       }
       return next();
     });
@@ -365,7 +383,7 @@ export class XmppAdapter implements PlatformAdapter {
       await xmpp.open({ domain: this.domain });
     } catch (error) {
       if (xmpp !== this.xmpp) return;
-      this.lastError ??= describe(error);
+      this.lastError ??= describeError(error);
       // A socket that connected but whose stream did not open: drop it, the disconnect schedules the next try.
       if (xmpp.status !== 'disconnect') xmpp.socket?.destroy();
     }
@@ -387,7 +405,7 @@ export class XmppAdapter implements PlatformAdapter {
     if (condition === 'conflict') {
       this.lastError = `another client logged in as ${this.config.jid}/${this.config.resource} and took over the session (conflict): is another Homing using this account?`;
     } else {
-      this.lastError = describe(error);
+      this.lastError = describeError(error);
     }
     // Said once, by the state change that follows (the disconnect).
     this.logger.debug('xmpp: connection error', { error: this.lastError });
@@ -409,7 +427,10 @@ export class XmppAdapter implements PlatformAdapter {
     if (!resumed) {
       this.stream++;
       this.held.clear();
-      for (const room of this.rooms.values()) room.joined = false;
+      for (const room of this.rooms.values()) {
+        room.joined = false;
+        this.endStay(room);
+      }
       // Available, so the server hands us messages sent while we were away (offline storage).
       void xmpp.send(this.xml('presence', {})).catch(() => undefined);
       for (const room of this.rooms.keys()) this.join(room);
@@ -487,6 +508,7 @@ export class XmppAdapter implements PlatformAdapter {
     if (type === 'unavailable') {
       if (!state.joined) return;
       state.joined = false;
+      this.endStay(state);
       this.logger.warn('xmpp: we are out of a room (kicked, or the room closed); joining again later', { room: from.bare });
       this.setState('degraded', `left ${from.bare} (removed from the room, or it closed); joining it again shortly`);
       this.scheduleRejoin(from.bare, state);
@@ -497,6 +519,7 @@ export class XmppAdapter implements PlatformAdapter {
     state.nick = from.resource;
     state.variant = 0;
     this.logger.info('xmpp: joined a room', { room: from.bare });
+    this.beginStay(from.bare, state, this.xmpp!);
     if (this.current === 'degraded' && !this.roomTrouble()) this.setState('connected');
     // Replies owed to this room can go now.
     this.events.emit({ type: 'reachable' });
@@ -507,24 +530,82 @@ export class XmppAdapter implements PlatformAdapter {
     return [...this.rooms.values()].some((room) => !room.joined && room.rejoinTimer !== undefined) ? 'degraded' : undefined;
   }
 
+  // ---- room archives (XEP-0313) -----------------------------------------
+
+  /** We are in the room (again): read what its archive kept since our position, then follow it live. */
+  private beginStay(room: string, state: RoomState, xmpp: Client): void {
+    this.endStay(state);
+    const stay = new RoomStay(room, {
+      positions: this.positions,
+      logger: this.logger,
+      clock: this.clock,
+      xml: this.library!.xml,
+      request: (iq, timeoutMs) => xmpp.iqCaller.request(iq, timeoutMs),
+      take: (message, place) => this.takeArchived(room, message, place),
+      gap: (text) => this.events.emit({ type: 'intake-gap', text }),
+      retryDelay: this.options.archiveRetryDelayMs ?? defaultReconnectDelay,
+    });
+    state.stay = stay;
+    stay.begin();
+  }
+
+  /** Out of the room (left, removed, the stream gone): that stay no longer moves the position. */
+  private endStay(state: RoomState): void {
+    state.stay?.end();
+    state.stay = undefined;
+  }
+
+  /** A message the room's archive kept: only a groupchat message from this room counts (a hostile archive could hold anything). */
+  private takeArchived(room: string, message: Element, place: Place): void {
+    const decision = this.decide(message);
+    if (decision.kind !== 'room' || decision.room !== room) return place();
+    this.onDecision(decision, undefined, place, true);
+  }
+
   // ---- receiving -------------------------------------------------------
 
   private onStanza(xmpp: Client, stanza: Element): void {
     if (xmpp !== this.xmpp) return;
     if (stanza.name === 'presence') return this.onPresence(stanza);
     if (stanza.name !== 'message') return;
+    if (stanza.getChild('result', NS_MAM)) return this.rooms.get(parseAddress(stanza.attrs.from)?.bare ?? '')?.stay?.onArchived(stanza);
     // Counted on arrival (newClient): this is the stanza's number on this stream.
     const index = this.received;
-    const decision = decideMessage(stanza, {
+    const place = this.livePlace(stanza);
+    // The room's archive handed it already while we read it (it came live during that read).
+    if (place === 'seen') return;
+    this.onDecision(this.decide(stanza), index, place);
+  }
+
+  private decide(stanza: Element): InboundDecision {
+    return decideMessage(stanza, {
       self: this.config.jid,
       roomNick: (room) => this.rooms.get(room)?.nick,
       everyMessage: (room) => this.config.rooms[room]?.requireMention === false,
       isOwnId: (id) => this.ownIds.has(id),
     });
-    this.onDecision(decision, index);
   }
 
-  private onDecision(decision: InboundDecision, index: number): void {
+  /**
+   * A live groupchat message's place in its room's archive order (by the room's
+   * stanza-id): called once it is saved or needs nothing. Undefined for a message
+   * the room did not archive (or not a room's); 'seen' when it was taken already.
+   */
+  private livePlace(stanza: Element): Place | 'seen' | undefined {
+    if (stanza.attrs.type !== 'groupchat') return undefined;
+    const room = parseAddress(stanza.attrs.from)?.bare;
+    const stay = room === undefined ? undefined : this.rooms.get(room)?.stay;
+    const id = room === undefined ? undefined : roomStanzaId(stanza, room);
+    return stay && id !== undefined ? stay.live(id) : undefined;
+  }
+
+  /**
+   * What an incoming message means, and what to do with it. `index`: its stream
+   * management number (undefined for one read from an archive); `place`: its
+   * room's archive position may pass it (once saved, or at once when it needs nothing).
+   */
+  private onDecision(decision: InboundDecision, index: number | undefined, place: Place | undefined, fromArchive = false): void {
+    if (decision.kind !== 'room') place?.();
     switch (decision.kind) {
       case 'ignore':
         return;
@@ -540,7 +621,9 @@ export class XmppAdapter implements PlatformAdapter {
         return;
       }
       case 'room':
-        this.take(index, {
+        this.take(
+          index,
+          {
           source: {
             platform: 'xmpp',
             chatId: decision.room,
@@ -551,7 +634,11 @@ export class XmppAdapter implements PlatformAdapter {
           },
           text: decision.text,
           messageRef: this.messageRef(decision.room, decision.nick, decision.id),
-        });
+          // Handed again by a resume, or read from the archive: a previous run may have saved it.
+          ...(decision.delayed || fromArchive ? { maybeSeen: true } : {}),
+          },
+          place,
+        );
         return;
       case 'direct': {
         const admitted = this.admit(decision.from);
@@ -595,19 +682,26 @@ export class XmppAdapter implements PlatformAdapter {
     return `xmpp:${chatId}:local-${this.clock.now().toString(36)}-${++this.refSeq}`;
   }
 
-  /** Hands a message on and holds its stream management acknowledgement until the pipeline says it is saved. */
-  private take(index: number, message: Extract<AdapterEvent, { type: 'message' }>['message']): void {
+  /**
+   * Hands a message on and holds its stream management acknowledgement (`index`)
+   * and its room's archive position (`place`) until the pipeline says it is saved.
+   */
+  private take(index: number | undefined, message: Extract<AdapterEvent, { type: 'message' }>['message'], place?: Place): void {
     const stream = this.stream;
-    this.held.add(index);
+    if (index !== undefined) this.held.add(index);
     let settled = false;
     const release = (outcome: IntakeOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (outcome === 'not-now') this.logger.warn('xmpp: a message could not be saved now; it stays unacknowledged on the server', {});
-      if (stream !== this.stream) return;
-      // Not saved: keep it held; the server keeps it as unacknowledged and hands it on at the session's end.
-      if (outcome === 'not-now') return;
+      // Not saved: keep it held; the server keeps it as unacknowledged and hands it on at the session's end,
+      // and a room's archive hands it again at the next join.
+      if (outcome === 'not-now') {
+        this.logger.warn('xmpp: a message could not be saved now; it stays unacknowledged on the server', {});
+        return;
+      }
+      place?.();
+      if (index === undefined || stream !== this.stream) return;
       this.held.delete(index);
       const xmpp = this.xmpp;
       if (xmpp?.streamManagement.enabled && this.online) {
@@ -698,7 +792,7 @@ export class XmppAdapter implements PlatformAdapter {
             () => settle(unknownOutcome('the server did not answer the ping after the message')),
           );
         },
-        (error: unknown) => settle(unknownOutcome(`writing the message failed: ${describe(error)}`)),
+        (error: unknown) => settle(unknownOutcome(`writing the message failed: ${describeError(error)}`)),
       );
     });
   }
@@ -717,7 +811,7 @@ export class XmppAdapter implements PlatformAdapter {
     try {
       await xmpp.send(this.xml('message', { to: to.bare, type: 'chat' }, this.xml('body', {}, text)));
     } catch (error) {
-      this.logger.warn('xmpp: a notice could not be sent', { error: describe(error) });
+      this.logger.warn('xmpp: a notice could not be sent', { error: describeError(error) });
     }
   }
 
@@ -757,12 +851,4 @@ export class XmppAdapter implements PlatformAdapter {
 /** A send whose message may have reached the server: its resend carries the marker. */
 function unknownOutcome(error: string): SendResult {
   return { ok: false, retryable: true, permanent: false, error };
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const condition = (error as { condition?: unknown }).condition;
-    return typeof condition === 'string' && !error.message.includes(condition) ? `${error.message} (${condition})` : error.message;
-  }
-  return String(error);
 }
