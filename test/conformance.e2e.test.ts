@@ -11,6 +11,7 @@ import { startHeadlessGateway, type RunningGateway } from './support/gateway-pro
 import { waitUntil } from './support/wait';
 import { startIrcWorld } from './conformance/irc';
 import { startTelegramWorld } from './conformance/telegram';
+import { startXmppWorld } from './conformance/xmpp';
 import type { ConformanceWorld, Where } from './conformance/world';
 
 /**
@@ -31,6 +32,7 @@ const SETTLE_MS = 1_500;
 
 const WORLDS: readonly (readonly [string, () => Promise<ConformanceWorld>])[] = [
   ['telegram', startTelegramWorld],
+  ['xmpp', startXmppWorld],
   ['irc', startIrcWorld],
 ];
 
