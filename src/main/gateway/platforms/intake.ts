@@ -66,8 +66,7 @@ export const INTAKE = {
   discord: {
     kind: 'positional-catch-up',
     keeps: { kind: 'unbounded' },
-    outage:
-      'Discord keeps every channel\u2019s history: after any outage Homing reads everything it missed in the channels it answers in, page by page to the end. A DM from someone Homing has never answered cannot be found while Homing is away (Discord lists no DMs to a bot): it is read, with all sent there since Homing was set up, when that person writes again.',
+    outage: 'Discord keeps every channel\u2019s history: after any outage Homing reads everything it missed in the channels it answers in, page by page.',
   },
   xmpp: {
     kind: 'positional-catch-up',
