@@ -81,6 +81,13 @@ describe('the fake Discord', () => {
     const again = await send({ content: 'hi', nonce: 'abc', enforce_nonce: true });
     expect(again.id).toBe(first.id);
     expect(fake.messages(channel.id)).toHaveLength(1);
+    // Once the window has passed (forgotten), the same nonce creates a message again.
+    const later = fake.addChannel(fake.addGuild('L'), 'later');
+    const resend = (body: unknown) => rest('POST', `/channels/${later.id}/messages`, body).then((res) => res.json() as Promise<{ id: string }>);
+    expect((await resend({ content: 'hi', nonce: 'abc', enforce_nonce: true })).id).toBe(first.id);
+    fake.forgetNonces();
+    expect((await resend({ content: 'hi', nonce: 'abc', enforce_nonce: true })).id).not.toBe(first.id);
+    expect(fake.messages(later.id)).toHaveLength(1);
     const other = fake.addChannel(fake.addGuild('H'), 'other');
     const loose = (body: unknown) => rest('POST', `/channels/${other.id}/messages`, body).then((res) => res.json() as Promise<{ id: string; code?: number }>);
     const plain = await loose({ content: 'hi', nonce: 'abc' });

@@ -348,6 +348,16 @@ export class FakeDiscord {
     for (let i = 0; i < times; i++) this.historyFailures.push(status);
   }
 
+  /** The newest id handed out so far: every message created later has a larger one. */
+  lastId(): string {
+    return this.lastSnowflake.toString();
+  }
+
+  /** Forgets every nonce seen, as if Discord's nonce window ("a few minutes") had passed: a resend creates a new message. */
+  forgetNonces(): void {
+    this.nonces.clear();
+  }
+
   /** Applies `fault` to every REST request until the returned function is called. */
   fault(fault: Fault): () => void {
     this.faults.add(fault);
