@@ -81,6 +81,13 @@ describe('the fake Discord', () => {
     const again = await send({ content: 'hi', nonce: 'abc', enforce_nonce: true });
     expect(again.id).toBe(first.id);
     expect(fake.messages(channel.id)).toHaveLength(1);
+    // Once the window has passed (forgotten), the same nonce creates a message again.
+    const later = fake.addChannel(fake.addGuild('L'), 'later');
+    const resend = (body: unknown) => rest('POST', `/channels/${later.id}/messages`, body).then((res) => res.json() as Promise<{ id: string }>);
+    expect((await resend({ content: 'hi', nonce: 'abc', enforce_nonce: true })).id).toBe(first.id);
+    fake.forgetNonces();
+    expect((await resend({ content: 'hi', nonce: 'abc', enforce_nonce: true })).id).not.toBe(first.id);
+    expect(fake.messages(later.id)).toHaveLength(1);
     const other = fake.addChannel(fake.addGuild('H'), 'other');
     const loose = (body: unknown) => rest('POST', `/channels/${other.id}/messages`, body).then((res) => res.json() as Promise<{ id: string; code?: number }>);
     const plain = await loose({ content: 'hi', nonce: 'abc' });
@@ -105,6 +112,35 @@ describe('the fake Discord', () => {
     fake.refuseSends(dm.id, { status: 403, code: 50007, message: 'Cannot send messages to this user' });
     const closed = await rest('POST', `/channels/${dm.id}/messages`, { content: 'hi' });
     expect([closed.status, ((await closed.json()) as { code: number }).code]).toEqual([403, 50007]);
+  });
+
+  it('pages a channel history with after=: the messages right after it, at most 100, newest first, to its end', async () => {
+    const channel = fake.addChannel(fake.addGuild('G'), 'busy');
+    const alice = fake.addUser('alice');
+    const written = Array.from({ length: 250 }, (_, i) => fake.userSays({ from: alice, channelId: channel.id, content: `m${i}` }).id);
+    const read = (query: string) => rest('GET', `/channels/${channel.id}/messages?${query}`).then((res) => res.json() as Promise<{ id: string; content: string }[]>);
+    const seen: string[] = [];
+    let after = '0';
+    for (;;) {
+      const page = await read(`after=${after}&limit=100`);
+      expect(page.map((m) => m.id)).toEqual([...page].map((m) => m.id).sort((a, b) => (BigInt(b) > BigInt(a) ? 1 : -1)));
+      seen.push(...page.map((m) => m.id).reverse());
+      if (page.length < 100) break;
+      after = page[0]!.id;
+    }
+    expect(seen).toEqual(written);
+    // Without after: the newest, 50 by default; 1000 is read as Discord's most, 100.
+    expect((await read('')).map((m) => m.content)).toEqual(Array.from({ length: 50 }, (_, i) => `m${249 - i}`));
+    expect(await read('after=0&limit=1000')).toHaveLength(100);
+  });
+
+  it('fails the next history reads with a 502 when scripted, then answers again; lists no DM channels for a bot', async () => {
+    const dm = fake.dmChannel(fake.addUser('alice'));
+    fake.failHistoryReads(2);
+    expect((await rest('GET', `/channels/${dm.id}/messages?after=0`)).status).toBe(502);
+    expect((await rest('GET', `/channels/${dm.id}/messages?after=0`)).status).toBe(502);
+    expect((await rest('GET', `/channels/${dm.id}/messages?after=0`)).status).toBe(200);
+    expect(await (await rest('GET', '/users/@me/channels')).json()).toEqual([]);
   });
 
   it('rate-limits per route bucket with X-RateLimit headers and a float retry_after, and globally when scripted', async () => {

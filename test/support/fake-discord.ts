@@ -18,8 +18,13 @@ import { WebSocketServer, type WebSocket } from 'ws';
  *   recorded per message: without it, `@everyone`, `@here` and `<@id>` ping);
  *   `403 50013` missing permissions, `403 50007` cannot message this user,
  *   `404 10003` unknown channel, `400 50035` invalid form body;
- * - `GET /channels/{id}/messages?after=&limit=` (the `limit` oldest after
- *   `after`, newest first, as Discord returns them);
+ * - `GET /channels/{id}/messages?after=&limit=` (the `limit` (1–100, default
+ *   50) oldest after `after`, newest first, as Discord returns them), every
+ *   channel keeping its whole history; scripted 5xx answers for it
+ *   (`failHistoryReads`);
+ * - `GET /users/@me/channels`: an empty list for a bot (Discord stopped listing
+ *   a bot's DM channels: discord-api-docs change-log.mdx, June 19, 2018), so a
+ *   DM channel is known only from a message in it;
  * - `POST /channels/{id}/typing` (`204`);
  * - rate limits per route bucket (`X-RateLimit-Limit/Remaining/Reset/
  *   Reset-After/Bucket/Scope` on every answer; `429 {retry_after (float s),
@@ -170,6 +175,8 @@ export class FakeDiscord {
   /** Ids of messages the bot created, with their nonce (for dedup): `${author}:${nonce}` → message. */
   private readonly nonces = new Map<string, FakeMessage>();
   private readonly faults = new Set<Fault>();
+  /** Scripted failures of channel-history reads, in order: the status each answers. */
+  private readonly historyFailures: number[] = [];
 
   constructor(options: FakeDiscordOptions = {}) {
     this.token = options.token ?? 'MTAxNDcxNjE1NzQ4MDAwMDAwMA.GfakeT.0123456789abcdefghijklmnopqrstuvwxyzABCD';
@@ -331,6 +338,26 @@ export class FakeDiscord {
     this.sessions.clear();
   }
 
+  /**
+   * The next `times` reads of any channel's history (`GET /channels/{id}/messages`)
+   * answer `status` (a 502 from Discord's edge, an HTML page, as Cloudflare
+   * answers). discord.js retries a 5xx itself 3 times (@discordjs/rest
+   * `retries: 3`, handleErrors), so it takes 4 for one read to fail as the bot sees it.
+   */
+  failHistoryReads(times: number, status = 502): void {
+    for (let i = 0; i < times; i++) this.historyFailures.push(status);
+  }
+
+  /** The newest id handed out so far: every message created later has a larger one. */
+  lastId(): string {
+    return this.lastSnowflake.toString();
+  }
+
+  /** Forgets every nonce seen, as if Discord's nonce window ("a few minutes") had passed: a resend creates a new message. */
+  forgetNonces(): void {
+    this.nonces.clear();
+  }
+
   /** Applies `fault` to every REST request until the returned function is called. */
   fault(fault: Fault): () => void {
     this.faults.add(fault);
@@ -416,6 +443,7 @@ export class FakeDiscord {
       return answer(200, { url: this.gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 } });
     }
     if (method === 'GET' && path === '/users/@me') return answer(200, this.userPayload(this.bot));
+    if (method === 'GET' && path === '/users/@me/channels') return answer(200, []);
     if (method === 'GET' && channelMatch) {
       const state = this.channels.get(channelMatch[1]!);
       return state ? answer(200, this.channelPayload(state.channel)) : answer(404, { message: 'Unknown Channel', code: 10003 });
@@ -432,7 +460,15 @@ export class FakeDiscord {
     if (messagesMatch) {
       const state = this.channels.get(messagesMatch[1]!);
       if (!state) return answer(404, { message: 'Unknown Channel', code: 10003 });
-      if (method === 'GET') return answer(200, this.listMessages(state, url.searchParams));
+      if (method === 'GET') {
+        const failure = this.historyFailures.shift();
+        if (failure !== undefined) {
+          record(failure);
+          if (verdict !== 'hang-after') res.writeHead(failure, { 'content-type': 'text/html' }).end(`<html><body><h1>${failure} Bad Gateway</h1></body></html>`);
+          return;
+        }
+        return answer(200, this.listMessages(state, url.searchParams));
+      }
       if (method === 'POST') {
         const result = this.createMessage(state, body);
         return answer(result.status, result.body);
@@ -442,6 +478,15 @@ export class FakeDiscord {
     return answer(404, { message: '404: Not Found', code: 0 });
   }
 
+  /**
+   * Discord's page (discord-api-docs resources/message.mdx, "Get Channel
+   * Messages": "from newest to oldest", limit 1–100, default 50): with `after`,
+   * the `limit` messages right after it — discord.py's `history(after=)` takes
+   * the page's first (newest) item as the next `after` (discord/abc.py,
+   * `_after_strategy`), which works only so — without it, the newest `limit`;
+   * a larger limit is read as 100 (discordrb, `Channel#history`: "higher than
+   * 100 it will be treated as 100 on Discord's side").
+   */
   private listMessages(state: ChannelState, query: URLSearchParams): unknown {
     const limit = Math.min(100, Math.max(1, Number(query.get('limit') ?? 50) || 50));
     const after = query.get('after');

@@ -41,6 +41,16 @@ describe('the Discord channel positions', () => {
     expect(positions.seen('100000000000000002', snowflakeAt(T - 1_000))).toBe(false);
   });
 
+  it('forgets a channel the bot can no longer read, across a restart', () => {
+    const dir = dataDir();
+    const positions = ChannelPositions.forBot(dir, '42', silentLogger, T);
+    positions.advance('100000000000000003', snowflakeAt(T + 1_000));
+    positions.advance('100000000000000004', snowflakeAt(T + 2_000));
+    positions.forget('100000000000000003');
+    expect(positions.has('100000000000000003')).toBe(false);
+    expect(ChannelPositions.forBot(dir, '42', silentLogger, T).known()).toEqual(['100000000000000004']);
+  });
+
   it('moves an unreadable file aside instead of failing', () => {
     const dir = dataDir();
     ChannelPositions.forBot(dir, '42', silentLogger, T);

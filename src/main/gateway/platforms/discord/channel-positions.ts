@@ -98,6 +98,13 @@ export class ChannelPositions {
     this.write(next);
   }
 
+  /** The bot cannot read the channel any more (deleted, or no access): it is no longer caught up. */
+  forget(channelId: string): void {
+    if (!this.has(channelId)) return;
+    const { [channelId]: _gone, ...rest } = this.channels;
+    this.write(rest);
+  }
+
   private write(channels: Record<string, string>): void {
     this.channels = channels;
     writePrivateFile(this.file, JSON.stringify({ v: 1, since: this.since, channels }) + '\n');

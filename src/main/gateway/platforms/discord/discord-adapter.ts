@@ -46,8 +46,8 @@ export interface DiscordAdapterOptions {
 
 /** Guilds, their messages, direct messages, and the text of messages (a privileged intent, switched on in the Developer Portal). */
 export const DISCORD_INTENTS = { Guilds: 1 << 0, GuildMessages: 1 << 9, DirectMessages: 1 << 12, MessageContent: 1 << 15 } as const;
-/** After a reconnect, at most this many channels and pages of 100 messages each are fetched. */
-const CATCH_UP = { channels: 100, pages: 5 } as const;
+/** Messages per history read: Discord's most (discord-api-docs, "Get Channel Messages": limit 1-100). */
+const PAGE_SIZE = 100;
 /** Gateway close codes after which reconnecting cannot help (discord.js stops too). */
 const CLOSE_WORDS: Record<number, string> = {
   4004: 'Discord refused the bot token (gateway: authentication failed): copy it again from the Developer Portal → your application → Bot → Reset Token',
@@ -69,10 +69,15 @@ export const PAIRING_REPLY = (code: string) =>
  * Durable intake: messages are taken one at a time, in the order the Gateway
  * dispatches them; a channel's position (channel-positions.ts) moves past a
  * message only once the pipeline says it is saved. After every (re)connect
- * the adapter asks each known channel for the messages after its position, so
- * nothing sent while the Gateway was away (or Homing was down) is lost; the
- * fetched ones are checked against the transcript, since a crash may have come
- * between saving and moving the position.
+ * the adapter reads, in every channel it answers in (DMs, listed servers,
+ * channels and threads: only those have a position), the messages after its
+ * position, page by page to the channel's end, so nothing sent while the
+ * Gateway was away (or Homing was down) is lost; a failed read is tried again
+ * later. The fetched ones are checked against the transcript, since a crash
+ * may have come between saving and moving the position. Discord lists no DM
+ * channels to a bot (`GET /users/@me/channels` and READY's `private_channels`
+ * are empty for bots), so a DM channel the bot never answered in is found only
+ * by its next live message, which catches it up from `since`.
  *
  * Sends carry the chunk's idempotency key as `nonce` with `enforce_nonce`:
  * inside Discord's nonce window a resend returns the message already there,
@@ -101,6 +106,11 @@ export class DiscordAdapter implements PlatformAdapter {
   private intakeLine: Promise<void> = Promise.resolve();
   /** A message could not be saved now: later dispatches wait for the next catch-up, which starts from the position. */
   private stalled = false;
+  /** Channels whose catch-up has not reached their end yet. */
+  private readonly behind = new Set<string>();
+  /** The next attempt at the channels a failed read left behind. */
+  private catchUpRetry: ReturnType<typeof setTimeout> | undefined;
+  private catchUpFailures = 0;
   private failedAttempts = 0;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
@@ -146,6 +156,7 @@ export class DiscordAdapter implements PlatformAdapter {
     this.generation++;
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
+    this.cancelCatchUpRetry();
     for (const timer of this.typingTimers) clearInterval(timer);
     this.typingTimers.clear();
     const client = this.client;
@@ -316,44 +327,109 @@ export class DiscordAdapter implements PlatformAdapter {
       .catch((error: unknown) => this.logger.error('discord: taking a message failed', { error: this.redactor(describe(error)) }));
   }
 
-  /** Fetches, per known channel, the messages after its position, oldest first, and takes them. */
-  private async catchUp(client: Client, generation: number): Promise<void> {
+  /**
+   * Fetches, per channel the bot answers in, every message after its position,
+   * oldest first, and takes them; `only` limits it to the channels a failed
+   * read left behind.
+   */
+  private async catchUp(client: Client, generation: number, only?: readonly string[]): Promise<void> {
     const positions = this.positions;
     if (!positions) return;
     this.stalled = false;
     const alive = () => this.running && generation === this.generation;
-    // Channels written in before, and the channels listed to answer in (from `since` if never written in).
-    const channels = [...new Set([...positions.known(), ...Object.keys(this.config.channels)])].slice(0, CATCH_UP.channels);
+    // Channels answered in before, the channels listed to answer in (from `since` if never written in),
+    // and any a failed read left behind: all of them.
+    if (only === undefined) this.cancelCatchUpRetry();
+    const channels = only ?? [...new Set([...positions.known(), ...Object.keys(this.config.channels), ...this.behind])];
     for (const channelId of channels) {
       if (!alive() || this.stalled) return;
       await this.catchUpChannel(client, channelId, alive);
     }
   }
 
-  /** The messages of one channel after its position, oldest first, taken one by one. */
+  /**
+   * The messages of one channel after its position, oldest first, taken one by
+   * one, page after page until the channel's end. Until that end is reached the
+   * channel is `behind`: its live messages are left to this catch-up (they are
+   * in the history it reads), so no live message moves its position past
+   * messages not read yet.
+   */
   private async catchUpChannel(client: Client, channelId: string, alive: () => boolean): Promise<void> {
     const positions = this.positions!;
-    for (let page = 0; page < CATCH_UP.pages && alive() && !this.stalled; page++) {
-      const after = positions.last(channelId);
-      let batch: unknown;
-      try {
-        batch = await client.rest.get(routes.channelMessages(channelId), { query: new URLSearchParams({ after, limit: '100' }) });
-      } catch (error) {
-        this.logger.warn('discord: could not fetch the messages missed in a channel', { error: classifyFailure(error, this.redactor).description });
-        break;
+    this.behind.add(channelId);
+    while (alive() && !this.stalled) {
+      const page = await this.readPage(client, channelId);
+      if (page.kind === 'failed') return this.retryCatchUp(channelId, page.retryAfterMs);
+      if (page.kind === 'gone') {
+        this.behind.delete(channelId);
+        positions.forget(channelId);
+        return;
       }
-      if (!Array.isArray(batch) || batch.length === 0) break;
-      const ordered = batch
-        .filter((item): item is { id: string } => typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string' && /^\d{1,20}$/.test((item as { id: string }).id))
-        .sort((a, b) => compareSnowflakes(a.id, b.id));
-      const before = positions.last(channelId);
-      for (const item of ordered) {
+      for (const item of page.messages) {
         if (!alive() || this.stalled) return;
         // A message fetched from a channel belongs to it, whatever the payload says.
         await this.takeRaw(client, { ...item, channel_id: channelId }, true);
       }
-      if (positions.last(channelId) === before || batch.length < 100) break;
+      if (!alive() || this.stalled) return;
+      const newest = page.messages.at(-1);
+      // Every message of the page is saved or needs nothing: the position moves past the page.
+      if (newest) positions.advance(channelId, newest.id);
+      if (page.complete || !newest) break;
     }
+    if (alive() && !this.stalled) {
+      this.behind.delete(channelId);
+      this.catchUpFailures = 0;
+    }
+  }
+
+  /**
+   * One page of a channel's history after its position: Discord returns the
+   * `limit` (at most 100) messages right after `after`, newest first
+   * (discord-api-docs, resources/message.mdx "Get Channel Messages"; discord.py's
+   * `history(after=)` pages on the first item), so a full page may have more after it.
+   */
+  private async readPage(
+    client: Client,
+    channelId: string,
+  ): Promise<{ kind: 'page'; messages: { id: string }[]; complete: boolean } | { kind: 'failed'; retryAfterMs: number | undefined } | { kind: 'gone' }> {
+    const after = this.positions!.last(channelId);
+    let batch: unknown;
+    try {
+      batch = await client.rest.get(routes.channelMessages(channelId), { query: new URLSearchParams({ after, limit: String(PAGE_SIZE) }) });
+    } catch (error) {
+      const failure = classifyFailure(error, this.redactor);
+      if (failure.kind === 'permanent') {
+        this.logger.warn('discord: cannot read a channel any more; not catching it up', { channel: channelId, error: failure.description });
+        return { kind: 'gone' };
+      }
+      this.logger.warn('discord: could not fetch the messages missed in a channel; trying again', { channel: channelId, error: failure.description });
+      return { kind: 'failed', retryAfterMs: failure.kind === 'rate-limited' ? failure.retryAfterMs : undefined };
+    }
+    if (!Array.isArray(batch)) return { kind: 'failed', retryAfterMs: undefined };
+    const messages = batch
+      .filter((item): item is { id: string } => typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string' && /^\d{1,20}$/.test((item as { id: string }).id))
+      .filter((item) => compareSnowflakes(item.id, after) > 0)
+      .sort((a, b) => compareSnowflakes(a.id, b.id));
+    return { kind: 'page', messages, complete: batch.length < PAGE_SIZE };
+  }
+
+  /**
+   * A read failed (a 5xx after discord.js's own retries, a network error): the
+   * channels left behind are read again later, from their positions, by
+   * whichever client is connected then.
+   */
+  private retryCatchUp(channelId: string, retryAfterMs: number | undefined): void {
+    if (this.catchUpRetry) return;
+    const generation = this.generation;
+    const delay = retryAfterMs ?? Math.min(60_000, 1_000 * 2 ** Math.min(6, this.catchUpFailures++));
+    this.logger.info('discord: catching up again later', { channel: channelId, inMs: delay });
+    this.catchUpRetry = setTimeout(() => {
+      this.catchUpRetry = undefined;
+      const client = this.client;
+      // Without a client, the next READY catches up every channel, these included.
+      if (client) this.enqueue(generation, () => this.catchUp(client, generation, [...this.behind]));
+    }, delay);
+    this.catchUpRetry.unref?.();
   }
 
   /** One message, from the Gateway or a catch-up; resolves once it is saved or known to need nothing. */
@@ -363,26 +439,31 @@ export class DiscordAdapter implements PlatformAdapter {
     if (!positions || !botId || this.stalled) return;
     const parsed = parseMessageCreate(raw, botId);
     if (parsed.kind === 'ignore') {
-      if (parsed.id && parsed.channelId) positions.advance(parsed.channelId, parsed.id);
+      if (!fetched && parsed.id && parsed.channelId) this.passOver(parsed.channelId, parsed.id);
       return;
     }
     const message = parsed.message;
     if (positions.seen(message.channelId, message.id)) return;
+    // Its channel's catch-up has not reached it yet: that catch-up takes it, in its turn.
+    if (!fetched && this.behind.has(message.channelId)) return;
+    const place = message.guildId === undefined ? undefined : await this.placeOf(client, message);
     if (!fetched && !positions.has(message.channelId)) {
-      // A channel never written in before (a DM opened while Homing was down, say): what was
+      // Only a channel the bot answers in gets a position (a busy server it ignores would crowd them out).
+      if (!this.answersIn(message, place)) return;
+      // A channel never answered in before (a DM opened while Homing was down, say): what was
       // written there since Homing started listening comes first, this message with it.
       const generation = this.generation;
       await this.catchUpChannel(client, message.channelId, () => this.running && generation === this.generation);
-      if (positions.seen(message.channelId, message.id) || this.stalled) return;
+      // Taken by that catch-up, or left to its retry; else (the bot may not read the history) taken here.
+      if (positions.seen(message.channelId, message.id) || this.stalled || this.behind.has(message.channelId)) return;
     }
-    const place = message.guildId === undefined ? undefined : await this.placeOf(client, message);
     const decision = this.admit(message, place);
     if (decision === 'pair') {
       const request = this.options.access.requestPairing({ id: message.senderId, chatId: message.channelId, name: message.senderName });
       if (request && this.takePairingReply()) void this.sendNotice(message.channelId, PAIRING_REPLY(request.code));
     }
     if (decision !== 'agent') {
-      positions.advance(message.channelId, message.id);
+      if (!fetched) this.passOver(message.channelId, message.id);
       return;
     }
     // A channel seen for the first time is remembered from just before this message, so a crash
@@ -416,6 +497,26 @@ export class DiscordAdapter implements PlatformAdapter {
     positions.advance(message.channelId, message.id);
   }
 
+  private cancelCatchUpRetry(): void {
+    clearTimeout(this.catchUpRetry);
+    this.catchUpRetry = undefined;
+  }
+
+  /**
+   * A live message that needs nothing: the position moves past it where the
+   * channel has one (a catch-up moves it past whole pages; a channel without a
+   * position is not one the bot answers in).
+   */
+  private passOver(channelId: string, messageId: string): void {
+    if (this.positions?.has(channelId) && !this.behind.has(channelId)) this.positions.advance(channelId, messageId);
+  }
+
+  /** Whether the bot answers in this message's channel at all (a DM it may answer, a listed server, channel or thread). */
+  private answersIn(message: IncomingDiscordMessage, place: { parentId: string | undefined } | undefined): boolean {
+    if (message.guildId === undefined) return this.config.dmPolicy !== 'allowlist' || this.config.allowFrom.includes(message.senderId);
+    return this.placeEntry(message, place) !== undefined;
+  }
+
   /** The channel a guild message is in: its name, and for a thread its parent channel. */
   private async placeOf(client: Client, message: IncomingDiscordMessage): Promise<{ name: string | undefined; parentId: string | undefined }> {
     let channel = client.channels.cache.get(message.channelId);
@@ -440,12 +541,17 @@ export class DiscordAdapter implements PlatformAdapter {
           return allowed ? 'agent' : 'pair';
       }
     }
-    const entry: DiscordPlace | undefined =
-      this.config.channels[message.channelId] ?? (place?.parentId ? this.config.channels[place.parentId] : undefined) ?? this.config.guilds[message.guildId];
+    const entry = this.placeEntry(message, place);
     if (!entry) return 'ignore';
     if (entry.requireMention && !message.addressed) return 'ignore';
     if (entry.allowFrom.length === 0) return allowed ? 'agent' : 'ignore';
     return entry.allowFrom.includes('*') || entry.allowFrom.includes(sender) ? 'agent' : 'ignore';
+  }
+
+  /** The settings of the channel (or its thread's parent, or its server) the bot answers in, if any. */
+  private placeEntry(message: IncomingDiscordMessage, place: { parentId: string | undefined } | undefined): DiscordPlace | undefined {
+    if (message.guildId === undefined) return undefined;
+    return this.config.channels[message.channelId] ?? (place?.parentId ? this.config.channels[place.parentId] : undefined) ?? this.config.guilds[message.guildId];
   }
 
   /** Emits the message and waits for the pipeline to say it is saved. */

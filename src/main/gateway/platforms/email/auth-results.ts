@@ -2,17 +2,22 @@
  * What the receiving mail server says about a message's sender, from its
  * `Authentication-Results` header (RFC 8601): SPF, DKIM and DMARC results.
  *
- * Anyone can write such a header into a message, so only the one from the
- * server Homing trusts counts: the one with the configured authserv-id, else
- * the topmost (the receiving server adds its own on top, and a well-run one
- * removes forged headers carrying its id).
+ * Anyone can write such a header into a message, so only one from a server
+ * Homing trusts counts: the topmost header carrying a trusted authserv-id (the
+ * header's first word, RFC 8601 §2.2). The receiving server adds its own on
+ * top and removes those carrying its id that came from outside (§5), so the
+ * topmost one with its id is its own. Without a trusted id no header is
+ * believed: where the receiving server adds none (plain postfix + dovecot),
+ * the topmost header is the sender's own, and it may say anything.
  */
 
 export type AuthVerdict = 'pass' | 'fail' | 'none';
 
 export interface AuthResults {
-  /** The server that vouched, or undefined when no usable header was found. */
+  /** The server that vouched, or undefined when no header from a trusted server was found. */
   readonly server: string | undefined;
+  /** The authserv-ids of the headers not believed (not trusted), for the description. */
+  readonly ignored: readonly string[];
   readonly spf: string | undefined;
   /** The domain SPF checked (the envelope sender's). */
   readonly spfDomain: string | undefined;
@@ -29,11 +34,15 @@ export interface AuthResults {
 
 const MAX_HEADER_CHARS = 8_000;
 
-/** The results for a message from `fromAddress`, given its `Authentication-Results` values top to bottom. */
-export function readAuthResults(headers: readonly string[], fromAddress: string | undefined, trustedServer?: string): AuthResults {
+/**
+ * The results for a message from `fromAddress`, given its `Authentication-Results`
+ * values top to bottom and the authserv-ids to believe (lower case).
+ */
+export function readAuthResults(headers: readonly string[], fromAddress: string | undefined, trustedServers: readonly string[]): AuthResults {
   const parsed = headers.map((value) => parseHeader(value.slice(0, MAX_HEADER_CHARS))).filter((header) => header !== undefined);
-  const chosen = trustedServer === undefined ? parsed[0] : parsed.find((header) => header.server.toLowerCase() === trustedServer.toLowerCase());
-  if (!chosen) return { server: undefined, spf: undefined, spfDomain: undefined, dkim: [], dmarc: undefined, verdict: 'none' };
+  const chosen = parsed.find((header) => trustedServers.includes(header.server.toLowerCase()));
+  const ignored = [...new Set(parsed.filter((header) => header !== chosen).map((header) => header.server.toLowerCase().slice(0, 100)))].slice(0, 5);
+  if (!chosen) return { server: undefined, ignored, spf: undefined, spfDomain: undefined, dkim: [], dmarc: undefined, verdict: 'none' };
   const spf = chosen.results.find((result) => result.method === 'spf');
   const dmarc = chosen.results.find((result) => result.method === 'dmarc');
   const dkim = chosen.results
@@ -45,12 +54,15 @@ export function readAuthResults(headers: readonly string[], fromAddress: string 
   const anyPass = dmarc?.result === 'pass' || dkim.some((sig) => sig.result === 'pass' && aligned(sig.domain)) || (spf?.result === 'pass' && aligned(spfDomain));
   const anyFail = dmarc?.result === 'fail' || spf?.result === 'fail' || spf?.result === 'softfail' || dkim.some((sig) => sig.result === 'fail');
   const verdict: AuthVerdict = dmarc?.result === 'fail' ? 'fail' : anyPass ? 'pass' : anyFail ? 'fail' : 'none';
-  return { server: chosen.server, spf: spf?.result, spfDomain, dkim, dmarc: dmarc?.result, verdict };
+  return { server: chosen.server, ignored, spf: spf?.result, spfDomain, dkim, dmarc: dmarc?.result, verdict };
 }
 
 /** "SPF pass (example.org), DKIM pass (example.org), DMARC pass", for the agent and the log. */
 export function describeAuthResults(results: AuthResults): string {
-  if (results.server === undefined) return 'not checked (the mail server added no Authentication-Results)';
+  if (results.server === undefined) {
+    if (results.ignored.length === 0) return 'not checked (no Authentication-Results from a trusted mail server) — sender not verified';
+    return `not checked: Authentication-Results from ${results.ignored.join(', ')} not believed (not a trusted mail server: email.trustedAuthServId) — sender not verified`;
+  }
   const parts: string[] = [];
   if (results.spf !== undefined) parts.push(`SPF ${results.spf}${results.spfDomain ? ` (${results.spfDomain})` : ''}`);
   for (const sig of results.dkim) parts.push(`DKIM ${sig.result}${sig.domain ? ` (${sig.domain})` : ''}`);

@@ -23,4 +23,15 @@ describe('the email section of config.json', () => {
     expect(issue({ ...base, address: 'a@b@c' })?.path).toEqual(['platforms', 'email', 'address']);
     expect(issue({ ...base, imap: { host: 'imap.example.org', security: 'ssl' } })?.path).toEqual(['platforms', 'email', 'imap', 'security']);
   });
+
+  it('takes the trusted mail server as one authserv-id or several, compared without case, and names a bad one', () => {
+    const email = (trustedAuthServId: unknown) => homingConfigSchema.safeParse({ platforms: { email: { ...base, trustedAuthServId } } });
+    expect(email('MX.Example.org').data?.platforms.email?.trustedAuthServId).toEqual(['mx.example.org']);
+    expect(email(['mx1.example.org', 'mx2.example.org']).data?.platforms.email?.trustedAuthServId).toEqual(['mx1.example.org', 'mx2.example.org']);
+    for (const bad of ['mx.example.org; spf=pass', '', [], 'two words']) {
+      const issue = email(bad).error?.issues[0];
+      expect(issue?.path.slice(0, 3), JSON.stringify(bad)).toEqual(['platforms', 'email', 'trustedAuthServId']);
+    }
+    expect(email('mx.example.org; x').error?.issues[0]?.message).toMatch(/first word of your mail server.s Authentication-Results header/);
+  });
 });

@@ -37,6 +37,17 @@ const serverSchema = (defaults: { readonly security: MailSecurity }) =>
     verifyCertificate: z.boolean().default(true),
   });
 
+/**
+ * An authserv-id as mail servers write it: a host name (RFC 8601 §2.5 allows any
+ * `value`; a server names itself), compared without case.
+ */
+const authServIdSchema = z
+  .string()
+  .trim()
+  .max(253)
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'must be the first word of your mail server’s Authentication-Results header, like mx.example.org')
+  .transform((id) => id.toLowerCase());
+
 export const emailConfigSchema = z.object({
   /** The mailbox's own address: replies come from it, and mail from it is never answered. */
   address: emailAddressSchema,
@@ -51,12 +62,18 @@ export const emailConfigSchema = z.object({
   /** Sender addresses the agent answers; everyone else is ignored (no pairing by email: a From line is easy to forge). */
   allowFrom: z.array(emailAddressSchema).max(1000).default([]),
   /**
-   * Which mail server's `Authentication-Results` to believe (its authserv-id,
-   * like `mx.example.org`). Unset: the topmost header, which the receiving
-   * server adds. Results from other ids are ignored: anyone can write one.
+   * Which mail server's `Authentication-Results` to believe: its authserv-id,
+   * the first word of the header it adds (`mx.example.org`), or several. Unset:
+   * the id the provider is known to write (trusted-auth-servers.ts: Gmail), else
+   * none, and no sender is verified: anyone can write such a header.
    */
-  trustedAuthServId: z.string().min(1).max(253).optional(),
-  /** Answer only mail whose sender the server authenticated (SPF or DKIM pass, aligned with From); default: refuse only mail that failed. */
+  trustedAuthServId: z
+    .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(authServIdSchema).min(1, 'must name at least one mail server, like "mx.example.org"').max(20))
+    .optional(),
+  /**
+   * Answer only mail whose sender a trusted server authenticated (SPF or DKIM
+   * pass, aligned with From); default: refuse only mail a trusted server says failed.
+   */
   requireAuthenticated: z.boolean().default(false),
   /** IDLE (the server announces new mail at once); false, or a server without IDLE: polling. */
   idle: z.boolean().default(true),

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../../clock';
 import { silentLogger, type Logger } from '../../logger';
 import type { AdapterEvent, AdapterState, IntakeOutcome, MessageLimits, PlatformAdapter, SendResult, SendTarget } from '../adapter';
 import { emailAddressSchema, imapPort, smtpPort, type EmailConfig } from './config-schema';
+import { trustedAuthServIds } from './trusted-auth-servers';
 import { parseEmail, type IncomingEmail } from './inbound';
 import { MailboxState } from './mailbox-state';
 import { replyMail } from './outbound';
@@ -71,6 +72,8 @@ export class EmailAdapter implements PlatformAdapter {
   private readonly events: AdapterEvents;
   private readonly own: ReadonlySet<string>;
   private readonly allowed: ReadonlySet<string>;
+  /** Whose Authentication-Results are believed (trusted-auth-servers.ts). */
+  private readonly trustedAuthServIds: readonly string[];
   private current: AdapterState = 'disconnected';
   private running = false;
   private generation = 0;
@@ -95,6 +98,7 @@ export class EmailAdapter implements PlatformAdapter {
     this.clock = options.clock ?? systemClock;
     this.own = new Set([options.config.address, ...options.config.ownAddresses]);
     this.allowed = new Set(options.config.allowFrom);
+    this.trustedAuthServIds = trustedAuthServIds(options.config);
     const password = options.password;
     this.redact = (text) => (password ? text.split(password).join('[password]') : text);
   }
@@ -233,6 +237,11 @@ export class EmailAdapter implements PlatformAdapter {
       this.client = client;
       this.failedAttempts = 0;
       this.logger.info('email: reading mail', { folder: this.config.folder, idle: this.useIdle(client) });
+      if (this.config.requireAuthenticated && this.trustedAuthServIds.length === 0) {
+        this.logger.warn(
+          'email: requireAuthenticated is on, but no mail server is trusted to verify senders, so no mail is answered: set email.trustedAuthServId to the first word of the Authentication-Results header your mail server adds',
+        );
+      }
       this.setState('connected');
       try {
         while (this.alive(generation) && !closed) {
@@ -319,7 +328,7 @@ export class EmailAdapter implements PlatformAdapter {
     try {
       email = await parseEmail(raw, {
         ownAddresses: this.own,
-        trustedAuthServId: this.config.trustedAuthServId,
+        trustedAuthServIds: this.trustedAuthServIds,
         fallbackId: `<uid-${uid}.${uidValidity}@homing.invalid>`,
         ...(tooLarge ? { tooLargeBytes: meta.size } : {}),
       });

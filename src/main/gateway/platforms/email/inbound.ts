@@ -22,7 +22,8 @@ export interface IncomingEmail {
 
 export interface ParseContext {
   readonly ownAddresses: ReadonlySet<string>;
-  readonly trustedAuthServId?: string | undefined;
+  /** The authserv-ids whose Authentication-Results are believed (lower case); none: no header is. */
+  readonly trustedAuthServIds: readonly string[];
   /** Used as the message's id when it has no Message-ID. */
   readonly fallbackId: string;
   /** Set when only the header was fetched: the message was larger than the limit (its size in bytes). */
@@ -41,7 +42,7 @@ export async function parseEmail(source: Buffer, context: ParseContext): Promise
   const ownId = messageIds(headers.get('message-id')?.[0])[0];
   const messageId = ownId ?? context.fallbackId;
   const root = threadRoot({ references: headers.get('references')?.join(' '), inReplyTo: headers.get('in-reply-to')?.[0], messageId });
-  const auth = readAuthResults(headers.get('authentication-results') ?? [], from?.address, context.trustedAuthServId);
+  const auth = readAuthResults(headers.get('authentication-results') ?? [], from?.address, context.trustedAuthServIds);
   const subject = parsed.subject?.replace(/[\r\n]+/g, ' ').trim();
 
   // The body comes first: previews (the window's list, "please send it again") show what the person wrote.

@@ -4,6 +4,7 @@ import { automaticReason } from './automatic';
 import { withoutQuotedTail } from './inbound';
 import { replyMessageId } from './outbound';
 import { replyReferences, replySubject, threadRoot } from './threading';
+import { trustedAuthServIds } from './trusted-auth-servers';
 
 const headers = (entries: Record<string, string>) => new Map(Object.entries(entries).map(([key, value]) => [key.toLowerCase(), [value]]));
 const OWN = new Set(['agent@test.local']);
@@ -49,22 +50,44 @@ describe('threads', () => {
 });
 
 describe('Authentication-Results', () => {
-  it('trusts only the topmost header, or the configured server, and checks alignment with From', () => {
+  const trusted = ['mx.test.local'];
+
+  it('believes only the topmost header with a trusted authserv-id, and checks alignment with From', () => {
     const forged = 'evil.example; spf=pass smtp.mailfrom=bank.example; dkim=pass header.d=bank.example';
     const real = 'mx.test.local; spf=fail smtp.mailfrom=bank.example; dkim=none';
-    expect(readAuthResults([real, forged], 'ceo@bank.example').verdict).toBe('fail');
-    expect(readAuthResults([forged, real], 'ceo@bank.example', 'mx.test.local').verdict).toBe('fail');
-    expect(readAuthResults(['mx.test.local; dkim=pass header.d=other.example (comment; with semicolon); spf=none'], 'ceo@bank.example').verdict).toBe('none');
-    expect(readAuthResults(['mx.test.local; dkim=pass header.d=bank.example; spf=fail smtp.mailfrom=x@bank.example'], 'ceo@bank.example').verdict).toBe('pass');
-    expect(readAuthResults(['mx.test.local; spf=pass smtp.mailfrom=ceo@mail.bank.example'], 'ceo@bank.example').verdict).toBe('pass');
-    expect(readAuthResults(['mx.test.local; dmarc=fail header.from=bank.example; dkim=pass header.d=bank.example'], 'ceo@bank.example').verdict).toBe('fail');
-    expect(readAuthResults([], 'ceo@bank.example').verdict).toBe('none');
+    expect(readAuthResults([real, forged], 'ceo@bank.example', trusted).verdict).toBe('fail');
+    expect(readAuthResults([forged, real], 'ceo@bank.example', trusted).verdict).toBe('fail');
+    // A forged header with the trusted id below the server's own is not the one believed.
+    expect(readAuthResults([real, 'mx.test.local; dkim=pass header.d=bank.example'], 'ceo@bank.example', trusted).verdict).toBe('fail');
+    expect(readAuthResults(['MX.Test.Local; dkim=pass header.d=bank.example'], 'ceo@bank.example', trusted).verdict).toBe('pass');
+    expect(readAuthResults(['mx.test.local; dkim=pass header.d=other.example (comment; with semicolon); spf=none'], 'ceo@bank.example', trusted).verdict).toBe('none');
+    expect(readAuthResults(['mx.test.local; dkim=pass header.d=bank.example; spf=fail smtp.mailfrom=x@bank.example'], 'ceo@bank.example', trusted).verdict).toBe('pass');
+    expect(readAuthResults(['mx.test.local; spf=pass smtp.mailfrom=ceo@mail.bank.example'], 'ceo@bank.example', trusted).verdict).toBe('pass');
+    expect(readAuthResults(['mx.test.local; dmarc=fail header.from=bank.example; dkim=pass header.d=bank.example'], 'ceo@bank.example', trusted).verdict).toBe('fail');
+    expect(readAuthResults([], 'ceo@bank.example', trusted).verdict).toBe('none');
+  });
+
+  it('believes no header when no server is trusted: the topmost may be the sender\u2019s own', () => {
+    const forged = readAuthResults(['mx.test.local; spf=pass smtp.mailfrom=ceo@bank.example; dkim=pass header.d=bank.example; dmarc=pass'], 'ceo@bank.example', []);
+    expect(forged).toMatchObject({ server: undefined, verdict: 'none', ignored: ['mx.test.local'] });
+    expect(describeAuthResults(forged)).toMatch(/not believed .*trustedAuthServId.* sender not verified/);
   });
 
   it('are described in words for the agent', () => {
-    const results = readAuthResults(['mx.test.local; spf=pass smtp.mailfrom=a@x.org; dkim=pass header.d=x.org; dmarc=pass'], 'a@x.org');
+    const results = readAuthResults(['mx.test.local; spf=pass smtp.mailfrom=a@x.org; dkim=pass header.d=x.org; dmarc=pass'], 'a@x.org', trusted);
     expect(describeAuthResults(results)).toBe('SPF pass (x.org), DKIM pass (x.org), DMARC pass — sender verified, says mx.test.local');
-    expect(describeAuthResults(readAuthResults([], 'a@x.org'))).toMatch(/not checked/);
+    expect(describeAuthResults(readAuthResults([], 'a@x.org', trusted))).toMatch(/not checked/);
+  });
+});
+
+describe('the trusted mail servers', () => {
+  const imap = (host: string) => ({ host, security: 'tls' as const, verifyCertificate: true });
+
+  it('are the configured authserv-ids, else the provider\u2019s known one (Gmail), else none', () => {
+    expect(trustedAuthServIds({ trustedAuthServId: ['mx.example.org'], imap: imap('imap.gmail.com') })).toEqual(['mx.example.org']);
+    expect(trustedAuthServIds({ trustedAuthServId: ['a.example', 'b.example'], imap: imap('imap.example.org') })).toEqual(['a.example', 'b.example']);
+    expect(trustedAuthServIds({ imap: imap('IMAP.gmail.com') })).toEqual(['mx.google.com']);
+    expect(trustedAuthServIds({ imap: imap('127.0.0.1') })).toEqual([]);
   });
 });
 

@@ -20,6 +20,7 @@ interface EmailFields {
   folder: string;
   allowFrom: string;
   requireAuthenticated: boolean;
+  trustedAuthServId: string;
 }
 
 const list = (text: string) => text.split(/[\s,]+/).filter(Boolean);
@@ -44,6 +45,7 @@ function fieldsFrom(config: Record<string, unknown>): EmailFields {
     folder: String(email.folder ?? 'INBOX'),
     allowFrom: ((email.allowFrom as unknown[] | undefined) ?? []).map(String).join(', '),
     requireAuthenticated: email.requireAuthenticated === true,
+    trustedAuthServId: [email.trustedAuthServId ?? []].flat().map(String).join(', '),
   };
 }
 
@@ -55,7 +57,8 @@ function serverSection(fields: ServerFields, previous: unknown): Record<string, 
 }
 
 function toSection(fields: EmailFields, previous: Record<string, unknown>): Record<string, unknown> {
-  const { name: _name, ...kept } = previous;
+  const { name: _name, trustedAuthServId: _trusted, ...kept } = previous;
+  const trusted = list(fields.trustedAuthServId);
   return {
     ...kept,
     enabled: fields.enabled,
@@ -66,6 +69,7 @@ function toSection(fields: EmailFields, previous: Record<string, unknown>): Reco
     folder: fields.folder.trim() || 'INBOX',
     allowFrom: list(fields.allowFrom),
     requireAuthenticated: fields.requireAuthenticated,
+    ...(trusted.length > 0 ? { trustedAuthServId: trusted } : {}),
   };
 }
 
@@ -149,6 +153,13 @@ export function EmailForm({ api, view, onSaved }: { api: HomingApi; view: Config
       <label className="check">
         <input type="checkbox" checked={fields.requireAuthenticated} onChange={(event) => set('requireAuthenticated', event.target.checked)} /> Answer only mail the server verified
         (SPF or DKIM pass)
+      </label>
+      <label>
+        Mail server trusted to verify senders
+        <input value={fields.trustedAuthServId} onChange={(event) => set('trustedAuthServId', event.target.value)} placeholder="mx.example.org (Gmail: known)" />
+        <span className="muted">
+          The first word of the Authentication-Results header your mail server adds (open a message&rsquo;s source). Without it no sender counts as verified: anyone can write that header.
+        </span>
       </label>
       <div className="actions">
         <button type="submit" disabled={form.busy}>
