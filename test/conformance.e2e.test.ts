@@ -9,6 +9,8 @@ import { RESEND_MARKER } from '../src/main/gateway/delivery/marker';
 import { connectApi, type ApiSocket } from './support/api-socket';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
 import { waitUntil } from './support/wait';
+import { startDiscordWorld } from './conformance/discord';
+import { startEmailWorld } from './conformance/email';
 import { startIrcWorld } from './conformance/irc';
 import { startTelegramWorld } from './conformance/telegram';
 import { startXmppWorld } from './conformance/xmpp';
@@ -32,6 +34,8 @@ const SETTLE_MS = 1_500;
 
 const WORLDS: readonly (readonly [string, () => Promise<ConformanceWorld>])[] = [
   ['telegram', startTelegramWorld],
+  ['discord', startDiscordWorld],
+  ['email', startEmailWorld],
   ['xmpp', startXmppWorld],
   ['irc', startIrcWorld],
 ];
@@ -145,12 +149,13 @@ describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
     const first = await start();
     const text = unique('saved, then killed');
     await world.say(text, place());
-    await waitUntil('the message saved', async () => (await savedUserTurns(first.api)).includes(text), 20_000);
+    await waitUntil('the message saved', async () => (await savedUserTurns(first.api)).some((saved) => saved.includes(text)), 20_000);
     await end(first.gateway, 'kill');
     writeFileSync(go, '');
     const second = await start();
     await answeredOnce(text, place());
-    expect((await savedUserTurns(second.api)).filter((saved) => saved === text)).toHaveLength(1);
+    // A saved turn may carry what the platform adds to the text (an email's sender lines).
+    expect((await savedUserTurns(second.api)).filter((saved) => saved.includes(text))).toHaveLength(1);
   });
 
   it('answers every addressed message of an outage with more traffic than one catch-up page', async (context) => {

@@ -21,7 +21,11 @@ export interface ConformanceWorld {
   readonly env: NodeJS.ProcessEnv;
   /** Whether the service keeps a message sent while Homing is not connected (false for IRC). */
   readonly keepsWhileDown: boolean;
-  /** Where this world can address the bot (every world has 'direct' or 'group'; most have both). */
+  /**
+   * Where this world can address the bot. The suite's cases happen in the first
+   * place, and `flood` and `failNextCatchUp` act there: put first the place whose
+   * catch-up is the most demanding (a room read from its archive, a channel's history).
+   */
   readonly places: readonly Where[];
   /** Resolves once a freshly started gateway can take messages (connected, its catch-up started). */
   whenBotReady(timeoutMs: number): Promise<void>;

@@ -63,7 +63,7 @@ export async function startXmppWorld(): Promise<ConformanceWorld> {
     },
     env: { XMPP_PASSWORD: PASSWORDS[BOT] },
     keepsWhileDown: true,
-    places: ['direct', 'group'],
+    places: ['group', 'direct'],
     async whenBotReady(timeoutMs) {
       // The bot is in the room once it joined it again: its archive read starts with that join.
       await waitUntil('the bot joined the room', () => botJoins().length > joinsSeen, timeoutMs);
