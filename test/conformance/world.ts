@@ -52,11 +52,14 @@ export interface ConformanceWorld {
   };
   /**
    * The service's deduplication window for a resend (Matrix txnIds ~24 h in
-   * Synapse, Discord nonces minutes); `forget()` makes the server forget the keys
-   * it has seen, as if that window had passed. Absent where the service does not
-   * deduplicate (every resend is marked there already).
+   * Synapse, Discord nonces minutes). `hangNextSend()`: the server takes the
+   * bot's next message (the person sees it) but its answer never comes, until
+   * the returned function is called; the suite kills the gateway meanwhile.
+   * `forget()` makes the server forget the keys it has seen, as if the window had
+   * passed. Absent where the service does not deduplicate (every resend is
+   * marked there already).
    */
-  readonly dedup?: { readonly windowMs: number; forget(): void };
+  readonly dedup?: { readonly windowMs: number; hangNextSend(): () => void; forget(): void };
   /** Stops what the world started. */
   dispose(): Promise<void>;
 }
