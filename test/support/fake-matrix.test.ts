@@ -170,16 +170,19 @@ describe('the fake homeserver, against the recorded facts', () => {
     expect(fake.postedBy(bot, room).map((message) => message.body)).toEqual(['once', 'once']);
   });
 
-  it('sets m.mentions as Element does: always present, a reply mentions the replied-to sender and whom that event mentioned, never the sender', async () => {
+  it('sets m.mentions as Element does: always present, a reply mentions the replied-to sender (not whom that event mentioned), never the sender', async () => {
     const bob = fake.addUser('bob');
     const room = fake.createRoom(alice, { join: [bot, bob] });
     expect(fake.userSays(alice, room, 'plain').content['m.mentions']).toEqual({});
     const asked = fake.userSays(alice, room, 'Homing: hi', { mentions: [bot] });
     expect(asked.content['m.mentions']).toEqual({ user_ids: [bot] });
-    // Bob answers Alice's question: Element mentions Alice, and the bot she mentioned.
-    expect(fake.userSays(bob, room, 'me too', { replyTo: asked.event_id }).content['m.mentions']).toEqual({ user_ids: [alice, bot] });
-    // A reply to one's own message does not mention oneself.
-    expect(fake.userSays(alice, room, 'and more', { replyTo: asked.event_id }).content['m.mentions']).toEqual({ user_ids: [bot] });
+    // Bob answers Alice's question: Element mentions Alice, not the bot she mentioned (spec v1.16).
+    const answer = fake.userSays(bob, room, 'me too', { replyTo: asked.event_id });
+    expect(answer.content['m.mentions']).toEqual({ user_ids: [alice] });
+    // A reply to the bot mentions it; a reply to one's own message does not mention oneself.
+    const said = fake.userSays(bot, room, 'You said: hi');
+    expect(fake.userSays(alice, room, 'thanks', { replyTo: said.event_id }).content['m.mentions']).toEqual({ user_ids: [bot] });
+    expect(fake.userSays(bob, room, 'and more', { replyTo: answer.event_id }).content['m.mentions']).toEqual({});
     // A thread message without an explicit reply mentions nobody.
     expect(fake.userSays(alice, room, 'in thread', { threadRoot: asked.event_id }).content['m.mentions']).toEqual({});
   });

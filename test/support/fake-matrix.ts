@@ -319,20 +319,17 @@ export class FakeMatrix {
   }
 
   /**
-   * `m.mentions` as Element sets it (matrix-react-sdk, SendMessageComposer.tsx
+   * `m.mentions` as Element sets it (element-web, SendMessageComposer.tsx
    * `attachMentions`): always present, to turn off the legacy push rules; a reply
-   * mentions the replied-to event's sender and every user that event mentioned,
-   * then the pills typed; never the sender. The spec's "User and room mentions"
-   * section leaves the reply's users to the client; Element adds them.
+   * mentions the replied-to event's sender, then the pills typed; never the
+   * sender. The spec's rich replies section ("Mentioning the replied to user")
+   * allows the replied-to sender and, since v1.16, says not to pass on the users
+   * that event mentioned (older Element, matrix-react-sdk, still did).
    */
   private elementMentions(from: string, roomId: string, typed: readonly string[], replyTo: string | undefined): Record<string, unknown> {
     const users = new Set<string>();
     const repliedTo = replyTo === undefined ? undefined : this.event(roomId, replyTo);
-    if (repliedTo) {
-      users.add(repliedTo.sender);
-      const earlier = (repliedTo.content['m.mentions'] as { user_ids?: unknown } | undefined)?.user_ids;
-      if (Array.isArray(earlier)) for (const id of earlier) if (typeof id === 'string') users.add(id);
-    }
+    if (repliedTo) users.add(repliedTo.sender);
     for (const id of typed) users.add(id);
     users.delete(from);
     return users.size > 0 ? { user_ids: [...users] } : {};
