@@ -457,6 +457,12 @@ export class MatrixAdapter implements PlatformAdapter {
    * forwards from the position before it, page by page to its end: nothing
    * that happened is lost, however long the gap. A page that fails is read
    * again after a backoff; the gap's position moves only past pages taken.
+   *
+   * Forwards from the sync position rather than back from the timeline's
+   * `prev_batch`: the spec lets /messages start at a `next_batch`, Synapse pages
+   * forwards from it by its stream position (storage/databases/main/stream.py,
+   * `generate_pagination_bounds`), and reading forwards hands the events over in
+   * order, one page in memory, with a position to note after each page.
    */
   private async readGaps(session: Session, generation: number): Promise<'done' | 'again'> {
     const state = this.syncState!;
