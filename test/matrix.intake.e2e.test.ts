@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,8 +57,8 @@ describe('Matrix intake through the headless gateway', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function start(): Promise<{ gateway: RunningGateway; api: ApiSocket }> {
-    const gateway = await startHeadlessGateway(['--data-dir', dataDir], { MATRIX_TOKEN: token });
+  async function start(env: NodeJS.ProcessEnv = {}): Promise<{ gateway: RunningGateway; api: ApiSocket }> {
+    const gateway = await startHeadlessGateway(['--data-dir', dataDir], { MATRIX_TOKEN: token, ...env });
     gateways.push(gateway);
     const api = await connectApi(gateway);
     sockets.push(api);
@@ -70,9 +70,9 @@ describe('Matrix intake through the headless gateway', () => {
     gateways.splice(gateways.indexOf(gateway), 1);
   }
 
-  function savedState(): { since: string | null; gaps?: unknown[] } {
+  function savedState(): { since: string | null; gaps?: { roomId: string; from: string }[] } {
     const dir = join(dataDir, 'matrix');
-    return JSON.parse(readFileSync(join(dir, readdirSync(dir).find((name) => name.startsWith('account-'))!), 'utf8')) as { since: string | null; gaps?: unknown[] };
+    return JSON.parse(readFileSync(join(dir, readdirSync(dir).find((name) => name.startsWith('account-'))!), 'utf8')) as ReturnType<typeof savedState>;
   }
 
   /** The bot's sync position has reached the server's newest event and no gap is left to read. */
@@ -110,6 +110,39 @@ describe('Matrix intake through the headless gateway', () => {
     const pages = fake.requests.filter((request) => request.path.endsWith('/messages')).slice(messagesBefore);
     expect(pages.length).toBeGreaterThan(11);
     expect(pages[1]!.query.get('from')).toBe(pages[0]!.query.get('from'));
+  });
+
+  it('killed in the middle of a gap, between receipt and save: goes on from the last page noted, and answers each addressed message once', async () => {
+    const room = fake.createRoom(alice, { name: 'Busy', invite: [bot], join: [bob] });
+    const first = await start();
+    await waitUntil('the bot in the room and polling', () => fake.membership(bot, room) === 'join' && fake.isPolling(bot), 15_000);
+    await stop(first.gateway, 'clean');
+    const addressed = new Map([[250, 'third page'], [420, 'fifth page']]);
+    for (let i = 0; i < 600; i++) {
+      const word = addressed.get(i);
+      if (word) fake.userSays(alice, room, `Homing: ${word}`, { mentions: [bot] });
+      else fake.userSays(bob, room, `chatter ${i}`);
+    }
+    const hold = join(dataDir, 'hold');
+    writeFileSync(hold, '');
+    const second = await start({ HOMING_TEST_HOLD_INTAKE: hold });
+    await waitUntil('the first addressed message held before its save', () => existsSync(`${hold}.held`), 15_000);
+    await stop(second.gateway, 'kill');
+    rmSync(hold);
+    // The two pages before it were taken and noted: the gap now starts after them.
+    const noted = savedState().gaps!;
+    expect(noted.map((gap) => gap.roomId)).toEqual([room]);
+    const pages = fake.requests.filter((request) => request.path.endsWith('/messages'));
+    expect(pages).toHaveLength(3);
+    expect(noted[0]!.from).toBe(pages[2]!.query.get('from'));
+    expect(noted[0]!.from).not.toBe(pages[0]!.query.get('from'));
+
+    const third = fake.requests.length;
+    await start();
+    await waitUntil('two replies', () => bodies(room).length >= 2, 20_000);
+    await caughtUp();
+    expect(bodies(room)).toEqual(['You said: third page', 'You said: fifth page']);
+    expect(fake.requests.slice(third).find((request) => request.path.endsWith('/messages'))!.query.get('from')).toBe(noted[0]!.from);
   });
 
   it('after a clean restart, answers a follow-up without a mention in a thread it answered in, and a reply to its message from a client without m.mentions', async () => {
