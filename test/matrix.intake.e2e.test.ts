@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeliveryPage } from '../src/shared/api';
+import type { DeliveryPage, GatewayOverview } from '../src/shared/api';
 import { RESEND_MARKER } from '../src/main/gateway/delivery/marker';
 import { connectApi, type ApiSocket } from './support/api-socket';
 import { FakeMatrix } from './support/fake-matrix';
@@ -143,6 +143,30 @@ describe('Matrix intake through the headless gateway', () => {
     await caughtUp();
     expect(bodies(room)).toEqual(['You said: third page', 'You said: fifth page']);
     expect(fake.requests.slice(third).find((request) => request.path.endsWith('/messages'))!.query.get('from')).toBe(noted[0]!.from);
+  });
+
+  it('when the homeserver refuses the saved sync position (another server\'s token), says once on the card that messages may be lost and goes on', async () => {
+    const room = fake.createRoom(alice, { invite: [bot], direct: true });
+    const first = await start();
+    await waitUntil('the bot in the room and polling', () => fake.membership(bot, room) === 'join' && fake.isPolling(bot), 15_000);
+    await stop(first.gateway, 'clean');
+    // A position from a server of another make (Conduit's tokens are plain numbers): Synapse answers 400.
+    const dir = join(dataDir, 'matrix');
+    const file = join(dir, readdirSync(dir).find((name) => name.startsWith('account-'))!);
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), since: '12345' }));
+    const second = await start();
+    const notice = async () => (await second.api.call<GatewayOverview>('getOverview')).platforms.find((platform) => platform.name === 'matrix')?.notice;
+    await waitUntil('the card says so', async () => (await notice()) !== undefined, 15_000);
+    expect((await notice())!.text).toContain('may not be answered');
+    await waitUntil('polling from a new position', () => fake.isPolling(bot) && savedState().since !== '12345', 15_000);
+    fake.userSays(alice, room, 'still there?');
+    await waitUntil('answered', () => bodies(room).length === 1, 15_000);
+    expect(fake.requests.filter((request) => request.path.endsWith('/sync') && request.query.get('since') === '12345')).toHaveLength(1);
+    await stop(second.gateway, 'clean');
+    // Said once: the refused position is gone, so the next start has nothing to say.
+    const third = await start();
+    await waitUntil('polling again', () => fake.isPolling(bot), 15_000);
+    expect((await third.api.call<GatewayOverview>('getOverview')).platforms.find((platform) => platform.name === 'matrix')?.notice).toBeUndefined();
   });
 
   it('after a clean restart, answers a follow-up without a mention in a thread it answered in, and a reply to its message from a client without m.mentions', async () => {

@@ -143,7 +143,8 @@ describe('the fake homeserver, against the recorded facts', () => {
     const all = await messages({ dir: 'b', limit: '5000' });
     expect(all.body.chunk.at(-1).type).toBe('m.room.create');
     expect((await messages({ from: all.body.end, dir: 'b' })).body.end).toBeUndefined();
-    expect(await messages({ from: 'nonsense', dir: 'f' })).toMatchObject({ status: 400, body: { errcode: 'M_INVALID_PARAM' } });
+    expect(await messages({ from: 'nonsense', dir: 'f' })).toMatchObject({ status: 400, body: { errcode: 'M_UNKNOWN', error: expect.stringContaining('Invalid stream token') } });
+    expect(await call('GET', 'v3/sync', { token, query: { since: '12345' } })).toMatchObject({ status: 400, body: { errcode: 'M_UNKNOWN' } });
   });
 
   it('answers the next /messages once with a proxy\'s 502 page, then as before', async () => {

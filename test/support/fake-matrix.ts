@@ -690,7 +690,7 @@ export class FakeMatrix {
   private async sync(auth: Token, query: URLSearchParams, res: ServerResponse | undefined): Promise<Record<string, unknown>> {
     const sinceRaw = query.get('since');
     const since = sinceRaw === null ? undefined : parseToken(sinceRaw);
-    if (sinceRaw !== null && since === undefined) throw new MatrixError(400, 'M_INVALID_PARAM', 'Invalid since token');
+    if (sinceRaw !== null && since === undefined) throw invalidToken(sinceRaw);
     const timeout = Math.min(MAX_LONG_POLL_MS, Math.max(0, Number(query.get('timeout') ?? 0) || 0));
     const limit = timelineLimit(query.get('filter'));
     if (since !== undefined && timeout > 0 && !this.hasNews(auth.userId, since)) {
@@ -779,12 +779,12 @@ export class FakeMatrix {
     if (dir !== 'f' && dir !== 'b') throw new MatrixError(400, 'M_INVALID_PARAM', 'Unknown dir');
     const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? 10) || 10));
     const from = fromRaw === null ? (dir === 'f' ? 0 : this.position) : parseToken(fromRaw);
-    if (from === undefined) throw new MatrixError(400, 'M_INVALID_PARAM', 'Invalid from token');
+    if (from === undefined) throw invalidToken(fromRaw!);
     // `to` stops the page at that token (the spec's /messages `to`; Synapse's
     // paginate_room_events_by_topological_ordering `to_key`).
     const toRaw = query.get('to');
     const to = toRaw === null ? undefined : parseToken(toRaw);
-    if (toRaw !== null && to === undefined) throw new MatrixError(400, 'M_INVALID_PARAM', 'Invalid to token');
+    if (toRaw !== null && to === undefined) throw invalidToken(toRaw);
     const inRange = (stored: StoredEvent) =>
       dir === 'f' ? stored.position > from && (to === undefined || stored.position <= to) : stored.position <= from && (to === undefined || stored.position > to);
     const events = dir === 'f' ? room.events.filter(inRange).slice(0, limit) : room.events.filter(inRange).slice(-limit).reverse();
@@ -823,6 +823,15 @@ function currentState(events: readonly StoredEvent[]): StoredEvent[] {
 function lastMembershipPosition(room: Room, userId: string): number {
   const member = room.events.filter((stored) => stored.event.type === 'm.room.member' && stored.event.state_key === userId).at(-1);
   return member?.position ?? 0;
+}
+
+/**
+ * A token this server did not make (another server's, a mangled one): Synapse's
+ * `StreamToken.from_string` (synapse/types/__init__.py) raises a plain
+ * `SynapseError(400, …)`, so the errcode is M_UNKNOWN.
+ */
+function invalidToken(token: string): MatrixError {
+  return new MatrixError(400, 'M_UNKNOWN', `Invalid stream token ${JSON.stringify(token.slice(0, 100))}`);
 }
 
 function parseToken(token: string): number | undefined {

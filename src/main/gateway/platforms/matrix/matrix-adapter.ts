@@ -389,6 +389,10 @@ export class MatrixAdapter implements PlatformAdapter {
           await this.pause(answer.failure.retryAfterMs, generation, false);
           continue;
         }
+        if (answer.failure.kind === 'refused' && answer.failure.status === 400 && since !== undefined) {
+          this.positionRefused(answer.failure.description);
+          return 'reconnect';
+        }
         await this.lost(`lost the homeserver: ${answer.failure.description}`, generation);
         return 'reconnect';
       }
@@ -405,6 +409,22 @@ export class MatrixAdapter implements PlatformAdapter {
       state.advance(batch.nextBatch);
     }
     return 'stopped';
+  }
+
+  /**
+   * The homeserver refuses the saved position (Synapse: `400 Invalid stream
+   * token`, types/__init__.py `StreamToken.from_string`): it is not the server
+   * that gave it (replaced, or restored from an older backup). Asking again
+   * would fail forever; Homing starts from now and says once that what was sent
+   * meanwhile may not be answered (the position it refused is gone from the file).
+   */
+  private positionRefused(description: string): void {
+    this.syncState!.forgetPosition();
+    this.logger.warn('matrix: the homeserver refused the saved sync position; going on from now', { error: description });
+    this.events.emit({
+      type: 'intake-gap',
+      text: `The Matrix homeserver no longer accepts Homing's saved place in its rooms (${description}): messages sent while Homing was away may not be answered.`,
+    });
   }
 
   /** The long poll's wait: shorter while a gap waits for its next try, so the try is not held up by a quiet room. */
@@ -491,6 +511,16 @@ export class MatrixAdapter implements PlatformAdapter {
           // Left or removed: the room's history is no longer the bot's to read.
           this.logger.warn('matrix: a room whose missed messages were being read can no longer be read', { error: page.failure.description });
           state.closeGap(gap.roomId);
+          return 'done';
+        }
+        if (page.failure.kind === 'refused') {
+          // The gap's token refused for good (a replaced server): asking again cannot help.
+          state.closeGap(gap.roomId);
+          const room = this.rooms?.name(gap.roomId);
+          this.events.emit({
+            type: 'intake-gap',
+            text: `The Matrix homeserver refused to give the messages Homing missed in ${room ? `the room ${room}` : 'a room'} (${page.failure.description}): some of them may not be answered.`,
+          });
           return 'done';
         }
         this.logger.warn('matrix: could not read a page of the messages missed in a room; reading it again shortly', { error: page.failure.description });

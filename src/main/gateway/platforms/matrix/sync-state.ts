@@ -183,6 +183,11 @@ export class MatrixSyncState {
     if (!this.isOwnThread(rootId)) this.write({ ...this.state, ownThreads: [...this.state.ownThreads, rootId].slice(-OWN_KEPT) });
   }
 
+  /** The homeserver refused the position: the next sync starts afresh from now (the rooms' gaps stay to be read). */
+  forgetPosition(): void {
+    this.write({ ...this.state, since: null });
+  }
+
   isDirect(roomId: string): boolean {
     return this.state.direct.includes(roomId);
   }
