@@ -61,8 +61,7 @@ export const INTAKE = {
   matrix: {
     kind: 'positional-catch-up',
     keeps: { kind: 'unbounded' },
-    outage:
-      'The homeserver keeps the rooms\u2019 history: after any outage Homing reads everything it missed, page by page, asking again for a page the server fails to give.',
+    outage: 'The homeserver keeps the rooms\u2019 history: after any outage Homing reads everything it missed, page by page.',
   },
   discord: {
     kind: 'positional-catch-up',
