@@ -531,8 +531,8 @@ export class MatrixAdapter implements PlatformAdapter {
       const inGap = last >= 0 ? events.slice(0, last + 1) : events;
       if ((await this.takeTimeline(gap.roomId, inGap)) === 'again') return 'again';
       taken += inGap.length;
-      // No `end`: nothing further yet. An `end` that does not move is a server at its end too (Synapse #12102).
-      if (last >= 0 || end === undefined || (end === from && events.length === 0)) break;
+      // No `end`: nothing further yet. An `end` that does not move cannot lead further either (Synapse #12102 gives one at the end).
+      if (last >= 0 || end === undefined || end === from) break;
       from = end;
       state.gapReadTo(gap.roomId, from);
     }
