@@ -165,6 +165,9 @@ describe('the fake homeserver, against the recorded facts', () => {
     const sent = await call('PUT', path, { token, body: { msgtype: 'm.text', body: 'once' } });
     expect((await call('PUT', path, { token, body: { msgtype: 'm.text', body: 'once' } })).body.event_id).toBe(sent.body.event_id);
     expect(fake.txnIdWindowMs).toBe(24 * 60 * 60 * 1000);
+    // The adapter knows the window from the server's name, as Synapse tells it without a token.
+    const version = await fetch(`${fake.baseUrl}/_matrix/federation/v1/version`);
+    expect(await version.json()).toEqual({ server: { name: 'Synapse', version: expect.any(String) } });
     fake.forgetTxnIds();
     const again = await call('PUT', path, { token, body: { msgtype: 'm.text', body: 'once' } });
     expect(again.body.event_id).not.toBe(sent.body.event_id);

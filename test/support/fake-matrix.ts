@@ -143,6 +143,8 @@ export class FakeMatrix {
   private readonly txnIds = new Map<string, { eventId: string; at: number }>();
   /** How long a txnId is remembered: Synapse deletes `event_txn_id_device_id` rows older than 24 h (see `forgetTxnIds`). */
   txnIdWindowMs = 24 * 3600 * 1000;
+  /** The software the federation version endpoint names (a test may play another homeserver). */
+  serverSoftware = 'Synapse';
   private readonly polls = new Set<Poll>();
   private readonly faults: Fault[] = [];
   /** User id (or 'all') → until when (ms) sends answer 429. */
@@ -576,6 +578,9 @@ export class FakeMatrix {
     const path = request.path;
     const method = request.method;
     if (method === 'GET' && path === '/_matrix/client/versions') return ok({ versions: ['v1.1', 'v1.5', 'v1.8', 'v1.11'], unstable_features: {} });
+    // Synapse's FederationVersionServlet (synapse/federation/transport/server/federation.py), no token needed;
+    // its default listener serves the client and federation APIs together.
+    if (method === 'GET' && path === '/_matrix/federation/v1/version') return ok({ server: { name: this.serverSoftware, version: '1.139.0' } });
     if (method === 'GET' && path === '/_matrix/client/v3/login') return ok({ flows: [{ type: 'm.login.password' }, { type: 'm.login.token' }] });
     if (method === 'POST' && path === '/_matrix/client/v3/login') return ok(this.login(request.body));
     if (!path.startsWith('/_matrix/client/v3/')) throw new MatrixError(404, 'M_UNRECOGNIZED', 'Unrecognized request');

@@ -123,6 +123,24 @@ describe('the Matrix adapter against the fake homeserver', () => {
     expect(saved.gaps).toEqual([]);
   });
 
+  it('declares the txnId window of the homeserver it talks to: Synapse\'s day, else the shortest known (Dendrite\'s 30 minutes)', async () => {
+    start();
+    await waitUntil('connected', () => adapter!.state() === 'connected', 10_000);
+    expect(adapter!.dedupWindowMs).toBe(24 * 60 * 60 * 1000);
+    await adapter!.disconnect();
+    fake.serverSoftware = 'Dendrite';
+    start();
+    await waitUntil('connected again', () => adapter!.state() === 'connected', 10_000);
+    expect(adapter!.dedupWindowMs).toBe(30 * 60 * 1000);
+    await adapter!.disconnect();
+    // A proxy that passes on only the client API: the server is unknown.
+    fake.serverSoftware = 'Synapse';
+    fake.fault((request) => (request.path.startsWith('/_matrix/federation/') ? { kind: 'error', status: 404, errcode: 'M_UNRECOGNIZED' } : undefined));
+    start();
+    await waitUntil('connected a third time', () => adapter!.state() === 'connected', 10_000);
+    expect(adapter!.dedupWindowMs).toBe(30 * 60 * 1000);
+  });
+
   it('has a message handed again when the pipeline cannot save it now, and takes it once it can', async () => {
     const room = fake.createRoom(alice, { invite: [bot], direct: true });
     let refusals = 1;

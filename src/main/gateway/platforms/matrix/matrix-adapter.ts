@@ -69,8 +69,18 @@ const SYNC_FILTER = JSON.stringify({ room: { timeline: { limit: 100 }, state: { 
 const STATE_FILTER = JSON.stringify({ room: { timeline: { limit: 1 } } });
 /** Events asked for per page of a gap: Synapse serves at most 1 000 (synapse/streams/config.py `MAX_LIMIT`). */
 const GAP_PAGE_LIMIT = '100';
-/** How long Synapse remembers a txnId (see `dedupWindowMs`). */
-const TXN_ID_WINDOW_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long Synapse remembers a txnId: every 5 minutes `_cleanup_old_transaction_ids`
+ * (synapse/storage/databases/main/events_worker.py) deletes the
+ * `event_txn_id_device_id` rows older than 24 hours; younger ones are kept.
+ */
+const SYNAPSE_TXN_ID_WINDOW_MS = 24 * 60 * 60 * 1000;
+/**
+ * Any other homeserver: the shortest window known. Dendrite keeps a txnId in
+ * memory for 30 to 60 minutes (internal/transactions/transactions.go,
+ * `DefaultCleanupPeriod`, two maps cycled); other servers' are not known here.
+ */
+const OTHER_SERVER_TXN_ID_WINDOW_MS = 30 * 60 * 1000;
 
 export const PAIRING_REPLY = (code: string) =>
   `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → Matrix → requests, or: homing pairing approve ${code}).`;
@@ -106,14 +116,8 @@ export class MatrixAdapter implements PlatformAdapter {
   readonly limits: MessageLimits = { maxLength: MATRIX_CHUNK_BYTES, unit: 'bytes' };
   readonly intake = INTAKE.matrix;
   readonly idempotentSends = true;
-  /**
-   * Synapse forgets a txnId a day after it was first used: every 5 minutes
-   * `_cleanup_old_transaction_ids` (synapse/storage/databases/main/events_worker.py)
-   * deletes the `event_txn_id_device_id` rows older than 24 hours. Younger ones
-   * are always kept, so a resend within 24 h of the reply's recording (which is
-   * before its first send) is deduplicated.
-   */
-  readonly dedupWindowMs = TXN_ID_WINDOW_MS;
+  /** How long the homeserver remembers a txnId: known at each connection from the server's name (see `txnIdWindow`). */
+  private txnIdWindowMs = OTHER_SERVER_TXN_ID_WINDOW_MS;
 
   private readonly config: MatrixConfig;
   private readonly logger: Logger;
@@ -148,6 +152,15 @@ export class MatrixAdapter implements PlatformAdapter {
 
   state(): AdapterState {
     return this.current;
+  }
+
+  /**
+   * A resend within this time of its reply's recording (which is before its
+   * first send) is deduplicated by the homeserver; a later one carries the marker.
+   * Read by the delivery side when the adapter says it is connected.
+   */
+  get dedupWindowMs(): number {
+    return this.txnIdWindowMs;
   }
 
   /** The rooms the bot is in, with names, for the window. */
@@ -256,7 +269,10 @@ export class MatrixAdapter implements PlatformAdapter {
       if (state.since === null) state.advance(initial.value.nextBatch);
       this.session = session;
       this.failedAttempts = 0;
-      this.logger.info('matrix: connected', { user: session.userId, device: session.deviceId });
+      const server = await this.serverName();
+      if (!alive()) return;
+      this.txnIdWindowMs = server === 'Synapse' ? SYNAPSE_TXN_ID_WINDOW_MS : OTHER_SERVER_TXN_ID_WINDOW_MS;
+      this.logger.info('matrix: connected', { user: session.userId, device: session.deviceId, server: server ?? 'unknown', txnIdWindowMinutes: this.txnIdWindowMs / 60_000 });
       this.setState('connected');
       this.roomsChanged();
       await this.takeInvites(initial.value.invites);
@@ -294,6 +310,18 @@ export class MatrixAdapter implements PlatformAdapter {
       return { ok: false, failure: { kind: 'unknown', description: 'the login answer lacks a token, user or device' } };
     }
     return { ok: true, value: { token, userId, deviceId } };
+  }
+
+  /**
+   * The homeserver's software, from `GET /_matrix/federation/v1/version` (no token;
+   * Synapse's FederationVersionServlet answers `{"server":{"name":"Synapse"}}`, on the
+   * same listener as the client API in its default config). Unknown when a proxy
+   * does not pass it on: then the shortest txnId window is assumed.
+   */
+  private async serverName(): Promise<string | undefined> {
+    const answer = await this.client.call<{ server?: { name?: unknown } }>('GET', 'v1/version', { api: 'federation', timeoutMs: 10_000 });
+    const name = answer.ok ? answer.value.server?.name : undefined;
+    return typeof name === 'string' ? name.slice(0, 64) : undefined;
   }
 
   private loginWords(failure: MatrixFailure): string {
