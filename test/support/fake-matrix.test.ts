@@ -120,6 +120,77 @@ describe('the fake homeserver, against the recorded facts', () => {
     expect(fake.postedBy(bot)).toHaveLength(3);
   });
 
+  it('pages /messages as Synapse does: forwards and backwards, stopping at `to`, without `end` past the last event, with the limit capped at 1 000', async () => {
+    const token = fake.issueToken(bot);
+    const room = fake.createRoom(alice, { join: [bot] });
+    const before = fake.syncToken();
+    for (let i = 0; i < 5; i++) fake.userSays(alice, room, `p${i}`);
+    const texts = (answer: Answer) => (answer.body.chunk as { content: { body?: string } }[]).map((event) => event.content.body);
+    const messages = (query: Record<string, string>) => call('GET', `v3/rooms/${encodeURIComponent(room)}/messages`, { token, query });
+    const first = await messages({ from: before, dir: 'f', limit: '3' });
+    expect(texts(first)).toEqual(['p0', 'p1', 'p2']);
+    expect(first.body.start).toBe(before);
+    const rest = await messages({ from: first.body.end, dir: 'f', limit: '3' });
+    expect(texts(rest)).toEqual(['p3', 'p4']);
+    // Past the newest event: an empty chunk and no `end` (synapse/handlers/pagination.py get_messages).
+    const past = await messages({ from: rest.body.end, dir: 'f', limit: '3' });
+    expect(past.body).toEqual({ chunk: [], start: rest.body.end });
+    // `to` stops the page there.
+    expect(texts(await messages({ from: before, to: first.body.end, dir: 'f', limit: '10' }))).toEqual(['p0', 'p1', 'p2']);
+    const back = await messages({ from: fake.syncToken(), to: first.body.end, dir: 'b', limit: '10' });
+    expect(texts(back)).toEqual(['p4', 'p3']);
+    // Backwards to the room's creation, then nothing more: no `end` at the start of history.
+    const all = await messages({ dir: 'b', limit: '5000' });
+    expect(all.body.chunk.at(-1).type).toBe('m.room.create');
+    expect((await messages({ from: all.body.end, dir: 'b' })).body.end).toBeUndefined();
+    expect(await messages({ from: 'nonsense', dir: 'f' })).toMatchObject({ status: 400, body: { errcode: 'M_UNKNOWN', error: expect.stringContaining('Invalid stream token') } });
+    expect(await call('GET', 'v3/sync', { token, query: { since: '12345' } })).toMatchObject({ status: 400, body: { errcode: 'M_UNKNOWN' } });
+  });
+
+  it('answers the next /messages once with a proxy\'s 502 page, then as before', async () => {
+    const token = fake.issueToken(bot);
+    const room = fake.createRoom(alice, { join: [bot] });
+    fake.failNextMessages();
+    const url = `${fake.baseUrl}/_matrix/client/v3/rooms/${encodeURIComponent(room)}/messages?dir=b`;
+    const failed = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    expect(failed.status).toBe(502);
+    expect(await failed.text()).toContain('502 Bad Gateway');
+    expect((await call('GET', `v3/rooms/${encodeURIComponent(room)}/messages`, { token, query: { dir: 'b' } })).status).toBe(200);
+  });
+
+  it('forgets txnIds as Synapse does after a day: the same txnId then posts a new event', async () => {
+    const token = fake.issueToken(bot, 'DEVX');
+    const room = fake.createRoom(alice, { join: [bot] });
+    const path = `v3/rooms/${encodeURIComponent(room)}/send/m.room.message/txn-old`;
+    const sent = await call('PUT', path, { token, body: { msgtype: 'm.text', body: 'once' } });
+    expect((await call('PUT', path, { token, body: { msgtype: 'm.text', body: 'once' } })).body.event_id).toBe(sent.body.event_id);
+    expect(fake.txnIdWindowMs).toBe(24 * 60 * 60 * 1000);
+    // The adapter knows the window from the server's name, as Synapse tells it without a token.
+    const version = await fetch(`${fake.baseUrl}/_matrix/federation/v1/version`);
+    expect(await version.json()).toEqual({ server: { name: 'Synapse', version: expect.any(String) } });
+    fake.forgetTxnIds();
+    const again = await call('PUT', path, { token, body: { msgtype: 'm.text', body: 'once' } });
+    expect(again.body.event_id).not.toBe(sent.body.event_id);
+    expect(fake.postedBy(bot, room).map((message) => message.body)).toEqual(['once', 'once']);
+  });
+
+  it('sets m.mentions as Element does: always present, a reply mentions the replied-to sender (not whom that event mentioned), never the sender', async () => {
+    const bob = fake.addUser('bob');
+    const room = fake.createRoom(alice, { join: [bot, bob] });
+    expect(fake.userSays(alice, room, 'plain').content['m.mentions']).toEqual({});
+    const asked = fake.userSays(alice, room, 'Homing: hi', { mentions: [bot] });
+    expect(asked.content['m.mentions']).toEqual({ user_ids: [bot] });
+    // Bob answers Alice's question: Element mentions Alice, not the bot she mentioned (spec v1.16).
+    const answer = fake.userSays(bob, room, 'me too', { replyTo: asked.event_id });
+    expect(answer.content['m.mentions']).toEqual({ user_ids: [alice] });
+    // A reply to the bot mentions it; a reply to one's own message does not mention oneself.
+    const said = fake.userSays(bot, room, 'You said: hi');
+    expect(fake.userSays(alice, room, 'thanks', { replyTo: said.event_id }).content['m.mentions']).toEqual({ user_ids: [bot] });
+    expect(fake.userSays(bob, room, 'and more', { replyTo: answer.event_id }).content['m.mentions']).toEqual({});
+    // A thread message without an explicit reply mentions nobody.
+    expect(fake.userSays(alice, room, 'in thread', { threadRoot: asked.event_id }).content['m.mentions']).toEqual({});
+  });
+
   it('gives a device its own echo with unsigned.transaction_id, and nobody else', async () => {
     expect(FACTS).toContain('(`transaction_id` only on your own device\'s echoes)');
     const mine = fake.issueToken(bot);

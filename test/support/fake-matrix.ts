@@ -141,8 +141,10 @@ export class FakeMatrix {
   private readonly tokens = new Map<string, Token>();
   /** `${userId}|${deviceId}|${path}` → the first event_id and when (Synapse's event_txn_id table). */
   private readonly txnIds = new Map<string, { eventId: string; at: number }>();
-  /** How long a txnId is remembered: Synapse deletes `event_txn_id` rows after 24 h. */
+  /** How long a txnId is remembered: Synapse deletes `event_txn_id_device_id` rows older than 24 h (see `forgetTxnIds`). */
   txnIdWindowMs = 24 * 3600 * 1000;
+  /** The software the federation version endpoint names (a test may play another homeserver). */
+  serverSoftware = 'Synapse';
   private readonly polls = new Set<Poll>();
   private readonly faults: Fault[] = [];
   /** User id (or 'all') → until when (ms) sends answer 429. */
@@ -295,8 +297,13 @@ export class FakeMatrix {
     body: string,
     options: { threadRoot?: string; replyTo?: string; msgtype?: string; mentions?: string[]; extra?: Record<string, unknown> } = {},
   ): MatrixEvent {
-    const content: Record<string, unknown> = { msgtype: options.msgtype ?? 'm.text', body, ...options.extra };
-    if (options.mentions) content['m.mentions'] = { user_ids: options.mentions };
+    // `extra` may replace the mentions: a client other than Element.
+    const content: Record<string, unknown> = {
+      msgtype: options.msgtype ?? 'm.text',
+      body,
+      'm.mentions': this.elementMentions(from, roomId, options.mentions ?? [], options.replyTo),
+      ...options.extra,
+    };
     if (options.threadRoot) {
       content['m.relates_to'] = {
         rel_type: 'm.thread',
@@ -311,6 +318,23 @@ export class FakeMatrix {
       content['m.relates_to'] = { 'm.in_reply_to': { event_id: options.replyTo } };
     }
     return this.post(this.room(roomId), from, 'm.room.message', content);
+  }
+
+  /**
+   * `m.mentions` as Element sets it (element-web, SendMessageComposer.tsx
+   * `attachMentions`): always present, to turn off the legacy push rules; a reply
+   * mentions the replied-to event's sender, then the pills typed; never the
+   * sender. The spec's rich replies section ("Mentioning the replied to user")
+   * allows the replied-to sender and, since v1.16, says not to pass on the users
+   * that event mentioned (older Element, matrix-react-sdk, still did).
+   */
+  private elementMentions(from: string, roomId: string, typed: readonly string[], replyTo: string | undefined): Record<string, unknown> {
+    const users = new Set<string>();
+    const repliedTo = replyTo === undefined ? undefined : this.event(roomId, replyTo);
+    if (repliedTo) users.add(repliedTo.sender);
+    for (const id of typed) users.add(id);
+    users.delete(from);
+    return users.size > 0 ? { user_ids: [...users] } : {};
   }
 
   /** An edit (`m.replace`) of an earlier message. */
@@ -353,6 +377,30 @@ export class FakeMatrix {
     this.throttles.set(userId, Date.now() + ms);
   }
 
+  /**
+   * The next `/rooms/{room}/messages` fails once with a 502, as a homeserver
+   * behind a reverse proxy does when Synapse restarts or a worker times out
+   * (nginx answers `502 Bad Gateway` with its own HTML page, not Matrix JSON).
+   */
+  failNextMessages(): void {
+    const remove = this.fault((request) => {
+      if (request.method !== 'GET' || !/^\/_matrix\/client\/v3\/rooms\/[^/]+\/messages$/.test(request.path)) return undefined;
+      remove();
+      return { kind: 'raw', status: 502, body: '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>' };
+    });
+  }
+
+  /**
+   * The txnIds seen so far are forgotten, as Synapse forgets them a day later:
+   * `EventsWorkerStore._cleanup_old_transaction_ids` (synapse/storage/databases/
+   * main/events_worker.py) runs every 5 minutes and deletes the
+   * `event_txn_id_device_id` rows whose `inserted_ts` is older than 24 hours.
+   * A resend with an old txnId then posts a new event.
+   */
+  forgetTxnIds(): void {
+    this.txnIds.clear();
+  }
+
   /** Adds a fault; returns a function that removes it. */
   fault(fault: Fault): () => void {
     this.faults.push(fault);
@@ -370,6 +418,11 @@ export class FakeMatrix {
   /** The message events `sender` posted in the room (what the people there see), in order. */
   postedBy(sender: string, roomId?: string): PostedMessage[] {
     return this.posted.filter((message) => message.sender === sender && (roomId === undefined || message.roomId === roomId));
+  }
+
+  /** The `next_batch` a sync would answer now: past every event the server holds. */
+  syncToken(): string {
+    return `s${this.position}`;
   }
 
   /** Whether a long poll of this user is open now. */
@@ -525,6 +578,9 @@ export class FakeMatrix {
     const path = request.path;
     const method = request.method;
     if (method === 'GET' && path === '/_matrix/client/versions') return ok({ versions: ['v1.1', 'v1.5', 'v1.8', 'v1.11'], unstable_features: {} });
+    // Synapse's FederationVersionServlet (synapse/federation/transport/server/federation.py), no token needed;
+    // its default listener serves the client and federation APIs together.
+    if (method === 'GET' && path === '/_matrix/federation/v1/version') return ok({ server: { name: this.serverSoftware, version: '1.139.0' } });
     if (method === 'GET' && path === '/_matrix/client/v3/login') return ok({ flows: [{ type: 'm.login.password' }, { type: 'm.login.token' }] });
     if (method === 'POST' && path === '/_matrix/client/v3/login') return ok(this.login(request.body));
     if (!path.startsWith('/_matrix/client/v3/')) throw new MatrixError(404, 'M_UNRECOGNIZED', 'Unrecognized request');
@@ -639,7 +695,7 @@ export class FakeMatrix {
   private async sync(auth: Token, query: URLSearchParams, res: ServerResponse | undefined): Promise<Record<string, unknown>> {
     const sinceRaw = query.get('since');
     const since = sinceRaw === null ? undefined : parseToken(sinceRaw);
-    if (sinceRaw !== null && since === undefined) throw new MatrixError(400, 'M_INVALID_PARAM', 'Invalid since token');
+    if (sinceRaw !== null && since === undefined) throw invalidToken(sinceRaw);
     const timeout = Math.min(MAX_LONG_POLL_MS, Math.max(0, Number(query.get('timeout') ?? 0) || 0));
     const limit = timelineLimit(query.get('filter'));
     if (since !== undefined && timeout > 0 && !this.hasNews(auth.userId, since)) {
@@ -728,9 +784,19 @@ export class FakeMatrix {
     if (dir !== 'f' && dir !== 'b') throw new MatrixError(400, 'M_INVALID_PARAM', 'Unknown dir');
     const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? 10) || 10));
     const from = fromRaw === null ? (dir === 'f' ? 0 : this.position) : parseToken(fromRaw);
-    if (from === undefined) throw new MatrixError(400, 'M_INVALID_PARAM', 'Invalid from token');
-    const events = dir === 'f' ? room.events.filter((stored) => stored.position > from).slice(0, limit) : room.events.filter((stored) => stored.position <= from).slice(-limit).reverse();
+    if (from === undefined) throw invalidToken(fromRaw!);
+    // `to` stops the page at that token (the spec's /messages `to`; Synapse's
+    // paginate_room_events_by_topological_ordering `to_key`).
+    const toRaw = query.get('to');
+    const to = toRaw === null ? undefined : parseToken(toRaw);
+    if (toRaw !== null && to === undefined) throw invalidToken(toRaw);
+    const inRange = (stored: StoredEvent) =>
+      dir === 'f' ? stored.position > from && (to === undefined || stored.position <= to) : stored.position <= from && (to === undefined || stored.position > to);
+    const events = dir === 'f' ? room.events.filter(inRange).slice(0, limit) : room.events.filter(inRange).slice(-limit).reverse();
     const end = dir === 'f' ? (events.at(-1)?.position ?? from) : Math.max(0, (events.at(-1)?.position ?? 1) - 1);
+    // Synapse (handlers/pagination.py `get_messages`) leaves `end` out only when the
+    // page is empty and nothing lies beyond it: the start of history going back, the
+    // room's newest event (or `to`) going forward.
     return { chunk: events.map((stored) => this.clientEvent(stored, auth)), start: `s${from}`, ...(events.length > 0 ? { end: `s${end}` } : {}) };
   }
 
@@ -762,6 +828,15 @@ function currentState(events: readonly StoredEvent[]): StoredEvent[] {
 function lastMembershipPosition(room: Room, userId: string): number {
   const member = room.events.filter((stored) => stored.event.type === 'm.room.member' && stored.event.state_key === userId).at(-1);
   return member?.position ?? 0;
+}
+
+/**
+ * A token this server did not make (another server's, a mangled one): Synapse's
+ * `StreamToken.from_string` (synapse/types/__init__.py) raises a plain
+ * `SynapseError(400, …)`, so the errcode is M_UNKNOWN.
+ */
+function invalidToken(token: string): MatrixError {
+  return new MatrixError(400, 'M_UNKNOWN', `Invalid stream token ${JSON.stringify(token.slice(0, 100))}`);
 }
 
 function parseToken(token: string): number | undefined {

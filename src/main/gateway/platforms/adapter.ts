@@ -84,8 +84,8 @@ export interface PlatformAdapter {
   readonly idempotentSends: boolean;
   /**
    * With `idempotentSends`: how long after a send the server still recognises
-   * its key (Discord keeps a nonce "a few minutes"). Absent: for good (Matrix
-   * txnIds). A resend later than this may appear twice, so it carries the marker.
+   * its key (Discord keeps a nonce "a few minutes", Synapse a txnId a day).
+   * Absent: for good. A resend later than this may appear twice, so it carries the marker.
    */
   readonly dedupWindowMs?: number;
   state(): AdapterState;

@@ -29,6 +29,8 @@ export interface CallOptions {
   readonly query?: Record<string, string | undefined>;
   readonly timeoutMs: number;
   readonly signal?: AbortSignal | undefined;
+  /** Below `/_matrix/client/` (the default), or `/_matrix/federation/` (the server's own version, which needs no token). */
+  readonly api?: 'client' | 'federation';
 }
 
 export class MatrixClient {
@@ -38,9 +40,9 @@ export class MatrixClient {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** `path` is below `/_matrix/client/`, with its parts already encoded. */
+  /** `path` is below `/_matrix/client/` (or the `api` named), with its parts already encoded. */
   async call<T = Record<string, unknown>>(method: 'GET' | 'POST' | 'PUT', path: string, options: CallOptions): Promise<CallResult<T>> {
-    const url = new URL(`${this.homeserver}/_matrix/client/${path}`);
+    const url = new URL(`${this.homeserver}/_matrix/${options.api ?? 'client'}/${path}`);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;

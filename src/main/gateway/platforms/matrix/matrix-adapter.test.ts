@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -81,6 +81,64 @@ describe('the Matrix adapter against the fake homeserver', () => {
     await waitUntil('polling', () => fake.isPolling(bot), 10_000);
     expect(taken.map((message) => message.text)).toEqual(Array.from({ length: 150 }, (_, i) => `m${i}`));
     expect(fake.requests.some((request) => request.path.endsWith('/messages'))).toBe(true);
+  });
+
+  it('reads a gap again while /messages keeps failing, keeping it in the file meanwhile, and takes the room\'s messages in order once it answers', async () => {
+    const room = fake.createRoom(alice, { invite: [bot], direct: true });
+    let taken = start();
+    await waitUntil('joined', () => fake.membership(bot, room) === 'join', 10_000);
+    fake.userSays(alice, room, 'before');
+    await waitUntil('the first', () => taken.length === 1, 10_000);
+    await adapter!.disconnect();
+    for (let i = 0; i < 150; i++) fake.userSays(alice, room, `m${i}`);
+    let failures = 0;
+    const heal = fake.fault((request) => (request.path.endsWith('/messages') ? (failures++, { kind: 'error', status: 504, errcode: 'M_UNKNOWN', error: 'Gateway Timeout' }) : undefined));
+    taken = start();
+    await waitUntil('three failed reads', () => failures >= 3, 10_000);
+    // The position moved on, the gap did not: it is in the file, and nothing of the room was taken out of order.
+    const saved = JSON.parse(readFileSync(join(dir, 'matrix', readdirSync(join(dir, 'matrix')).find((name) => name.startsWith('account-'))!), 'utf8')) as { gaps: { roomId: string }[] };
+    expect(saved.gaps.map((gap) => gap.roomId)).toEqual([room]);
+    fake.userSays(alice, room, 'during');
+    await waitUntil('another failed read', () => failures >= 4, 10_000);
+    expect(taken).toEqual([]);
+    heal();
+    await waitUntil('all 151', () => taken.length >= 151, 20_000);
+    expect(taken.map((message) => message.text)).toEqual([...Array.from({ length: 150 }, (_, i) => `m${i}`), 'during']);
+  });
+
+  it('closes the gap of a room it may no longer read (403), and goes on with the others', async () => {
+    const room = fake.createRoom(alice, { invite: [bot], direct: true });
+    const other = fake.createRoom(alice, { invite: [bot], name: 'Other' });
+    let taken = start();
+    await waitUntil('joined', () => fake.membership(bot, room) === 'join' && fake.membership(bot, other) === 'join', 10_000);
+    await waitUntil('polling', () => fake.isPolling(bot), 10_000);
+    await adapter!.disconnect();
+    for (let i = 0; i < 120; i++) fake.userSays(alice, room, `m${i}`);
+    fake.fault((request) => (request.path.endsWith('/messages') ? { kind: 'error', status: 403, errcode: 'M_FORBIDDEN', error: 'User not in room' } : undefined));
+    taken = start();
+    await waitUntil('polling again', () => fake.isPolling(bot), 10_000);
+    fake.userSays(alice, other, 'Homing: still here', { mentions: [bot] });
+    await waitUntil('the other room', () => taken.some((message) => message.text === 'still here'), 10_000);
+    const saved = JSON.parse(readFileSync(join(dir, 'matrix', readdirSync(join(dir, 'matrix')).find((name) => name.startsWith('account-'))!), 'utf8')) as { gaps: unknown[] };
+    expect(saved.gaps).toEqual([]);
+  });
+
+  it('declares the txnId window of the homeserver it talks to: Synapse\'s day, else the shortest known (Dendrite\'s 30 minutes)', async () => {
+    start();
+    await waitUntil('connected', () => adapter!.state() === 'connected', 10_000);
+    expect(adapter!.dedupWindowMs).toBe(24 * 60 * 60 * 1000);
+    await adapter!.disconnect();
+    fake.serverSoftware = 'Dendrite';
+    start();
+    await waitUntil('connected again', () => adapter!.state() === 'connected', 10_000);
+    expect(adapter!.dedupWindowMs).toBe(30 * 60 * 1000);
+    await adapter!.disconnect();
+    // A proxy that passes on only the client API: the server is unknown.
+    fake.serverSoftware = 'Synapse';
+    fake.fault((request) => (request.path.startsWith('/_matrix/federation/') ? { kind: 'error', status: 404, errcode: 'M_UNRECOGNIZED' } : undefined));
+    start();
+    await waitUntil('connected a third time', () => adapter!.state() === 'connected', 10_000);
+    expect(adapter!.dedupWindowMs).toBe(30 * 60 * 1000);
   });
 
   it('has a message handed again when the pipeline cannot save it now, and takes it once it can', async () => {

@@ -15,9 +15,9 @@ import type {
 } from '../adapter';
 import { MatrixClient, part, type CallResult, type MatrixFailure } from './client';
 import type { MatrixConfig, MatrixRoomConfig } from './config-schema';
-import { events as readEvents, parseSync, readMessage, type InviteUpdate, type JoinedRoomUpdate, type SyncBatch, type SyncEvent } from './inbound';
+import { events as readEvents, parseSync, readMessage, type InviteUpdate, type SyncBatch, type SyncEvent } from './inbound';
 import { MatrixRooms, type RoomView } from './rooms';
-import { MatrixSyncState } from './sync-state';
+import { MatrixSyncState, type TimelineGap } from './sync-state';
 import { AdapterEvents } from '../adapter-events';
 import { defaultReconnectDelay } from '../backoff';
 import { PairingReplyLimit } from '../../access/pairing-replies';
@@ -67,7 +67,20 @@ const CALL_TIMEOUT_MS = 30_000;
 const SYNC_FILTER = JSON.stringify({ room: { timeline: { limit: 100 }, state: { lazy_load_members: false } } });
 /** The first sync of a connection: every room's state, hardly any timeline. */
 const STATE_FILTER = JSON.stringify({ room: { timeline: { limit: 1 } } });
-const MAX_GAP_PAGES = 10;
+/** Events asked for per page of a gap: Synapse serves at most 1 000 (synapse/streams/config.py `MAX_LIMIT`). */
+const GAP_PAGE_LIMIT = '100';
+/**
+ * How long Synapse remembers a txnId: every 5 minutes `_cleanup_old_transaction_ids`
+ * (synapse/storage/databases/main/events_worker.py) deletes the
+ * `event_txn_id_device_id` rows older than 24 hours; younger ones are kept.
+ */
+const SYNAPSE_TXN_ID_WINDOW_MS = 24 * 60 * 60 * 1000;
+/**
+ * Any other homeserver: the shortest window known. Dendrite keeps a txnId in
+ * memory for 30 to 60 minutes (internal/transactions/transactions.go,
+ * `DefaultCleanupPeriod`, two maps cycled); other servers' are not known here.
+ */
+const OTHER_SERVER_TXN_ID_WINDOW_MS = 30 * 60 * 1000;
 
 export const PAIRING_REPLY = (code: string) =>
   `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → Matrix → requests, or: homing pairing approve ${code}).`;
@@ -95,13 +108,16 @@ interface Session {
  * chunk's idempotency key, the same on every resend and after a restart, and the
  * device id is kept across restarts (a txnId is scoped to its device), so a resend
  * of a chunk that arrived returns the first event and the room sees it once —
- * no "possible repeat" marker is needed.
+ * no "possible repeat" marker is needed, for as long as the server remembers the
+ * txnId (`dedupWindowMs`); a resend later than that carries the marker.
  */
 export class MatrixAdapter implements PlatformAdapter {
   readonly platform = 'matrix';
   readonly limits: MessageLimits = { maxLength: MATRIX_CHUNK_BYTES, unit: 'bytes' };
   readonly intake = INTAKE.matrix;
   readonly idempotentSends = true;
+  /** How long the homeserver remembers a txnId: known at each connection from the server's name (see `txnIdWindow`). */
+  private txnIdWindowMs = OTHER_SERVER_TXN_ID_WINDOW_MS;
 
   private readonly config: MatrixConfig;
   private readonly logger: Logger;
@@ -122,10 +138,9 @@ export class MatrixAdapter implements PlatformAdapter {
   private gateUntil = 0;
   private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
   private readonly pairingReplies = new PairingReplyLimit();
-  /** Events the bot sent lately: a reply to one of them addresses the bot. */
-  private readonly ownEvents: string[] = [];
-  /** Threads the bot answered in lately: a message there addresses it. */
-  private readonly ownThreads: string[] = [];
+  /** Failed reads of a gap in a row, and when the next may start (monotonic ms): a flaky /messages is retried with backoff. */
+  private gapFailures = 0;
+  private gapRetryAt = 0;
 
   constructor(private readonly options: MatrixAdapterOptions) {
     this.config = options.config;
@@ -137,6 +152,15 @@ export class MatrixAdapter implements PlatformAdapter {
 
   state(): AdapterState {
     return this.current;
+  }
+
+  /**
+   * A resend within this time of its reply's recording (which is before its
+   * first send) is deduplicated by the homeserver; a later one carries the marker.
+   * Read by the delivery side when the adapter says it is connected.
+   */
+  get dedupWindowMs(): number {
+    return this.txnIdWindowMs;
   }
 
   /** The rooms the bot is in, with names, for the window. */
@@ -245,7 +269,10 @@ export class MatrixAdapter implements PlatformAdapter {
       if (state.since === null) state.advance(initial.value.nextBatch);
       this.session = session;
       this.failedAttempts = 0;
-      this.logger.info('matrix: connected', { user: session.userId, device: session.deviceId });
+      const server = await this.serverName();
+      if (!alive()) return;
+      this.txnIdWindowMs = server === 'Synapse' ? SYNAPSE_TXN_ID_WINDOW_MS : OTHER_SERVER_TXN_ID_WINDOW_MS;
+      this.logger.info('matrix: connected', { user: session.userId, device: session.deviceId, server: server ?? 'unknown', txnIdWindowMinutes: this.txnIdWindowMs / 60_000 });
       this.setState('connected');
       this.roomsChanged();
       await this.takeInvites(initial.value.invites);
@@ -283,6 +310,18 @@ export class MatrixAdapter implements PlatformAdapter {
       return { ok: false, failure: { kind: 'unknown', description: 'the login answer lacks a token, user or device' } };
     }
     return { ok: true, value: { token, userId, deviceId } };
+  }
+
+  /**
+   * The homeserver's software, from `GET /_matrix/federation/v1/version` (no token;
+   * Synapse's FederationVersionServlet answers `{"server":{"name":"Synapse"}}`, on the
+   * same listener as the client API in its default config). Unknown when a proxy
+   * does not pass it on: then the shortest txnId window is assumed.
+   */
+  private async serverName(): Promise<string | undefined> {
+    const answer = await this.client.call<{ server?: { name?: unknown } }>('GET', 'v1/version', { api: 'federation', timeoutMs: 10_000 });
+    const name = answer.ok ? answer.value.server?.name : undefined;
+    return typeof name === 'string' ? name.slice(0, 64) : undefined;
   }
 
   private loginWords(failure: MatrixFailure): string {
@@ -359,7 +398,7 @@ export class MatrixAdapter implements PlatformAdapter {
       const since = state.since ?? undefined;
       let answer: CallResult<SyncBatch>;
       try {
-        answer = await this.syncOnce(session, since, SYNC_FILTER, this.config.pollTimeoutSeconds * 1000, abort.signal);
+        answer = await this.syncOnce(session, since, SYNC_FILTER, this.pollTimeoutMs(), abort.signal);
       } finally {
         if (this.pollAbort === abort) this.pollAbort = undefined;
       }
@@ -377,6 +416,10 @@ export class MatrixAdapter implements PlatformAdapter {
         if (answer.failure.kind === 'rate-limited') {
           await this.pause(answer.failure.retryAfterMs, generation, false);
           continue;
+        }
+        if (answer.failure.kind === 'refused' && answer.failure.status === 400 && since !== undefined) {
+          this.positionRefused(answer.failure.description);
+          return 'reconnect';
         }
         await this.lost(`lost the homeserver: ${answer.failure.description}`, generation);
         return 'reconnect';
@@ -396,20 +439,49 @@ export class MatrixAdapter implements PlatformAdapter {
     return 'stopped';
   }
 
+  /**
+   * The homeserver refuses the saved position (Synapse: `400 Invalid stream
+   * token`, types/__init__.py `StreamToken.from_string`): it is not the server
+   * that gave it (replaced, or restored from an older backup). Asking again
+   * would fail forever; Homing starts from now and says once that what was sent
+   * meanwhile may not be answered (the position it refused is gone from the file).
+   */
+  private positionRefused(description: string): void {
+    this.syncState!.forgetPosition();
+    this.logger.warn('matrix: the homeserver refused the saved sync position; going on from now', { error: description });
+    this.events.emit({
+      type: 'intake-gap',
+      text: `The Matrix homeserver no longer accepts Homing's saved place in its rooms (${description}): messages sent while Homing was away may not be answered.`,
+    });
+  }
+
+  /** The long poll's wait: shorter while a gap waits for its next try, so the try is not held up by a quiet room. */
+  private pollTimeoutMs(): number {
+    const poll = this.config.pollTimeoutSeconds * 1000;
+    if (this.syncState?.gaps.length === 0) return poll;
+    return Math.min(poll, Math.max(0, Math.ceil(this.gapRetryAt - this.clock.monotonic())));
+  }
+
   /** Room state, invites and every timeline event of one sync; 'again' when one was not saved. */
   private async takeBatch(session: Session, batch: SyncBatch, since: string | undefined, generation: number): Promise<'done' | 'again'> {
+    const state = this.syncState!;
     this.applyState(batch, false);
     await this.takeInvites(batch.invites);
     for (const roomId of batch.left) {
       this.rooms?.forget(roomId);
+      state.closeGap(roomId);
       this.roomsChanged();
     }
     for (const room of batch.joined) {
       if (!this.running || generation !== this.generation) return 'again';
-      const timeline = room.limited && since !== undefined ? await this.fillGap(session, room, since) : room.timeline;
-      if ((await this.takeTimeline(room.roomId, timeline)) === 'again') return 'again';
+      if (since !== undefined && (room.limited || state.hasGap(room.roomId))) {
+        // Kept before the position moves on; the room's events are then read in order from /messages.
+        state.openGap(room.roomId, since, newestEventId(room.timeline));
+        continue;
+      }
+      if ((await this.takeTimeline(room.roomId, room.timeline)) === 'again') return 'again';
     }
-    return 'done';
+    return this.readGaps(session, generation);
   }
 
   /** Room names, members, encryption, m.direct: from state and from the state events of timelines. */
@@ -428,39 +500,88 @@ export class MatrixAdapter implements PlatformAdapter {
   }
 
   /**
-   * A timeline cut short (`limited`: more happened than the filter's limit): the
-   * missing events are read from /messages, forwards from our position, up to the
-   * first event the sync did give. Nothing that happened while Homing was away is lost.
+   * Reads every room's gap (a timeline cut short by `limited`: more happened
+   * than the filter's limit, e.g. while Homing was away) from /messages,
+   * forwards from the position before it, page by page to its end: nothing
+   * that happened is lost, however long the gap. A page that fails is read
+   * again after a backoff; the gap's position moves only past pages taken.
+   *
+   * Forwards from the sync position rather than back from the timeline's
+   * `prev_batch`: the spec lets /messages start at a `next_batch`, Synapse pages
+   * forwards from it by its stream position (storage/databases/main/stream.py,
+   * `generate_pagination_bounds`), and reading forwards hands the events over in
+   * order, one page in memory, with a position to note after each page.
    */
-  private async fillGap(session: Session, room: JoinedRoomUpdate, since: string): Promise<SyncEvent[]> {
-    const given = new Set(room.timeline.flatMap((event) => (event.event_id ? [event.event_id] : [])));
-    const missing: SyncEvent[] = [];
-    let from = since;
-    for (let page = 0; page < MAX_GAP_PAGES; page++) {
-      const answer = await this.client.call<{ chunk?: unknown; end?: unknown }>('GET', `v3/rooms/${part(room.roomId)}/messages`, {
-        token: session.token,
-        query: { from, dir: 'f', limit: '100' },
-        timeoutMs: CALL_TIMEOUT_MS,
-      });
-      if (!answer.ok) {
-        this.logger.warn('matrix: could not read the messages of a gap in a room; some may be missed', { error: answer.failure.description });
-        break;
+  private async readGaps(session: Session, generation: number): Promise<'done' | 'again'> {
+    const state = this.syncState!;
+    if (state.gaps.length === 0 || this.clock.monotonic() < this.gapRetryAt) return 'done';
+    for (const gap of [...state.gaps]) {
+      const read = await this.readGap(session, gap, generation);
+      if (read === 'again') return 'again';
+      if (read === 'failed') {
+        this.gapRetryAt = this.clock.monotonic() + (this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.gapFailures);
+        return 'done';
       }
-      const chunk = readEvents(Array.isArray(answer.value.chunk) ? answer.value.chunk.slice(0, 1000) : []);
-      let reached = false;
-      for (const event of chunk) {
-        if (event.event_id && given.has(event.event_id)) {
-          reached = true;
-          break;
-        }
-        missing.push(event);
-      }
-      const end = answer.value.end;
-      if (reached || chunk.length === 0 || typeof end !== 'string' || end === from) break;
-      from = end;
     }
-    if (missing.length > 0) this.logger.info('matrix: filled a gap in a room\'s timeline', { events: missing.length });
-    return [...missing, ...room.timeline];
+    this.gapFailures = 0;
+    return 'done';
+  }
+
+  private async readGap(session: Session, gap: TimelineGap, generation: number): Promise<'done' | 'again' | 'failed'> {
+    const state = this.syncState!;
+    let from = gap.from;
+    let taken = 0;
+    for (;;) {
+      if (!this.running || generation !== this.generation) return 'again';
+      const page = await this.gapPage(session, gap.roomId, from);
+      if (!page.ok) {
+        if (page.failure.kind === 'forbidden' || page.failure.kind === 'not-found') {
+          // Left or removed: the room's history is no longer the bot's to read.
+          this.logger.warn('matrix: a room whose missed messages were being read can no longer be read', { error: page.failure.description });
+          state.closeGap(gap.roomId);
+          return 'done';
+        }
+        if (page.failure.kind === 'refused') {
+          // The gap's token refused for good (a replaced server): asking again cannot help.
+          state.closeGap(gap.roomId);
+          const room = this.rooms?.name(gap.roomId);
+          this.events.emit({
+            type: 'intake-gap',
+            text: `The Matrix homeserver refused to give the messages Homing missed in ${room ? `the room ${room}` : 'a room'} (${page.failure.description}): some of them may not be answered.`,
+          });
+          return 'done';
+        }
+        this.logger.warn('matrix: could not read a page of the messages missed in a room; reading it again shortly', { error: page.failure.description });
+        return 'failed';
+      }
+      const { events, end } = page.value;
+      const last = gap.until === null ? -1 : events.findIndex((event) => event.event_id === gap.until);
+      const inGap = last >= 0 ? events.slice(0, last + 1) : events;
+      if ((await this.takeTimeline(gap.roomId, inGap)) === 'again') return 'again';
+      taken += inGap.length;
+      // No `end`: nothing further yet. An `end` that does not move cannot lead further either (Synapse #12102 gives one at the end).
+      if (last >= 0 || end === undefined || end === from) break;
+      from = end;
+      state.gapReadTo(gap.roomId, from);
+    }
+    state.closeGap(gap.roomId);
+    this.logger.info('matrix: read the messages missed in a room', { events: taken });
+    return 'done';
+  }
+
+  /** One page of a room's timeline, forwards from `from` (an empty page with an `end` is not the end: the spec says to go on). */
+  private async gapPage(session: Session, roomId: string, from: string): Promise<CallResult<{ events: SyncEvent[]; end: string | undefined }>> {
+    const answer = await this.client.call<{ chunk?: unknown; end?: unknown }>('GET', `v3/rooms/${part(roomId)}/messages`, {
+      token: session.token,
+      query: { from, dir: 'f', limit: GAP_PAGE_LIMIT },
+      timeoutMs: CALL_TIMEOUT_MS,
+    });
+    if (!answer.ok) return answer;
+    const { chunk, end } = answer.value;
+    if (!Array.isArray(chunk) || (end !== undefined && (typeof end !== 'string' || end === '' || end.length > 4096))) {
+      return { ok: false, failure: { kind: 'unknown', description: 'a page of /messages that Homing cannot read' } };
+    }
+    return { ok: true, value: { events: readEvents(chunk), end } };
   }
 
   private async takeTimeline(roomId: string, timeline: readonly SyncEvent[]): Promise<'done' | 'again'> {
@@ -487,7 +608,7 @@ export class MatrixAdapter implements PlatformAdapter {
       const id = event.event_id;
       if (id === undefined || event.sender === undefined) continue;
       if (event.sender === session.userId) {
-        if (event.type === 'm.room.message' && !this.ownEvents.includes(id)) this.rememberOwn(id);
+        if (event.type === 'm.room.message') state.rememberOwnEvent(id);
         continue; // our own echo (unsigned.transaction_id on this device's)
       }
       if (state.wasHandled(id)) continue;
@@ -601,8 +722,9 @@ export class MatrixAdapter implements PlatformAdapter {
     roomId: string,
   ): boolean {
     if (message.mentions.includes(session.userId)) return true;
-    if (message.inReplyTo !== undefined && this.ownEvents.includes(message.inReplyTo)) return true;
-    if (message.threadRoot !== undefined && (this.ownThreads.includes(message.threadRoot) || this.ownEvents.includes(message.threadRoot))) return true;
+    const state = this.syncState!;
+    if (message.inReplyTo !== undefined && state.isOwnEvent(message.inReplyTo)) return true;
+    if (message.threadRoot !== undefined && (state.isOwnThread(message.threadRoot) || state.isOwnEvent(message.threadRoot))) return true;
     if (message.text.includes(session.userId) || message.formatted?.includes(`matrix.to/#/${session.userId}`) || message.formatted?.includes(`matrix.to/#/${encodeURIComponent(session.userId)}`)) return true;
     const names = ownNames(session.userId, this.rooms?.memberName(roomId, session.userId));
     const start = message.text.trimStart().toLowerCase();
@@ -703,8 +825,8 @@ export class MatrixAdapter implements PlatformAdapter {
       if (waited !== 'ok') return waited;
       const sent = await this.put(target.chatId, target.idempotencyKey, content);
       if (sent.ok) {
-        this.rememberOwn(sent.value);
-        if (target.threadId !== null) remember(this.ownThreads, target.threadId);
+        this.syncState?.rememberOwnEvent(sent.value);
+        if (target.threadId !== null) this.syncState?.rememberOwnThread(target.threadId);
         return { ok: true, platformMessageId: sent.value };
       }
       const failure = sent.failure;
@@ -817,10 +939,6 @@ export class MatrixAdapter implements PlatformAdapter {
 
   // ---- plumbing --------------------------------------------------------
 
-  private rememberOwn(eventId: string): void {
-    remember(this.ownEvents, eventId);
-  }
-
   private roomsChanged(): void {
     this.events.emit({ type: 'rooms' });
   }
@@ -851,11 +969,6 @@ export class MatrixAdapter implements PlatformAdapter {
 
 }
 
-function remember(list: string[], id: string): void {
-  list.push(id);
-  if (list.length > 500) list.splice(0, list.length - 500);
-}
-
 /** Lower-case names people address the bot by: its localpart and its display name in the room. */
 function ownNames(userId: string, displayName: string | undefined): string[] {
   const localpart = userId.slice(1).split(':')[0]!.toLowerCase();
@@ -873,6 +986,15 @@ function stripOwnMention(text: string, userId: string, displayName: string | und
     }
   }
   return text;
+}
+
+/** The id of the newest event a sync showed in a room's timeline: a gap is read up to it. */
+function newestEventId(timeline: readonly SyncEvent[]): string | null {
+  for (let i = timeline.length - 1; i >= 0; i--) {
+    const id = timeline[i]!.event_id;
+    if (id !== undefined) return id;
+  }
+  return null;
 }
 
 function describe(error: unknown): string {

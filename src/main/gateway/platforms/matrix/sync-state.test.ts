@@ -48,6 +48,46 @@ describe('what the Matrix adapter keeps across restarts', () => {
     expect(open().since).toBeNull();
   });
 
+  it('keeps a room\'s unread gap from before the position moves until it is read: its end moves with new syncs, its start page by page', () => {
+    const state = open();
+    state.setIdentity('@homing:example.org', 'DEV1');
+    state.openGap('!a:x', 's10', '$last');
+    state.advance('s20');
+    expect(open().gaps).toEqual([{ roomId: '!a:x', from: 's10', until: '$last' }]);
+    // A later sync of the same room only moves the end; the start stays where reading is.
+    state.openGap('!a:x', 's20', '$newer');
+    state.gapReadTo('!a:x', 'e15');
+    state.openGap('!b:x', 's20', null);
+    expect(open().gaps).toEqual([
+      { roomId: '!a:x', from: 'e15', until: '$newer' },
+      { roomId: '!b:x', from: 's20', until: null },
+    ]);
+    state.closeGap('!a:x');
+    expect(open().gaps.map((gap) => gap.roomId)).toEqual(['!b:x']);
+    expect(open().hasGap('!a:x')).toBe(false);
+  });
+
+  it('keeps the bot\'s own events and the threads it answered in across restarts, the latest 500 of each', () => {
+    const state = open();
+    state.setIdentity('@homing:example.org', 'DEV1');
+    state.rememberOwnThread('$root');
+    for (let i = 0; i < 501; i++) state.rememberOwnEvent(`$own${i}`);
+    const again = open();
+    expect(again.isOwnThread('$root')).toBe(true);
+    expect([again.isOwnEvent('$own0'), again.isOwnEvent('$own1'), again.isOwnEvent('$own500')]).toEqual([false, true, true]);
+    expect(again.isOwnThread('$other')).toBe(false);
+  });
+
+  it('reads a file written before gaps and own events were kept, without moving it aside', () => {
+    open().advance('s5');
+    const file = join(dir, 'matrix', readdirSync(join(dir, 'matrix'))[0]!);
+    const { gaps: _gaps, ownEvents: _own, ownThreads: _threads, ...older } = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify(older));
+    const state = open();
+    expect({ since: state.since, gaps: state.gaps, own: state.isOwnEvent('$x') }).toEqual({ since: 's5', gaps: [], own: false });
+    expect(readdirSync(join(dir, 'matrix')).some((name) => name.includes('.unreadable-'))).toBe(false);
+  });
+
   it('moves an unreadable file aside and starts afresh', () => {
     open().advance('s5');
     const file = join(dir, 'matrix', readdirSync(join(dir, 'matrix'))[0]!);

@@ -8,6 +8,8 @@ import { PRIVATE_DIR_MODE, readJsonOrMoveAside, writePrivateFile } from '../../p
 /** Event ids remembered as handled; a sync never hands back more than a few hundred. */
 const HANDLED_KEPT = 4_000;
 const MAX_ROOMS_KEPT = 2_000;
+/** The bot's own latest events and the threads it answered in: enough for the conversations still going on. */
+const OWN_KEPT = 500;
 
 /**
  * What the Matrix adapter must remember across restarts, per account, in
@@ -23,6 +25,14 @@ const MAX_ROOMS_KEPT = 2_000;
  *   pipeline now: found at start-up, its redelivery is checked in the transcript.
  * - `direct`: rooms known to be direct chats (from an invite's `is_direct`);
  *   `encryptedTold`: encrypted rooms already told that Homing cannot read them.
+ * - `gaps`: per room, the part of its timeline a sync skipped (`limited`) and
+ *   that is not read yet: from the page token `from` forwards, up to the event
+ *   `until` (the newest the syncs showed). Saved before `since` moves past it,
+ *   moved on page by page as each page is taken, removed once read: a failed
+ *   page is read again, never skipped.
+ * - `ownEvents`, `ownThreads`: the bot's latest events and the threads it
+ *   answered in, which decide whether a reply or a thread message addresses it;
+ *   a restart must not forget them.
  */
 const stateSchema = z.object({
   v: z.literal(1),
@@ -33,8 +43,15 @@ const stateSchema = z.object({
   inFlight: z.string().max(512).nullable(),
   direct: z.array(z.string().max(512)).max(MAX_ROOMS_KEPT),
   encryptedTold: z.array(z.string().max(512)).max(MAX_ROOMS_KEPT),
+  // Absent in files written before they were kept.
+  gaps: z.array(z.object({ roomId: z.string().max(512), from: z.string().max(4096), until: z.string().max(512).nullable() })).max(MAX_ROOMS_KEPT).default([]),
+  ownEvents: z.array(z.string().max(512)).max(OWN_KEPT).default([]),
+  ownThreads: z.array(z.string().max(512)).max(OWN_KEPT).default([]),
 });
 type StoredState = z.output<typeof stateSchema>;
+
+/** A room's timeline not read yet: forwards from the page token `from`, up to the event `until` (or the room's newest). */
+export type TimelineGap = StoredState['gaps'][number];
 
 export class MatrixSyncState {
   private state: StoredState;
@@ -53,7 +70,7 @@ export class MatrixSyncState {
           logger.error('matrix: the saved sync position could not be read; moved it aside (recent messages are not answered again)', { movedTo }),
         )
       : undefined;
-    this.state = loaded ?? { v: 1, userId: null, deviceId: null, since: null, handled: [], inFlight: null, direct: [], encryptedTold: [] };
+    this.state = loaded ?? { v: 1, userId: null, deviceId: null, since: null, handled: [], inFlight: null, direct: [], encryptedTold: [], gaps: [], ownEvents: [], ownThreads: [] };
     this.handledSet = new Set(this.state.handled);
     this.interrupted = this.state.inFlight;
   }
@@ -77,7 +94,9 @@ export class MatrixSyncState {
   setIdentity(userId: string, deviceId: string): void {
     if (this.state.userId === userId && this.state.deviceId === deviceId) return;
     const sameUser = this.state.userId === null || this.state.userId === userId;
-    const base: StoredState = sameUser ? this.state : { ...this.state, since: null, handled: [], inFlight: null, direct: [], encryptedTold: [] };
+    const base: StoredState = sameUser
+      ? this.state
+      : { ...this.state, since: null, handled: [], inFlight: null, direct: [], encryptedTold: [], gaps: [], ownEvents: [], ownThreads: [] };
     if (!sameUser) this.handledSet.clear();
     this.write({ ...base, userId, deviceId });
   }
@@ -113,6 +132,60 @@ export class MatrixSyncState {
   advance(since: string): void {
     if (this.state.since === since) return;
     this.write({ ...this.state, since });
+  }
+
+  /** The rooms' unread gaps, oldest first. */
+  get gaps(): readonly TimelineGap[] {
+    return this.state.gaps;
+  }
+
+  /**
+   * A sync skipped part of the room's timeline after `from`, up to `until`: kept
+   * before the position moves on. A room whose gap is still open only moves its
+   * end: everything after its `from` is read from there, in order.
+   */
+  openGap(roomId: string, from: string, until: string | null): void {
+    const open = this.state.gaps.find((gap) => gap.roomId === roomId);
+    if (open && (until === null || open.until === until)) return;
+    const gaps = open
+      ? this.state.gaps.map((gap) => (gap === open ? { ...gap, until } : gap))
+      : [...this.state.gaps, { roomId, from, until }].slice(-MAX_ROOMS_KEPT);
+    this.write({ ...this.state, gaps });
+  }
+
+  hasGap(roomId: string): boolean {
+    return this.state.gaps.some((gap) => gap.roomId === roomId);
+  }
+
+  /** The page before `from` is taken: reading goes on from there. */
+  gapReadTo(roomId: string, from: string): void {
+    this.write({ ...this.state, gaps: this.state.gaps.map((gap) => (gap.roomId === roomId ? { ...gap, from } : gap)) });
+  }
+
+  /** Read to its end (or the room can no longer be read). */
+  closeGap(roomId: string): void {
+    if (this.hasGap(roomId)) this.write({ ...this.state, gaps: this.state.gaps.filter((gap) => gap.roomId !== roomId) });
+  }
+
+  isOwnEvent(eventId: string): boolean {
+    return this.state.ownEvents.includes(eventId);
+  }
+
+  rememberOwnEvent(eventId: string): void {
+    if (!this.isOwnEvent(eventId)) this.write({ ...this.state, ownEvents: [...this.state.ownEvents, eventId].slice(-OWN_KEPT) });
+  }
+
+  isOwnThread(rootId: string): boolean {
+    return this.state.ownThreads.includes(rootId);
+  }
+
+  rememberOwnThread(rootId: string): void {
+    if (!this.isOwnThread(rootId)) this.write({ ...this.state, ownThreads: [...this.state.ownThreads, rootId].slice(-OWN_KEPT) });
+  }
+
+  /** The homeserver refused the position: the next sync starts afresh from now (the rooms' gaps stay to be read). */
+  forgetPosition(): void {
+    this.write({ ...this.state, since: null });
   }
 
   isDirect(roomId: string): boolean {
