@@ -12,6 +12,7 @@ import { waitUntil } from './support/wait';
 import { startDiscordWorld } from './conformance/discord';
 import { startEmailWorld } from './conformance/email';
 import { startIrcWorld } from './conformance/irc';
+import { startMatrixWorld } from './conformance/matrix';
 import { startTelegramWorld } from './conformance/telegram';
 import { startXmppWorld } from './conformance/xmpp';
 import type { ConformanceWorld, Where } from './conformance/world';
@@ -32,8 +33,12 @@ const REPLY_AGENT = fileURLToPath(new URL('./fixtures/reply-agent.mjs', import.m
 /** How long a case waits after the answer for a second copy that must not come. */
 const SETTLE_MS = 1_500;
 
+/** A case starts the gateway up to three times and waits for a server each time: room for a loaded machine. */
+const CASE_MS = 90_000;
+
 const WORLDS: readonly (readonly [string, () => Promise<ConformanceWorld>])[] = [
   ['telegram', startTelegramWorld],
+  ['matrix', startMatrixWorld],
   ['discord', startDiscordWorld],
   ['email', startEmailWorld],
   ['xmpp', startXmppWorld],
@@ -127,7 +132,7 @@ describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
     await world.say(text, place());
     await start();
     await answeredOnce(text, place());
-  });
+  }, CASE_MS);
 
   it('answers a message it had received but not saved when it was killed, once', async (context) => {
     if (!world.keepsWhileDown) return context.skip();
@@ -141,7 +146,7 @@ describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
     unlinkSync(holdFile());
     await start();
     await answeredOnce(text, place());
-  });
+  }, CASE_MS);
 
   it('answers a message it had saved when it was killed once, not twice', async () => {
     const go = join(dataDir, 'go');
@@ -156,7 +161,7 @@ describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
     await answeredOnce(text, place());
     // A saved turn may carry what the platform adds to the text (an email's sender lines).
     expect((await savedUserTurns(second.api)).filter((saved) => saved.includes(text))).toHaveLength(1);
-  });
+  }, CASE_MS);
 
   it('answers every addressed message of an outage with more traffic than one catch-up page', async (context) => {
     if (!world.flood) return context.skip();
@@ -180,7 +185,7 @@ describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
     world.failNextCatchUp();
     await start();
     await answeredOnce(text, place(), 60_000);
-  }, 90_000);
+  }, CASE_MS);
 
   it('forgets nothing that decides what addresses the bot across a clean restart', async (context) => {
     const remembers = world.remembers;
@@ -193,7 +198,7 @@ describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
     const text = unique('addressed by what the bot remembers');
     await remembers.after(text);
     await answeredOnce(text, remembers.where);
-  });
+  }, CASE_MS);
 
   it('marks a resend made after the service forgot its deduplication key', async (context) => {
     const dedup = world.dedup;
@@ -217,5 +222,5 @@ describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
     await waitUntil('the reply resent', async () => (await answers(text, place())) === 2, 30_000);
     const copies = (await world.replies(place())).filter((reply) => reply.includes(expected));
     expect(copies[1]!.startsWith(RESEND_MARKER), 'the second copy carries the resend marker').toBe(true);
-  });
+  }, CASE_MS);
 });
