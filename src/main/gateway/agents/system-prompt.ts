@@ -95,6 +95,10 @@ export const SUMMARISE_REQUEST = [
   'Write at most a short paragraph or a few bullet points. Answer with the summary only.',
 ].join(' ');
 
+/** What the agent is asked when its summary came out longer than the budget's share for one. */
+export const SHORTEN_SUMMARY_REQUEST =
+  'The summary above is too long. Shorten it to a few sentences, keeping names, facts, decisions and open questions. Answer with the summary only.';
+
 /** One line with the turn's context, for agents that get no system message (ACP). */
 export function contextLine(context: ConversationContext): string {
   const who = context.sender ? speakerLabel(context.sender) : 'unknown';
