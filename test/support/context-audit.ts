@@ -1,3 +1,4 @@
+import { SUMMARISE_REQUEST } from '../../src/main/gateway/agents/system-prompt';
 import { estimateMessageTokens, modelFamily } from '../../src/main/gateway/agents/token-estimate';
 import type { ChatRequest } from './openai-stub';
 
@@ -73,7 +74,8 @@ export function auditContext(conversation: Conversation): string[] {
     if (answering === undefined) {
       const carried = tagsIn(request.messages.slice(0, -1));
       const answer = conversation.answers[k];
-      if (answer === '') failedSinceReply = true;
+      // Only a failed summarise request may leave turns out (a failed shortening of a summary loses none).
+      if (answer === '') failedSinceReply ||= request.messages.at(-1)?.content === SUMMARISE_REQUEST;
       else if (carried.size > 0) {
         for (const tag of carried) condensed.add(tag);
         carriedCounts.push(carried.size);
