@@ -410,7 +410,9 @@ export class Pipeline {
   private contextFor(context: TurnContext): LoadedWindow {
     const contextTurns = this.options.contextTurns();
     const sessions = this.options.sessions();
-    const { turns, summary } = sessions.loadAgentContext(context.sessionId, contextTurns + LOOKAHEAD_TURNS);
+    const { turns, summary, truncated } = sessions.loadAgentContext(context.sessionId, contextTurns + LOOKAHEAD_TURNS);
+    // Only after summaries failed many turns in a row: the oldest messages are past what is read.
+    if (truncated) this.options.logger.warn('older messages no summary stands for are past the read limit; the agent is not shown them', { sessionId: context.sessionId });
     const seen = (turn: Turn) => (turn.type === 'assistant' ? !turn.notice : !isCommandOnly(turn.text));
     const view = agentView(turns, context.messageRef, seen);
     const current = view.at < 0 ? { role: 'user' as const, text: context.text } : toTurnMessage(turns[view.at]!);
