@@ -99,8 +99,6 @@ export interface Fitted {
   readonly current: TurnMessage;
   /** With the summary, when there is one. */
   readonly context: ConversationContext;
-  /** Turns of the view this request leaves out (a summary failed; they are condensed later). */
-  readonly leftOut: number;
 }
 
 /** A history turn as the agent is shown it, with its cost. */
@@ -150,7 +148,6 @@ export async function fitContext(request: FitRequest, deps: FitDeps): Promise<Fi
     history: rest.map((placed) => placed.message),
     current,
     context: summary.text === undefined ? accounting.context : { ...accounting.context, summary: summary.text },
-    leftOut,
   };
 }
 
