@@ -15,7 +15,7 @@ import { estimateMessageTokens, estimateTokens, type ModelFamily } from '../agen
  * the OpenAI-compatible agent builds a request (system message, summary,
  * turns). The budget is shared out so that every request fits it, whatever
  * the conversation holds:
- *   - the system message gets 2/5 (the owner's instructions are cut to fit);
+ *   - the system message gets 9/20 (the owner's instructions are cut to fit);
  *   - a summary at most 1/5 (a longer one is condensed again, then cut);
  *   - one message at most what is left once a summary and the summarise
  *     request are counted: a longer message is cut for the agent, with a line
@@ -38,7 +38,7 @@ export interface Shares {
  * fit; only then does the cut of a long message depend on the turn.
  */
 export function sharesOf(budgetTokens: number, family: ModelFamily, systemTokens = 0): Shares {
-  const system = Math.max(Math.floor((budgetTokens * 2) / 5), systemTokens);
+  const system = Math.max(Math.floor((budgetTokens * 9) / 20), systemTokens);
   const summary = Math.floor(budgetTokens / 5);
   const ask = Math.max(askTokens(SUMMARISE_REQUEST, family), askTokens(SHORTEN_SUMMARY_REQUEST, family));
   return { budget: budgetTokens, system, summary, message: budgetTokens - system - summary - ask };
