@@ -8,7 +8,7 @@ import {
   SUMMARISE_REQUEST,
   summaryPreface,
 } from '../agents/system-prompt';
-import { estimateMessageTokens, estimateTokens, type ModelFamily } from '../agents/token-estimate';
+import { estimateMessageTokens, type ModelFamily } from '../agents/token-estimate';
 
 /**
  * The one accounting of the agent's context window, in estimated tokens, as
@@ -84,15 +84,14 @@ export function requestTokens(accounting: Accounting, history: readonly TurnMess
 /**
  * The context with the owner's instructions cut so the system message fits
  * its share; unchanged when it already does. (A template longer than the
- * share on its own cannot be helped: the caller logs it.)
+ * share on its own cannot be helped: the shares make room for it.)
  */
 export function withinSystemShare(accounting: Accounting, shares: Shares): ConversationContext {
-  const { context, family } = accounting;
+  const { context } = accounting;
   if (!context.instructions || systemTokens(accounting) <= shares.system) return context;
-  const without = { ...accounting, context: { ...context, instructions: undefined } };
-  const room = shares.system - systemTokens(without) - estimateTokens(instructionsPart(''), family) - 2;
-  const kept = room > 0 ? cutToTokens(context.instructions, room, family, INSTRUCTIONS_CUT) : '';
-  return { ...context, instructions: kept === '' ? undefined : kept };
+  const cost = (instructions: string) => systemTokens({ ...accounting, context: { ...context, instructions } });
+  const kept = cutToFit(context.instructions, shares.system, cost, INSTRUCTIONS_CUT);
+  return { ...context, instructions: kept };
 }
 
 const INSTRUCTIONS_CUT = (shown: number, total: number) => `\n[Homing: these instructions were cut to fit the context budget: ${shown} of ${total} characters shown]`;
@@ -105,19 +104,23 @@ const MESSAGE_CUT = (shown: number, total: number) => `\n[Homing: this message w
  */
 export function clipMessage(message: TurnMessage, accounting: Accounting, share: number): TurnMessage {
   if (messageTokens(message, accounting) <= share) return message;
-  const label = messageTokens({ ...message, text: '' }, accounting);
-  return { ...message, text: cutToTokens(message.text, share - label, accounting.family, MESSAGE_CUT) };
+  const cost = (text: string) => messageTokens({ ...message, text }, accounting);
+  return { ...message, text: cutToFit(message.text, share, cost, MESSAGE_CUT) };
 }
 
-/** The longest beginning of `text` that, with the cut line, fits `tokens` (never more: the estimate is checked, not assumed additive). */
-function cutToTokens(text: string, tokens: number, family: ModelFamily, line: (shown: number, total: number) => string): string {
+/**
+ * The longest beginning of `text` that, with the cut line, costs at most
+ * `tokens` as `cost` counts it (the whole message or system message: the
+ * estimate is not additive, and a group message's lines are each quoted).
+ */
+function cutToFit(text: string, tokens: number, cost: (text: string) => number, line: (shown: number, total: number) => string): string {
   const chars = [...text];
   const cut = (n: number) => chars.slice(0, n).join('') + line(n, chars.length);
   let low = 0;
   let high = chars.length - 1;
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
-    if (estimateTokens(cut(mid), family) <= tokens) low = mid;
+    if (cost(cut(mid)) <= tokens) low = mid;
     else high = mid - 1;
   }
   return cut(low);
