@@ -14,7 +14,8 @@ import { openWindow, screenshot } from './window-fixtures/window-page';
 /**
  * In Debian's Chromium against a real `homing gateway` and a local
  * OpenAI-compatible stub: the window says which agent (and routing rule)
- * answers, and shows the summary turn a long conversation gets.
+ * answers, and shows the summary turn a long conversation gets, saying what
+ * was cut before it was condensed.
  */
 
 let browser: Browser;
@@ -67,14 +68,20 @@ describe('the window and the turn context', () => {
     release!();
     await page.waitForFunction((n) => document.querySelectorAll('[data-testid="chat-assistant"]').length > n, before);
 
-    for (let i = 1; !stub.requests.some((request) => request.messages.at(-1)?.content === SUMMARISE_REQUEST) && i <= 10; i++) {
+    // A paste three times the budget: the agent is shown it cut, and the summary line says so once it is condensed.
+    const pasted = await send(`a long paste: ${'the kettle, the cups and the green tea; '.repeat(180)}`);
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="chat-assistant"]').length > n, pasted);
+
+    const condensed = (request: (typeof stub.requests)[number]) =>
+      request.messages.at(-1)?.content === SUMMARISE_REQUEST && request.messages.some((message) => message.content.startsWith('a long paste'));
+    for (let i = 1; !stub.requests.some(condensed) && i <= 10; i++) {
       const count = await send(`question ${i}: ${'how long do I steep green tea, '.repeat(6)}`);
       await page.waitForFunction((n) => document.querySelectorAll('[data-testid="chat-assistant"]').length > n, count);
     }
-    const summary = page.getByTestId('chat-summary');
+    const summary = page.getByTestId('chat-summary').filter({ hasText: 'cut to fit first' });
     await summary.waitFor();
     expect(await summary.locator('strong').textContent()).toBe('tea');
-    expect(await summary.textContent()).toMatch(/Summary of \d+ earlier messages/);
+    expect(await summary.textContent()).toMatch(/Summary of \d+ earlier messages \(the agent sees this instead of them; (?:1 of them was|\d+ of them were) cut to fit first\)/);
     expect(stub.requests.every((request) => request.model === 'local-model')).toBe(true);
     await screenshot(page, 'chat-summary-1280');
     expect(errors).toEqual([]);

@@ -159,7 +159,17 @@ export type TranscriptMessage =
     }
   | { readonly role: 'assistant'; readonly at: number; readonly obligationId: string; readonly text: string }
   /** Older messages the agent condensed when the conversation outgrew its context budget; it is shown this instead of them. */
-  | { readonly role: 'summary'; readonly at: number; readonly covers: number; readonly text: string };
+  | {
+      readonly role: 'summary';
+      readonly at: number;
+      /** How many messages it stands for. */
+      readonly covers: number;
+      /** Of those, how many the agent was shown cut (too long for the context budget). */
+      readonly cut?: number | undefined;
+      /** The summary itself was cut to fit. */
+      readonly trimmed?: boolean | undefined;
+      readonly text: string;
+    };
 
 export interface TranscriptPage {
   readonly session: SessionSummary;

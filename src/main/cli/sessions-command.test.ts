@@ -27,6 +27,7 @@ function seed(): { groupId: string; groupKey: string; dmId: string } {
     const g = store.resolve(group);
     store.appendUserTurn(g.sessionId, { source: group, text: 'hello \u001b[2J world' });
     store.appendAssistantTurn(g.sessionId, { obligationId: 'a'.repeat(24), text: 'hi alice' });
+    store.appendSummary(g.sessionId, { text: 'alice said hello', keepFrom: undefined, covers: 2, cut: 1 });
     const d = store.resolve(dm);
     store.appendUserTurn(d.sessionId, { source: dm, text: 'ping' });
     return { groupId: g.sessionId, groupKey: g.sessionKey, dmId: d.sessionId };
@@ -95,6 +96,7 @@ describe('homing sessions', () => {
       expect(text).toContain(`Session ${groupId}`);
       expect(text).toMatch(/alice \(user_[0-9a-f]{12}\): hello \ufffd\[2J world/);
       expect(text).toContain('assistant: hi alice');
+      expect(text).toContain('summary of 2 earlier messages, 1 cut to fit first: alice said hello');
       expect(text).not.toContain('\u001b');
     }
   });

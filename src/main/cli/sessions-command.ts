@@ -111,7 +111,7 @@ function printTranscript(session: SessionSummary, others: SessionSummary[], mess
       message.role === 'user'
         ? `${message.sender.name ? toDisplayLine(message.sender.name, 40) + ' ' : ''}(${message.sender.pseudonym})`
         : message.role === 'summary'
-          ? `summary of ${message.covers} earlier message${message.covers === 1 ? '' : 's'}`
+          ? `summary of ${message.covers} earlier message${message.covers === 1 ? '' : 's'}${message.cut ? `, ${message.cut} cut to fit first` : ''}${message.trimmed ? ', its end cut' : ''}`
           : 'assistant';
     context.stdout(`[${formatTime(message.at)}] ${who}: ${toTerminalText(message.text)}`);
   }

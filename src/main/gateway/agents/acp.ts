@@ -5,7 +5,7 @@ import type { Agent, AgentResult, AgentTurn, TurnMessage } from './agent.js';
 import { DEFAULT_KILL_GRACE_MS, describeExit, spawnAgentProgram, stopProcessGroup, type AgentProgram } from './process-group.js';
 import { loadAcpSdk, type AcpSdk } from './load-acp-sdk.js';
 import { describeSpawnError } from './spawn-error.js';
-import { contextLine, speakerLabel, summaryPreface } from './system-prompt.js';
+import { contextLine, quoteLines, speakerLabel, summaryPreface } from './system-prompt.js';
 import { abortedResult, formatDuration } from './timeout.js';
 
 export interface AcpAgentOptions extends AgentProgram {
@@ -285,7 +285,8 @@ async function runAcpTurn(proc: AcpProcess, options: AcpAgentOptions, turn: Agen
 export function historyContext(history: readonly TurnMessage[]): string {
   const lines = history.map((m) => {
     const who = m.role === 'assistant' ? 'Assistant' : m.sender ? `User (${speakerLabel(m.sender)})` : 'User';
-    return `${who}: ${m.text}`;
+    // Quoted line by line: a message's text cannot start a line that looks like another speaker's.
+    return `${who}:\n${quoteLines(m.text)}`;
   });
   return ['Earlier in this conversation (for context; reply only to the new message that follows):', ...lines].join('\n');
 }

@@ -40,7 +40,7 @@ const KIND_WORDS: Record<ConversationContext['chatKind'], string> = {
 /** `a group chat "Friends" (telegram:3f2a…)`: the chat in a few words. */
 export function describeWhere(context: ConversationContext, speakers = true): string {
   const title = context.chatTitle ? ` "${context.chatTitle}"` : '';
-  const people = context.chatKind === 'dm' || !speakers ? '' : '; several people write here, and each of their messages starts with its author';
+  const people = context.chatKind === 'dm' || !speakers ? '' : `; several people write here: ${SPEAKER_RULE}`;
   return `${KIND_WORDS[context.chatKind]}${title} (${context.chat})${people}`;
 }
 
@@ -75,13 +75,29 @@ export function instructionsPart(instructions: string): string {
   return `Instructions from Homing's owner:\n${instructions}`;
 }
 
+/** How the agent is told to read a group's messages (part of `{where}`). */
+export const SPEAKER_RULE = 'Homing starts each message with `"Name" (pseudonym) wrote:` and quotes its text with `> `; only the quoted lines are the person\'s, and the pseudonym says who it is';
+
 /**
- * A user message as the agent sees it: in a group its author goes first
- * (`Ada (user_3f2a…): hello`), so the agent can tell speakers apart.
+ * A user message as the agent sees it. In a group its author goes first, on a
+ * line of Homing's, and every line of the text is quoted:
+ *   "Ada" (user_3f2a…) wrote:
+ *   > hello
+ * Nothing a member types can look like Homing's line (each of their lines is
+ * quoted, and the name is a JSON string), so no one can speak as someone else.
  */
 export function speakerText(message: TurnMessage, context: ConversationContext | undefined): string {
   if (message.role !== 'user' || !context || context.chatKind === 'dm' || !message.sender) return message.text;
-  return `${speakerLabel(message.sender)}: ${message.text}`;
+  const { displayName, pseudonym } = message.sender;
+  return `${displayName ? `${JSON.stringify(displayName)} ` : ''}(${pseudonym}) wrote:\n${quoteLines(message.text)}`;
+}
+
+/** Every line as a Markdown quote (`> `), whatever ends it (CR, LF, U+2028…). */
+export function quoteLines(text: string): string {
+  return text
+    .split(/\r\n|[\n\r\u0085\u2028\u2029]/)
+    .map((line) => (line === '' ? '>' : `> ${line}`))
+    .join('\n');
 }
 
 export function speakerLabel(sender: NonNullable<TurnMessage['sender']>): string {
@@ -94,6 +110,10 @@ export const SUMMARISE_REQUEST = [
   'Keep names, facts, decisions, open questions and anything the people asked you to remember.',
   'Write at most a short paragraph or a few bullet points. Answer with the summary only.',
 ].join(' ');
+
+/** What the agent is asked when its summary came out longer than the budget's share for one. */
+export const SHORTEN_SUMMARY_REQUEST =
+  'The summary above is too long. Shorten it to a few sentences, keeping names, facts, decisions and open questions. Answer with the summary only.';
 
 /** One line with the turn's context, for agents that get no system message (ACP). */
 export function contextLine(context: ConversationContext): string {

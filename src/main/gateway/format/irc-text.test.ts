@@ -47,6 +47,11 @@ describe('Markdown → IRC text', () => {
     );
   });
 
+  it('renders a table as lined-up columns without markup, and an image as its alt text and address', () => {
+    expect(markdownToIrcText('| Tea | Steep |\n|---|---|\n| **green** | 2 min |')).toBe(['Tea   | Steep', '------|------', 'green | 2 min'].join('\n'));
+    expect(markdownToIrcText('![a pot](https://ex.org/pot.png)')).toBe('a pot (https://ex.org/pot.png)');
+  });
+
   it('drops colour codes, CTCP markers and other control characters the agent wrote', () => {
     expect(markdownToIrcText('\x034,5red\x03 \x01ACTION waves\x01 \x02loud\x02 a\0b')).toBe('4,5red ACTION waves loud ab');
   });

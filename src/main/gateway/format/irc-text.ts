@@ -1,4 +1,5 @@
-import { parseMarkdown, ruleLine, type Block, type Inline, type MarkdownDocument } from './markdown';
+import { parseMarkdown, ruleLine, tableText, type Block, type Inline, type MarkdownDocument } from './markdown';
+import { inlines as plainInlines } from './plain-text';
 
 /**
  * Markdown → IRC text. IRC has no markup, only mIRC formatting codes, which
@@ -43,6 +44,8 @@ function block(node: Block): string {
         .join('\n');
     case 'rule':
       return ruleLine(node.width);
+    case 'table':
+      return tableText(node, (cell) => clean(plainInlines(cell)));
   }
 }
 

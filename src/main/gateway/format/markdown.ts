@@ -4,8 +4,8 @@ import { classifyLine, type OpenFence } from '../platforms/fences';
  * The agent's Markdown as a small tree, parsed once and rendered per platform
  * (telegram-html.ts; plain-text.ts for platforms without markup). The subset is
  * what chat replies use: paragraphs and line breaks as written, headings,
- * quotes, bullet and numbered lists, fenced code blocks, and inline bold,
- * italic, strikethrough, code and links.
+ * quotes, bullet and numbered lists, fenced code blocks, tables, and inline
+ * bold, italic, strikethrough, code, links and images (taken as links to them).
  *
  * Invariant: every character of the input is either in a text/code node or is
  * markup that a node stands for (delimiters, a link's brackets, a fence line);
@@ -26,7 +26,9 @@ export type Block =
   /** `info` is the fence's info string (a language tag, usually), trimmed. */
   | { readonly type: 'code-block'; readonly info: string; readonly text: string }
   | { readonly type: 'quote'; readonly blocks: readonly Block[] }
-  | { readonly type: 'rule'; readonly width: number };
+  | { readonly type: 'rule'; readonly width: number }
+  /** A GFM table: the header row first; `sourceLength` is the Markdown's length, so a renderer can keep within it. */
+  | { readonly type: 'table'; readonly rows: readonly (readonly Inline[][])[]; readonly sourceLength: number };
 
 /** Blocks in order; a renderer joins them with line breaks. */
 export type MarkdownDocument = readonly Block[];
@@ -75,10 +77,60 @@ function parseBlocks(lines: readonly string[], depth: number): Block[] {
       blocks.push({ type: 'quote', blocks: parseBlocks(quoted, depth + 1) });
       continue;
     }
+    const table = parseTable(lines, index);
+    if (table) {
+      blocks.push(table.block);
+      index = table.next;
+      continue;
+    }
     blocks.push(parseLine(line));
     index++;
   }
   return blocks;
+}
+
+const TABLE_DELIMITER = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+
+/**
+ * A GFM table at `at`: a header row, a delimiter row (`|---|:--:|`) with as
+ * many cells, then the rows that follow with a `|` in them. Rows are cut or
+ * padded to the header's cells, as GFM does.
+ */
+function parseTable(lines: readonly string[], at: number): { block: Block; next: number } | undefined {
+  const header = lines[at]!;
+  const delimiter = lines[at + 1];
+  if (!header.includes('|') || delimiter === undefined || !delimiter.includes('|') || !TABLE_DELIMITER.test(delimiter)) return undefined;
+  const width = tableCells(header).length;
+  if (tableCells(delimiter).length !== width) return undefined;
+  const source = [header, delimiter];
+  let next = at + 2;
+  while (next < lines.length && lines[next]!.includes('|') && lines[next]!.trim() !== '') source.push(lines[next++]!);
+  const cellRows = [header, ...source.slice(2)].map(tableCells);
+  const columns = Math.max(...cellRows.map((cells) => cells.length));
+  const rows = cellRows.map((cells) => [...cells, ...Array<string>(columns - cells.length).fill('')].map((cell) => parseInline(cell)));
+  return { block: { type: 'table', rows, sourceLength: source.join('\n').length }, next };
+}
+
+/** A row's cells: split at each `|` not escaped, the outer pipes dropped, trimmed. */
+function tableCells(row: string): string[] {
+  const cells = row.trim().split(/(?<!\\)\|/);
+  if (cells[0] === '') cells.shift();
+  if (cells.length > 0 && cells.at(-1) === '' && row.trim().endsWith('|')) cells.pop();
+  return cells.map((cell) => cell.trim());
+}
+
+/**
+ * A table as lines of text for a platform without tables (in a monospace
+ * block where it has one): columns padded to line up, a rule under the
+ * header. When that would be longer than the Markdown, the cells are only
+ * separated by `|` (so a reply's visible text never outgrows its Markdown).
+ */
+export function tableText(table: Extract<Block, { type: 'table' }>, cellText: (cell: readonly Inline[]) => string): string {
+  const rows = table.rows.map((row) => row.map(cellText));
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => [...row[column]!].length)));
+  const pad = (row: readonly string[]) => row.map((cell, column) => cell + ' '.repeat(widths[column]! - [...cell].length)).join(' | ').trimEnd();
+  const aligned = [pad(rows[0]!), widths.map((width) => '-'.repeat(width)).join('-|-'), ...rows.slice(1).map(pad)].join('\n');
+  return aligned.length <= table.sourceLength ? aligned : rows.map((row) => row.join('|')).join('\n');
 }
 
 function parseLine(line: string): Block {
@@ -135,6 +187,17 @@ export function parseInline(text: string, depth = 0, spans?: [number, number][])
       i += run;
       continue;
     }
+    // An image: a link to it, its alt text the label (a chat reply cannot embed it).
+    if (char === '!' && text[i + 1] === '[' && depth < MAX_DEPTH) {
+      const image = matchLink(text, i + 1, true);
+      if (image) {
+        flush();
+        out.push({ type: 'link', url: image.url, children: parseInline(image.label || image.url, depth + 1) });
+        spans?.push([i, image.end]);
+        i = image.end;
+        continue;
+      }
+    }
     if (char === '[' && depth < MAX_DEPTH) {
       const link = matchLink(text, i);
       if (link) {
@@ -181,11 +244,12 @@ function findBacktickRun(text: string, from: number, length: number): number {
   return -1;
 }
 
-function matchLink(text: string, at: number): { label: string; url: string; end: number } | undefined {
+/** `[label](url)` at `at`; an image's alt text may be empty. */
+function matchLink(text: string, at: number, image = false): { label: string; url: string; end: number } | undefined {
   const close = text.indexOf('](', at + 1);
   if (close < 0) return undefined;
   const label = text.slice(at + 1, close);
-  if (label === '' || label.includes(']') || label.includes('[')) return undefined;
+  if ((label === '' && !image) || label.includes(']') || label.includes('[')) return undefined;
   const urlEnd = text.indexOf(')', close + 2);
   if (urlEnd < 0) return undefined;
   const url = text.slice(close + 2, urlEnd);

@@ -16,6 +16,13 @@ describe('Markdown → Matrix HTML (formatted_body)', () => {
     );
   });
 
+  it('renders a table as a table (Matrix has them), and an image as a link to it', () => {
+    expect(markdownToMatrixHtml('| Tea | Steep |\n|---|---|\n| **green** | 2 min |')).toBe(
+      '<table><thead><tr><th>Tea</th><th>Steep</th></tr></thead><tbody><tr><td><strong>green</strong></td><td>2 min</td></tr></tbody></table>',
+    );
+    expect(markdownToMatrixHtml('![a pot](https://ex.org/pot.png)')).toBe('<a href="https://ex.org/pot.png">a pot</a>');
+  });
+
   it('shows HTML the agent wrote as text, and keeps unsafe links as text', () => {
     const html = markdownToMatrixHtml('<script>alert(1)</script> [x](javascript:alert(1)) "quoted" & more');
     expect(html).not.toContain('<script');

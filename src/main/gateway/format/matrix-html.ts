@@ -4,7 +4,7 @@ import { escapeHtml } from './telegram-html';
 /**
  * Markdown → a Matrix `formatted_body` (`format: "org.matrix.custom.html"`).
  * Only tags from the spec's recommended safe list come out (`strong em del
- * code pre a blockquote h4 hr br`), and only where the agent wrote the matching
+ * code pre a blockquote h4 hr br table thead tbody tr th td`), and only where the agent wrote the matching
  * Markdown; every other `<`, `>`, `&` and `"` is escaped, so text the agent
  * wrote is shown as text. Links keep only http(s)/mailto addresses (the
  * Markdown parser's rule). The plain `body` beside it is plain-text.ts's.
@@ -43,6 +43,11 @@ function block(node: Block): string {
       return `<blockquote>${renderMatrixHtml(node.blocks)}</blockquote>`;
     case 'rule':
       return '<hr>';
+    case 'table': {
+      const [head, ...body] = node.rows;
+      const row = (cells: readonly (readonly Inline[])[], tag: 'th' | 'td') => `<tr>${cells.map((cell) => `<${tag}>${inlines(cell)}</${tag}>`).join('')}</tr>`;
+      return `<table><thead>${row(head!, 'th')}</thead><tbody>${body.map((cells) => row(cells, 'td')).join('')}</tbody></table>`;
+    }
   }
 }
 

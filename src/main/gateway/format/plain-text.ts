@@ -1,4 +1,4 @@
-import { parseMarkdown, ruleLine, type Block, type Inline, type MarkdownDocument } from './markdown';
+import { parseMarkdown, ruleLine, tableText, type Block, type Inline, type MarkdownDocument } from './markdown';
 
 /**
  * Markdown → plain text: the markup is dropped, the words stay, a link keeps
@@ -28,10 +28,13 @@ function block(node: Block): string {
         .join('\n');
     case 'rule':
       return ruleLine(node.width);
+    case 'table':
+      return tableText(node, inlines);
   }
 }
 
-function inlines(nodes: readonly Inline[]): string {
+/** Inline Markdown as plain text (also a table cell's text on platforms that show tables as text). */
+export function inlines(nodes: readonly Inline[]): string {
   return nodes.map(inline).join('');
 }
 

@@ -19,7 +19,7 @@ function seen(html: string): { text: string; entities: readonly Entity[]; withHi
 }
 
 const wordsOf = (text: string) => text.replace(/[^\p{L}\p{N}]/gu, '');
-const MARKUP = ['**', '*', '__', '_', '~~', '`', '```', '[', ']', '(', ')', '# ', '> ', '- ', '1. ', '\n', ' ', '<', '>', '&', '\\'];
+const MARKUP = ['**', '*', '__', '_', '~~', '`', '```', '[', ']', '(', ')', '# ', '> ', '- ', '1. ', '\n', ' ', '<', '>', '&', '\\', '|', '\n|---|:-:|\n', '![', '!'];
 const markdownish = fc
   .array(fc.oneof(fc.constantFrom(...MARKUP), fc.string({ maxLength: 6 }), fc.constantFrom('https://ex.org/a?b=1&c=2', 'javascript:alert(1)', '<b>', '&amp;', '```ts\n', '\n```\n')), { maxLength: 40 })
   .map((parts) => parts.join(''));
@@ -42,6 +42,21 @@ describe('Markdown → Telegram HTML', () => {
     );
     const { entities } = seen(html);
     expect(entities.map((entity) => entity.type)).toEqual(['bold', 'bold', 'italic', 'italic', 'strikethrough', 'code', 'blockquote', 'pre', 'text_link']);
+  });
+
+  it('shows an image as a link to it, its alt text the label, with no stray "!"', () => {
+    expect(markdownToTelegramHtml('Look: ![a teapot](https://ex.org/pot.png) and ![](https://ex.org/cup.png)!')).toBe(
+      'Look: <a href="https://ex.org/pot.png">a teapot</a> and <a href="https://ex.org/cup.png">https://ex.org/cup.png</a>!',
+    );
+  });
+
+  it('shows a table as its columns lined up in a monospace block, markup dropped from the cells', () => {
+    const table = ['| Tea | Steep |', '|:----|------:|', '| **green** | 2 min |', '| black | 4 min |'].join('\n');
+    expect(markdownToTelegramHtml(`Times:\n${table}\nEnjoy.`)).toBe(
+      ['Times:', '<pre>Tea   | Steep', '------|------', 'green | 2 min', 'black | 4 min</pre>', 'Enjoy.'].join('\n'),
+    );
+    // Too narrow a source to pad within its length: the cells only separated.
+    expect(markdownToTelegramHtml('a|bb\n-|-\nccc|d')).toBe('<pre>a|bb\nccc|d</pre>');
   });
 
   it('shows HTML the agent wrote as text, and leaves snake_case, lone asterisks and unsafe links alone', () => {

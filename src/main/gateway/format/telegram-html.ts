@@ -1,7 +1,8 @@
-import { parseMarkdown, ruleLine, type Block, type Inline, type MarkdownDocument } from './markdown';
+import { parseMarkdown, ruleLine, tableText, type Block, type Inline, type MarkdownDocument } from './markdown';
+import { inlines as plainInlines } from './plain-text';
 
 /**
- * Markdown → Telegram's HTML parse mode. Only Telegram's own tags come out
+ * Markdown → Telegram's HTML parse mode (a table as a `pre` block of lined-up columns). Only Telegram's own tags come out
  * (`b i s code pre a blockquote`), and only where the agent wrote the
  * matching Markdown; every other `<`, `>` and `&` is escaped, so text the
  * agent wrote is shown as text (a `<script>` in a reply is just characters).
@@ -37,6 +38,9 @@ function block(node: Block): string {
     }
     case 'rule':
       return ruleLine(node.width);
+    case 'table':
+      // Telegram has no tables: the columns lined up in a monospace block.
+      return `<pre>${escapeHtml(tableText(node, plainInlines))}</pre>`;
   }
 }
 

@@ -19,14 +19,19 @@ describe('chat commands', () => {
     expect(isCommandOnly('hello')).toBe(false);
   });
 
-  it('/status says the key, the messages, the context used and the agent', () => {
-    expect(statusText({ sessionKey: 'agent:main:irc:channel:#homing', turns: 12, contextTokens: 2000, budgetTokens: 8000, summarised: true, agent: 'openai · llama3.2' })).toBe(
+  it('/status says the key, the messages, what a summary stands for, the context used, what is cut and the agent', () => {
+    const base = { sessionKey: 'agent:main:irc:channel:#homing', turns: 12, contextTokens: 2000, budgetTokens: 8000, agent: 'openai · llama3.2' };
+    expect(statusText({ ...base, summary: { covers: 7, cut: 1 }, cutNow: 2 })).toBe(
       [
         'Conversation: agent:main:irc:channel:#homing',
-        'Messages: 12 (older ones condensed into a summary)',
+        'Messages: 12 (the agent sees a summary instead of the 7 oldest messages; 1 of them was cut to fit before condensing)',
         'Context: about 2000 of 8000 tokens (25%)',
+        'Cut to fit: 2 long messages the agent is shown only in part',
         'Agent: openai · llama3.2',
       ].join('\n'),
+    );
+    expect(statusText({ ...base, cutNow: 0 })).toBe(
+      ['Conversation: agent:main:irc:channel:#homing', 'Messages: 12', 'Context: about 2000 of 8000 tokens (25%)', 'Agent: openai · llama3.2'].join('\n'),
     );
   });
 });

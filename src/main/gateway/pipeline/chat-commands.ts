@@ -1,3 +1,4 @@
+import type { SummaryTurn } from '../session/transcript-record';
 import { parseSessionCommand } from '../session/continuation';
 
 /**
@@ -48,7 +49,10 @@ export interface ConversationStatus {
   readonly turns: number;
   readonly contextTokens: number;
   readonly budgetTokens: number;
-  readonly summarised: boolean;
+  /** The latest summary, when older messages were condensed. */
+  readonly summary?: Pick<SummaryTurn, 'covers' | 'cut' | 'trimmed'> | undefined;
+  /** Messages the agent is shown now that were cut to fit the budget. */
+  readonly cutNow: number;
   readonly agent: string;
 }
 
@@ -56,8 +60,21 @@ export function statusText(status: ConversationStatus): string {
   const percent = status.budgetTokens > 0 ? Math.round((status.contextTokens / status.budgetTokens) * 100) : 0;
   return [
     `Conversation: ${status.sessionKey}`,
-    `Messages: ${status.turns}${status.summarised ? ' (older ones condensed into a summary)' : ''}`,
+    `Messages: ${status.turns}${status.summary ? ` (${summaryWords(status.summary)})` : ''}`,
     `Context: about ${status.contextTokens} of ${status.budgetTokens} tokens (${percent}%)`,
+    ...(status.cutNow > 0 ? [`Cut to fit: ${plural(status.cutNow, 'long message')} the agent is shown only in part`] : []),
     `Agent: ${status.agent}`,
   ].join('\n');
+}
+
+/** What a summary stands for, as the user is told it (here and in the window). */
+export function summaryWords(summary: Pick<SummaryTurn, 'covers' | 'cut' | 'trimmed'>): string {
+  const parts = [`the agent sees a summary instead of the ${plural(summary.covers, 'oldest message')}`];
+  if (summary.cut) parts.push(`${plural(summary.cut, 'of them was', 'of them were')} cut to fit before condensing`);
+  if (summary.trimmed) parts.push("the summary's end was cut to fit");
+  return parts.join('; ');
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return count === 1 ? `1 ${one}` : `${count} ${many}`;
 }

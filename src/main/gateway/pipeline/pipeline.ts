@@ -1,8 +1,7 @@
 import type { TurnOutcomeKind } from '../../../shared/api';
 import type { Agent, AgentResult, ConversationContext, TurnMessage } from '../agents/agent';
-import { SUMMARISE_REQUEST } from '../agents/system-prompt';
 import { runTurnWithTimeout } from '../agents/timeout';
-import { modelFamily, truncateToTokens } from '../agents/token-estimate';
+import { modelFamily } from '../agents/token-estimate';
 import type { Clock } from '../clock';
 import type { NewReply } from '../delivery/deliverer';
 import type { DeliveryService } from '../delivery/delivery-service';
@@ -10,9 +9,9 @@ import type { EventBus } from '../events';
 import type { Logger } from '../logger';
 import type { InboundMessage, IntakeOutcome, PlatformAdapter } from '../platforms/adapter';
 import type { SessionStore } from '../session/store';
-import { turnIdentity, type SummaryTurn, type Turn } from '../session/transcript-record';
+import type { SummaryTurn, Turn } from '../session/transcript-record';
 import { HELP_TEXT, isCommandOnly, NEW_CONVERSATION_TEXT, parseChatCommand, resetNotice, statusText } from './chat-commands';
-import { condensable, planWindow, requestTokens, type WindowRequest } from './context-window';
+import { agentView, fitContext, toTurnMessage, viewStatus, type AgentView, type FitRequest, type Fitted } from './context-fit';
 import type { ConversationQueue } from './conversation-queue';
 import { conversationContext } from './conversation-context';
 import { splitReply } from './reply-chunks';
@@ -309,14 +308,14 @@ export class Pipeline {
     const stopTyping = this.showTyping(context);
     let result: AgentResult;
     try {
-      const { history, conversation } = await this.fitWindow(context, window, answering, controller.signal);
+      const fitted = await this.fitWindow(window, answering, controller.signal);
       result = await runTurnWithTimeout(
         answering.agent,
         {
           sessionId,
-          history,
-          message: window.current,
-          context: conversation,
+          history: fitted.history,
+          message: fitted.current,
+          context: fitted.context,
           purpose: 'reply',
           onToken: (text) => bus.emit({ type: 'turn.token', sessionId, text }),
         },
@@ -336,80 +335,54 @@ export class Pipeline {
   }
 
   /**
-   * The history the request carries, within the context budget: when the
-   * turns since the last summary are over it (in estimated tokens, or in
-   * turns), the agent itself condenses the older ones into a summary turn,
-   * kept in the transcript, and the request carries the summary and the newer
-   * turns. A failed summary is logged and the turn goes on with what fits.
+   * The request within the context budget (context-fit.ts): the agent itself
+   * condenses older turns into summary turns, kept in the transcript, when
+   * the conversation outgrew the budget; a message too long for it is cut,
+   * with a line saying so.
    */
-  private async fitWindow(
-    context: TurnContext,
-    window: LoadedWindow,
-    answering: AnsweringAgent,
-    signal: AbortSignal,
-  ): Promise<{ history: TurnMessage[]; conversation: ConversationContext }> {
-    const budgetTokens = this.options.contextTokens?.() ?? DEFAULT_CONTEXT_TOKENS;
-    const maxTurns = this.options.contextTurns();
-    const family = modelFamily(answering.route?.model ?? answering.model);
-    const conversation: ConversationContext = {
-      ...window.conversation,
-      ...(answering.route ? { route: answering.route } : {}),
-    };
-    const history = window.before.map(toTurnMessage);
-    const request: WindowRequest = { history, current: window.current, context: conversation, systemPrompt: answering.systemPrompt, family };
-    const plan = planWindow(request, { budgetTokens, maxTurns });
-    if (plan.kind === 'fits') return { history, conversation };
-    if (plan.kind === 'over') {
-      this.options.logger.warn('a message alone is over the context budget; it is sent as it is', { sessionId: context.sessionId, tokens: plan.tokens, budgetTokens });
-      return { history, conversation };
-    }
-    const older = history.slice(0, plan.condense);
-    const kept = window.before.slice(plan.condense);
-    const ask: TurnMessage = { role: 'user', text: SUMMARISE_REQUEST };
-    const sent = condensable(request, older, ask, budgetTokens);
-    if (sent.length < older.length) {
-      this.options.logger.warn('older turns beyond the context budget were left out of the summary', { sessionId: context.sessionId, left: older.length - sent.length });
-    }
-    const summarised = await runTurnWithTimeout(
-      answering.agent,
-      { sessionId: context.sessionId, history: sent, message: ask, context: conversation, purpose: 'summarise', onToken: () => {} },
-      { timeoutMs: answering.timeoutMs, signal },
-    );
-    if (!summarised.ok || summarised.text.trim() === '') {
-      this.options.logger.warn('the agent could not condense older turns; the oldest are left out instead', {
-        sessionId: context.sessionId,
-        error: summarised.ok ? 'empty summary' : summarised.error,
-      });
-      return { history: history.slice(plan.condense), conversation };
-    }
-    const text = truncateToTokens(summarised.text.trim(), Math.floor(budgetTokens / 4), family);
-    // Kept from the earliest kept turn in file order on; with none kept, from the message being answered.
-    const keepFrom = firstInFile(window.turns, kept) ?? (window.currentTurn ? turnIdentity(window.currentTurn) : undefined);
-    try {
-      this.options.sessions().appendSummary(context.sessionId, { text, keepFrom, covers: older.length + (window.summary?.covers ?? 0) });
-    } catch (error) {
-      this.options.logger.error('a summary could not be added to its transcript', { sessionId: context.sessionId, error });
-    }
-    this.options.logger.info('condensed older turns into a summary', { sessionId: context.sessionId, turns: older.length, tokensBefore: plan.tokens });
-    return { history: kept.map(toTurnMessage), conversation: { ...conversation, summary: text } };
+  private fitWindow(window: LoadedWindow, answering: AnsweringAgent, signal: AbortSignal): Promise<Fitted> {
+    const sessions = this.options.sessions();
+    return fitContext(this.fitRequest(window, answering), {
+      sessionId: window.sessionId,
+      logger: this.options.logger,
+      summarise: (history, ask, context) =>
+        runTurnWithTimeout(
+          answering.agent,
+          { sessionId: window.sessionId, history, message: ask, context, purpose: 'summarise', onToken: () => {} },
+          { timeoutMs: answering.timeoutMs, signal },
+        ),
+      record: (summary) => void sessions.appendSummary(window.sessionId, summary),
+    });
   }
 
-  /** `/status`: the conversation's key, its messages, the context it uses now and the agent that answers. */
+  private fitRequest(window: LoadedWindow, answering: AnsweringAgent): FitRequest {
+    return {
+      view: window.view,
+      current: window.current,
+      summary: window.summary,
+      context: { ...window.conversation, ...(answering.route ? { route: answering.route } : {}) },
+      systemPrompt: answering.systemPrompt,
+      family: modelFamily(answering.route?.model ?? answering.model),
+      budgetTokens: this.options.contextTokens?.() ?? DEFAULT_CONTEXT_TOKENS,
+      maxTurns: this.options.contextTurns(),
+    };
+  }
+
+  /** `/status`: the conversation's key, its messages, the context it uses now, what a summary stands for, and the agent that answers. */
   private status(context: TurnContext): string {
     try {
       const window = this.contextFor(context);
       const answering = this.options.agent(window.subject);
-      const conversation = { ...window.conversation, ...(answering.route ? { route: answering.route } : {}) };
-      const history = window.before.map(toTurnMessage);
-      const family = modelFamily(answering.route?.model ?? answering.model);
-      const contextTokens = requestTokens({ history, current: window.current, context: conversation, systemPrompt: answering.systemPrompt, family });
+      const request = this.fitRequest(window, answering);
+      const seen = viewStatus(request);
       const session = this.options.sessions().get(context.sessionId);
       return statusText({
         sessionKey: context.sessionKey,
-        turns: session?.messageCount ?? window.turns.length,
-        contextTokens,
-        budgetTokens: this.options.contextTokens?.() ?? DEFAULT_CONTEXT_TOKENS,
-        summarised: window.summary !== undefined,
+        turns: session?.messageCount ?? window.view.turns.length,
+        contextTokens: seen.tokens,
+        budgetTokens: request.budgetTokens,
+        summary: window.summary,
+        cutNow: seen.cut,
         agent: answering.label ?? answering.agent.kind,
       });
     } catch (error) {
@@ -429,46 +402,20 @@ export class Pipeline {
   }
 
   /**
-   * The history the agent sees for this message, and the message itself. Later
-   * messages of the conversation may already be saved after it (they were saved
-   * on arrival), so the message is found by its ref: the turns before it, plus
-   * replies recorded since (they answer earlier messages), form the history.
-   * Turns before the latest summary are not read (the summary stands for them);
-   * commands and Homing's notices are left out (the agent never saw them).
+   * What the agent may be shown for this message (context-fit.ts agentView).
+   * Turns before the latest summary's `keepFrom` are not read (the summary
+   * stands for them); commands and Homing's notices are left out (the agent
+   * never saw them).
    */
   private contextFor(context: TurnContext): LoadedWindow {
     const contextTurns = this.options.contextTurns();
     const sessions = this.options.sessions();
-    const { turns, summary } = sessions.loadAgentContext(context.sessionId, contextTurns + LOOKAHEAD_TURNS);
-    let at = -1;
-    for (let i = turns.length - 1; i >= 0; i--) {
-      const turn = turns[i]!;
-      if (turn.type === 'user' && turn.messageRef === context.messageRef) {
-        at = i;
-        break;
-      }
-    }
+    const { turns, summary, truncated } = sessions.loadAgentContext(context.sessionId, contextTurns + LOOKAHEAD_TURNS);
+    // Only after summaries failed many turns in a row: the oldest messages are past what is read.
+    if (truncated) this.options.logger.warn('older messages no summary stands for are past the read limit; the agent is not shown them', { sessionId: context.sessionId });
     const seen = (turn: Turn) => (turn.type === 'assistant' ? !turn.notice : !isCommandOnly(turn.text));
-    let before: Turn[];
-    let current: TurnMessage;
-    let currentTurn: Turn | undefined;
-    if (at < 0) {
-      before = turns.filter(seen);
-      current = { role: 'user', text: context.text };
-    } else {
-      // Replies recorded after this message answer earlier ones: each goes back next to the message it answers.
-      before = turns.slice(0, at);
-      for (const reply of turns.slice(at + 1)) {
-        if (reply.type !== 'assistant') continue;
-        const asked = reply.replyTo === undefined ? -1 : before.findIndex((turn) => turn.type === 'user' && turn.messageRef === reply.replyTo);
-        let place = asked < 0 ? before.length : asked + 1;
-        while (place < before.length && before[place]!.type === 'assistant') place++;
-        before.splice(place, 0, reply);
-      }
-      before = before.filter(seen);
-      currentTurn = turns[at]!;
-      current = toTurnMessage(currentTurn);
-    }
+    const view = agentView(turns, context.messageRef, seen);
+    const current = view.at < 0 ? { role: 'user' as const, text: context.text } : toTurnMessage(turns[view.at]!);
     const session = sessions.get(context.sessionId);
     const conversation = conversationContext(
       session ?? { platform: context.platform, chatType: 'direct', chat: `${context.platform}:unknown`, title: null },
@@ -477,12 +424,11 @@ export class Pipeline {
       { timeZone: this.options.timeZone?.(), instructions: this.readInstructions() },
     );
     return {
-      turns,
-      before,
+      sessionId: context.sessionId,
+      view,
       current,
-      currentTurn,
       summary,
-      conversation: summary ? { ...conversation, summary: summary.text } : conversation,
+      conversation,
       subject: { platform: context.platform, chat: conversation.chat, sender: current.sender?.pseudonym },
     };
   }
@@ -546,27 +492,13 @@ export class Pipeline {
 
 /** A turn's context as read from its transcript. */
 interface LoadedWindow {
-  /** The turns read, in file order. */
-  readonly turns: readonly Turn[];
-  /** The history the agent is shown (before condensing), oldest first. */
-  readonly before: Turn[];
+  readonly sessionId: string;
+  readonly view: AgentView;
   readonly current: TurnMessage;
-  readonly currentTurn: Turn | undefined;
   readonly summary: SummaryTurn | undefined;
+  /** Without the summary (the fitted request adds it). */
   readonly conversation: ConversationContext;
   readonly subject: RouteSubject;
-}
-
-/** The identity of the kept turn that comes first in the transcript. */
-function firstInFile(turns: readonly Turn[], kept: readonly Turn[]): string | undefined {
-  const keep = new Set(kept);
-  const first = turns.find((turn) => keep.has(turn));
-  return first ? turnIdentity(first) : undefined;
-}
-
-function toTurnMessage(turn: Turn): TurnMessage {
-  if (turn.type === 'assistant') return { role: 'assistant', text: turn.text };
-  return { role: 'user', text: turn.text, sender: { pseudonym: turn.sender.id, displayName: turn.sender.name } };
 }
 
 /**

@@ -98,7 +98,9 @@ export class SessionReader {
 }
 
 export function toMessage(turn: Turn | SummaryTurn): TranscriptMessage {
-  if (turn.type === 'summary') return { role: 'summary', at: turn.at, covers: turn.covers, text: turn.text };
+  if (turn.type === 'summary') {
+    return { role: 'summary', at: turn.at, covers: turn.covers, ...(turn.cut ? { cut: turn.cut } : {}), ...(turn.trimmed ? { trimmed: true } : {}), text: turn.text };
+  }
   return turn.type === 'user'
     ? {
         role: 'user',

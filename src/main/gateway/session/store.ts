@@ -32,6 +32,9 @@ import {
 } from './transcript-reader';
 import { formatRecord, TRANSCRIPT_VERSION, type AssistantTurn, type SummaryTurn, type TranscriptRecord, type UserTurn } from './transcript-record';
 
+/** A summary to append: the record without its time. */
+export type NewSummary = Omit<SummaryTurn, 'type' | 'at'>;
+
 export interface SessionStoreOptions {
   readonly db: Db;
   readonly dataDir: string;
@@ -209,13 +212,16 @@ export class SessionStore extends SessionReader {
    * Appends a summary of older turns (see SummaryTurn). Written without an
    * fsync: a summary lost to a crash is made again by the next turn that needs it.
    */
-  appendSummary(sessionId: string, summary: { text: string; keepFrom: string | undefined; covers: number }): SummaryTurn {
+  appendSummary(sessionId: string, summary: NewSummary): SummaryTurn {
     const { path, header } = this.openForAppend(sessionId);
     const record: SummaryTurn = {
       type: 'summary',
       at: this.clock.now(),
       ...(summary.keepFrom !== undefined ? { keepFrom: summary.keepFrom } : {}),
       covers: summary.covers,
+      ...(summary.carried ? { carried: summary.carried } : {}),
+      ...(summary.cut ? { cut: summary.cut } : {}),
+      ...(summary.trimmed ? { trimmed: true } : {}),
       text: summary.text,
     };
     const lines: TranscriptRecord[] = header ? [header, record] : [record];

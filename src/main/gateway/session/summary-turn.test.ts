@@ -59,6 +59,18 @@ describe('summary turns', () => {
     expect(turns.map((turn) => turn.text)).toEqual(['question 3']);
   });
 
+  it('read on past an older summary line to the latest one\'s keepFrom (summaries are appended after turns they keep)', () => {
+    // Two summaries written in one turn: the first kept from m2, the second from a2; both lines come after question 3.
+    const sessionId = conversation(2);
+    sessions.appendUserTurn(sessionId, { source, text: 'question 3', messageRef: 'm3' });
+    sessions.appendSummary(sessionId, { text: 'first', keepFrom: 'u:m2', covers: 2 });
+    sessions.appendSummary(sessionId, { text: 'second', keepFrom: 'a:o2', covers: 3 });
+    sessions.appendAssistantTurn(sessionId, { obligationId: 'o3', text: 'answer 3', replyTo: 'm3' });
+    const { turns, summary } = sessions.loadAgentContext(sessionId, 50);
+    expect(summary?.text).toBe('second');
+    expect(turns.map((turn) => turn.text)).toEqual(['answer 2', 'question 3', 'answer 3']);
+  });
+
   it('are not messages: recovery still finds a message waiting behind a summary or an aside, and the window shows the summary', () => {
     const sessionId = conversation(1);
     sessions.appendUserTurn(sessionId, { source, text: 'question 2', messageRef: 'm2' });

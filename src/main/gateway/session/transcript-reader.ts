@@ -75,7 +75,9 @@ export function readAgentContext(path: string, maxTurns: number): AgentContext {
     const record = parseRecord(line);
     if (!record) return true;
     if (record.type === 'summary') {
-      if (summary) return false; // an older summary: the latest one already stands for it
+      // An older summary, written after turns the latest one kept (summaries are
+      // appended at the end): reading goes on to the latest one's keepFrom.
+      if (summary) return true;
       summary = record;
       return record.keepFrom !== undefined;
     }

@@ -49,13 +49,21 @@ const assistantTurnSchema = z.object({
  * budget. It stands for every turn before it, except the turns from `keepFrom`
  * on (kept word for word; `u:<messageRef>` or `a:<obligationId>`), and the
  * agent is shown it in their place. Not a message: recovery and counters skip it.
+ * `keepFrom` is the turn right after the last one its request carried, so the
+ * next load starts exactly there (context-fit.ts).
  */
 const summaryTurnSchema = z.object({
   type: z.literal('summary'),
   at: z.number(),
   keepFrom: z.string().optional(),
-  /** How many turns it condensed (for the window). */
+  /** How many messages it stands for: the previous summary's and the ones its request carried. */
   covers: z.number().int().min(0),
+  /** The messages its request carried (with the previous summary): the first and the last, in transcript order, and how many. */
+  carried: z.object({ from: z.string(), through: z.string(), count: z.number().int().min(1) }).optional(),
+  /** Of the messages it stands for, how many the agent was shown cut (too long for the budget). */
+  cut: z.number().int().min(0).optional(),
+  /** The agent's summary was still too long after condensing it again, so its end was cut. */
+  trimmed: z.boolean().optional(),
   text: z.string(),
 });
 

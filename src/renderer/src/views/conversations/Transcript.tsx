@@ -63,9 +63,7 @@ const Messages = memo(function Messages({ messages, deliveries, showSenders, onl
     const bubble =
       message.role === 'summary' ? (
         <div className="bubble bubble-summary" data-testid="chat-summary">
-          <span className="sender">
-            Summary of {message.covers} earlier message{message.covers === 1 ? '' : 's'} (the agent sees this instead of them)
-          </span>
+          <span className="sender">{summaryLine(message)}</span>
           <Markdown text={message.text} />
           <span className="time">{clockTime(message.at)}</span>
         </div>
@@ -197,4 +195,12 @@ export function Transcript({ api, session, local, onBack }: TranscriptProps) {
       )}
     </section>
   );
+}
+
+/** What a summary stands for, and what was lost on the way: `Summary of 7 earlier messages (the agent sees this instead of them; 1 of them was cut to fit first)`. */
+function summaryLine(summary: Extract<TranscriptMessage, { role: 'summary' }>): string {
+  const notes = ['the agent sees this instead of them'];
+  if (summary.cut) notes.push(`${summary.cut === 1 ? '1 of them was' : `${summary.cut} of them were`} cut to fit first`);
+  if (summary.trimmed) notes.push('its end was cut to fit');
+  return `Summary of ${summary.covers} earlier message${summary.covers === 1 ? '' : 's'} (${notes.join('; ')})`;
 }
