@@ -27,9 +27,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
  *   DM channel is known only from a message in it;
  * - `POST /channels/{id}/typing` (`204`);
  * - rate limits per route bucket (`X-RateLimit-Limit/Remaining/Reset/
- *   Reset-After/Bucket/Scope` on every answer; `429 {retry_after (float s),
- *   global}` with `Retry-After` once a bucket is spent), and scripted 429s,
- *   global ones included.
+ *   Reset-After/Bucket` on every answer of a counted route, `X-RateLimit-Scope`
+ *   on a 429 only; `429 {retry_after (float s), global}` with `Retry-After`
+ *   once a bucket is spent), and scripted 429s, global ones included.
  *
  * Gateway (`/gateway?v=10&encoding=json`): HELLO, IDENTIFY → READY (guilds
  * unavailable, then GUILD_CREATE each), heartbeats and their ACKs, RESUME →
@@ -38,12 +38,25 @@ import { WebSocketServer, type WebSocket } from 'ws';
  * DM or a mention), close codes 4004 (authentication failed), 4014 (disallowed
  * intents), 4002/4003/4005/4009. Tests script people (`userSays`), guilds,
  * channels, threads, faults, and read what the bot sent.
+ *
+ * Sources named in the comments below (issue 33): "docs …" is
+ * discord/discord-api-docs under `developers/` (checked at c98d64b, Aug 2026):
+ * resources/message.mdx, resources/channel.mdx, resources/user.mdx,
+ * events/gateway.mdx, events/gateway-events.mdx, topics/rate-limits.mdx,
+ * topics/opcodes-and-status-codes.mdx ("status-codes" below), reference.mdx,
+ * change-log.mdx. Where Discord documents nothing, an observed answer is cited
+ * by its GitHub issue, or the comment says the value is the fake's choice.
  */
 
+/** docs reference.mdx, Snowflakes: "Milliseconds since Discord Epoch, the first second of 2015 or 1420070400000". */
 export const DISCORD_EPOCH = 1_420_070_400_000n;
+/** The fake's own limit (docs message.mdx, Create Message: "The maximum request size when sending a message is 25 MiB"); the 413 carries 40005 (status-codes, JSON). */
 const MAX_BODY = 1024 * 1024;
+/** docs message.mdx, Create Message: `content` "up to 2000 characters" (how they are counted is not documented: UTF-16 units here). */
 const MAX_CONTENT = 2000;
+/** docs message.mdx, Create Message: `nonce` "integer or string … (up to 25 characters)". */
 const MAX_NONCE = 25;
+/** docs events/gateway.mdx, List of Intents; privileged: "Privileged Intents" (GUILD_PRESENCES, GUILD_MEMBERS, MESSAGE_CONTENT). */
 const INTENTS = {
   Guilds: 1 << 0,
   GuildMembers: 1 << 1,
@@ -54,6 +67,7 @@ const INTENTS = {
 } as const;
 const PRIVILEGED = INTENTS.GuildMembers | INTENTS.GuildPresences | INTENTS.MessageContent;
 
+/** docs channel.mdx, Channel Types: GUILD_TEXT 0, DM 1, PUBLIC_THREAD 11. */
 export const CHANNEL_TYPES = { GuildText: 0, DM: 1, PublicThread: 11 } as const;
 
 export interface FakeDiscordUser {
@@ -132,10 +146,14 @@ export type Fault = (method: string, path: string, body: unknown) => 'hang' | 'h
 
 export interface FakeDiscordOptions {
   readonly token?: string;
-  /** How long `enforce_nonce` remembers a nonce (Discord: "a few minutes"). */
+  /** How long `enforce_nonce` remembers a nonce (docs message.mdx, Create Message: "the past few minutes"; default 5 min, the fake's choice). */
   readonly nonceWindowMs?: number;
-  /** Messages per bucket window per channel (Discord: 5 per 5 s). */
+  /**
+   * Messages per bucket window per channel (default 5 per 5 s). Not documented (docs rate-limits.mdx: "should not be
+   * hard coded"); observed: discord/discord-api-docs#20 (5/5), alexemanuelol/rustplusplus#475 (`Limit: 5` on POST /channels/:id/messages).
+   */
   readonly messageBucket?: { readonly limit: number; readonly windowMs: number };
+  /** HELLO's `heartbeat_interval` (default 41 250 ms, the value Discord sends: discord/discord-api-docs#304; the docs' example says 45000). */
   readonly heartbeatIntervalMs?: number;
   /** Privileged intents switched on in the Developer Portal (default: MESSAGE_CONTENT). */
   readonly privilegedIntents?: number;
@@ -216,7 +234,7 @@ export class FakeDiscord {
     this.port = (server.address() as AddressInfo).port;
   }
 
-  /** Everything away (connections refused from now); sessions stay resumable, as Discord keeps them a while. */
+  /** Everything away (connections refused from now); sessions stay resumable, as Discord keeps them a while (how long is not documented: docs gateway.mdx, Resuming). */
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
@@ -249,11 +267,12 @@ export class FakeDiscord {
   addChannel(guildId: string, name: string): FakeChannel {
     const channel: FakeChannel = { id: this.snowflake(), type: CHANNEL_TYPES.GuildText, guild_id: guildId, name };
     this.channels.set(channel.id, { channel, messages: [] });
+    // docs gateway.mdx, List of Intents: CHANNEL_CREATE and THREAD_CREATE come with GUILDS.
     this.dispatchAll('CHANNEL_CREATE', this.channelPayload(channel), INTENTS.Guilds);
     return channel;
   }
 
-  /** A public thread in a guild channel (Discord: a channel of its own, with its parent). */
+  /** A public thread in a guild channel (docs channel.mdx: PUBLIC_THREAD, "a temporary sub-channel"; THREAD_CREATE has `newly_created`, docs gateway-events.mdx). */
   addThread(parentId: string, name: string): FakeChannel {
     const parent = this.channels.get(parentId)!.channel;
     const channel: FakeChannel = { id: this.snowflake(), type: CHANNEL_TYPES.PublicThread, guild_id: parent.guild_id!, parent_id: parentId, name };
@@ -316,7 +335,7 @@ export class FakeDiscord {
     return () => this.sendListeners.delete(listener);
   }
 
-  /** Drops every gateway socket without a close frame (a network cut): the client sees 1006 and resumes. */
+  /** Drops every gateway socket without a close frame (a network cut): the client sees 1006 and resumes (docs gateway.mdx, Resuming: "disconnected but doesn't receive *any* close code"). */
   dropGateway(): void {
     for (const session of this.sessions.values()) {
       session.socket?.terminate();
@@ -324,7 +343,7 @@ export class FakeDiscord {
     }
   }
 
-  /** Closes every gateway socket with `code` (4004, 4014, 4000 …). */
+  /** Closes every gateway socket with `code` (4004, 4014, 4000 …: docs status-codes, Gateway Close Event Codes). */
   closeGateway(code: number, reason = ''): void {
     for (const session of this.sessions.values()) {
       session.socket?.close(code, reason);
@@ -332,7 +351,7 @@ export class FakeDiscord {
     }
   }
 
-  /** Forgets every session: a RESUME gets INVALID_SESSION and the client identifies again (missed messages are then not replayed). */
+  /** Forgets every session: a RESUME gets INVALID_SESSION and the client identifies again (missed messages are then not replayed; docs gateway-events.mdx, Invalid Session). */
   forgetSessions(): void {
     this.dropGateway();
     this.sessions.clear();
@@ -341,7 +360,7 @@ export class FakeDiscord {
   /**
    * The next `times` reads of any channel's history (`GET /channels/{id}/messages`)
    * answer `status` (a 502 from Discord's edge, an HTML page, as Cloudflare
-   * answers). discord.js retries a 5xx itself 3 times (@discordjs/rest
+   * answers: docs status-codes, HTTP, lists 502; the HTML body is not documented). discord.js retries a 5xx itself 3 times (@discordjs/rest
    * `retries: 3`, handleErrors), so it takes 4 for one read to fail as the bot sees it.
    */
   failHistoryReads(times: number, status = 502): void {
@@ -373,7 +392,7 @@ export class FakeDiscord {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY) {
-        this.reply(res, 413, { message: 'Request entity too large', code: 40005 });
+        this.reply(res, 413, { message: 'Request entity too large', code: 40005 }); // docs status-codes, JSON: 40005
         req.destroy();
         return;
       }
@@ -387,6 +406,7 @@ export class FakeDiscord {
         try {
           body = JSON.parse(text);
         } catch {
+          // docs status-codes, JSON: 50109 "The request body contains invalid JSON" (the message text is not documented).
           this.reply(res, 400, { message: '400: Bad Request', code: 50109 });
           return;
         }
@@ -409,6 +429,8 @@ export class FakeDiscord {
       // left as it came: no route matches it
     }
     const record = (status: number) => this.requests.push({ method, path: url.pathname + url.search, status, body, at: Date.now() });
+    // docs reference.mdx, API Versioning (`/api/v{version}`) and Authentication (`Authorization: Bot <token>`). The bodies'
+    // shape `{message: "<status>: <reason>", code: 0}` is observed, not documented: discord/discord-api-docs#1499 (401).
     if (!url.pathname.startsWith('/api/v10/')) {
       record(404);
       return this.reply(res, 404, { message: '404: Not Found', code: 0 });
@@ -420,11 +442,14 @@ export class FakeDiscord {
     const messagesMatch = /^\/channels\/(\d{1,20})\/messages$/.exec(path);
     const typingMatch = /^\/channels\/(\d{1,20})\/typing$/.exec(path);
     const channelMatch = /^\/channels\/(\d{1,20})$/.exec(path);
+    // docs rate-limits.mdx: per-route limits, counted per top-level resource (the channel id). Only message creation is
+    // counted here; other routes are unlimited unless a test scripts a 429 (kinder than Discord).
     const routeKey = messagesMatch ? `${method} /channels/${messagesMatch[1]}/messages` : typingMatch ? `POST /channels/${typingMatch[1]}/typing` : `${method} ${path}`;
 
     const limited = this.rateLimited(routeKey, method === 'POST' && messagesMatch !== null);
     if (limited) {
       record(429);
+      // docs rate-limits.mdx, Rate Limit Response Structure: {message, retry_after (float), global}.
       return this.reply(res, 429, { message: 'You are being rate limited.', retry_after: limited.retryAfter, global: limited.global }, limited.headers);
     }
     const headers = this.bucketHeaders(routeKey, method === 'POST' && messagesMatch !== null);
@@ -439,15 +464,21 @@ export class FakeDiscord {
       if (verdict !== 'hang-after') this.reply(res, status, value, headers);
     };
 
+    // docs gateway.mdx, Get Gateway Bot (the numbers are the docs' example).
     if (method === 'GET' && path === '/gateway/bot') {
       return answer(200, { url: this.gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 } });
     }
+    // docs user.mdx, Get Current User.
     if (method === 'GET' && path === '/users/@me') return answer(200, this.userPayload(this.bot));
+    // docs change-log.mdx, June 19, 2018: empty for a bot user.
     if (method === 'GET' && path === '/users/@me/channels') return answer(200, []);
+    // docs channel.mdx, Get Channel; an unknown one is 404 10003 "Unknown channel" (status-codes, JSON).
     if (method === 'GET' && channelMatch) {
       const state = this.channels.get(channelMatch[1]!);
       return state ? answer(200, this.channelPayload(state.channel)) : answer(404, { message: 'Unknown Channel', code: 10003 });
     }
+    // docs channel.mdx, Trigger Typing Indicator: POST, `204`, "expires after 10 seconds"; another method is 405 (status-codes, HTTP).
+    // The refusal a channel scripts (50013, 50007) applies here too: not checked against Discord.
     if (typingMatch) {
       if (method !== 'POST') return answer(405, { message: '405: Method Not Allowed', code: 0 });
       const state = this.channels.get(typingMatch[1]!);
@@ -498,22 +529,30 @@ export class FakeDiscord {
   }
 
   private createMessage(state: ChannelState, raw: unknown): { status: number; body: unknown } {
-    const invalid = (field: string, message: string) => ({ status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { [field]: { _errors: [{ code: 'BASE_TYPE_INVALID', message }] } } } });
+    // docs status-codes, JSON: 50035 "Invalid form body", its `errors` object as in docs reference.mdx, Error Messages.
+    const invalid = (field: string, message: string, code = 'BASE_TYPE_INVALID') => ({ status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { [field]: { _errors: [{ code, message }] } } } });
+    // docs status-codes, JSON: 50006 "Cannot send an empty message" (Create Message needs content or another part; only content is modelled).
     if (typeof raw !== 'object' || raw === null) return { status: 400, body: { message: 'Cannot send an empty message', code: 50006 } };
     const body = raw as Record<string, unknown>;
     const content = body.content;
     if (content !== undefined && typeof content !== 'string') return invalid('content', 'Could not interpret as string.');
     if (!content) return { status: 400, body: { message: 'Cannot send an empty message', code: 50006 } };
-    if (content.length > MAX_CONTENT) return invalid('content', `Must be ${MAX_CONTENT} or fewer in length.`);
+    // Observed: `content[BASE_TYPE_MAX_LENGTH]: Must be 2000 or fewer in length.` (kacesensitive/ollama-discord#5).
+    if (content.length > MAX_CONTENT) return invalid('content', `Must be ${MAX_CONTENT} or fewer in length.`, 'BASE_TYPE_MAX_LENGTH');
+    // The nonce's error code and text are not checked against Discord.
     const nonce = body.nonce;
     if (nonce !== undefined && !(typeof nonce === 'string' && nonce.length <= MAX_NONCE) && !(typeof nonce === 'number' && Number.isSafeInteger(nonce))) {
       return invalid('nonce', `Must be ${MAX_NONCE} or fewer in length.`);
     }
+    // docs status-codes, JSON: 50013, 50007, … (whether Discord checks them before or after the body is not documented).
     if (state.refuse) return { status: state.refuse.status, body: { message: state.refuse.message, code: state.refuse.code } };
+    // docs message.mdx, Create Message `enforce_nonce`: the same author and nonce in the past few minutes returns that message.
     if (body.enforce_nonce === true && nonce !== undefined) {
       const earlier = this.nonces.get(`${this.bot.id}:${nonce}`);
       if (earlier && Date.now() - earlier.at < this.nonceWindowMs) return { status: 200, body: this.messagePayload(earlier, this.channels.get(earlier.channel_id)!.channel) };
     }
+    // docs message.mdx, Message Reference Structure: `fail_if_not_exists` defaults to true; the error is observed as 50035
+    // `message_reference[MESSAGE_REFERENCE_UNKNOWN_MESSAGE]: Unknown message` (TripSit/TripBot#997).
     let reference: FakeMessage['message_reference'];
     const ref = body.message_reference as Record<string, unknown> | undefined;
     if (ref !== undefined) {
@@ -544,6 +583,7 @@ export class FakeDiscord {
       ...fields,
     };
     state.messages.push(message);
+    // docs gateway.mdx, List of Intents: MESSAGE_CREATE comes with GUILD_MESSAGES in a guild, DIRECT_MESSAGES in a DM.
     const intent = state.channel.guild_id ? INTENTS.GuildMessages : INTENTS.DirectMessages;
     this.dispatchAll('MESSAGE_CREATE', (session: Session) => this.messagePayload(message, state.channel, session.intents), intent, message.id);
     return message;
@@ -575,6 +615,11 @@ export class FakeDiscord {
     return undefined;
   }
 
+  /**
+   * docs rate-limits.mdx, Exceeding A Rate Limit: `Retry-After` (whole seconds in the examples: 65 for 64.57),
+   * `X-RateLimit-Scope` (user/global/shared) on 429s only, `X-RateLimit-Global: true` on a global one, which
+   * carries no bucket headers in the docs' example.
+   */
   private limitAnswer(retryAfter: number, global: boolean, routeKey: string): { retryAfter: number; global: boolean; headers: Record<string, string> } {
     const seconds = Math.max(0.001, Math.round(retryAfter * 1000) / 1000);
     const headers: Record<string, string> = {
@@ -594,6 +639,7 @@ export class FakeDiscord {
     return bucket;
   }
 
+  /** docs rate-limits.mdx, Header Format: Limit, Remaining, Reset (epoch seconds), Reset-After (seconds, decimals), Bucket. */
   private bucketHeaders(routeKey: string, counted: boolean): Record<string, string> {
     if (!counted && !this.buckets.has(routeKey)) return {};
     const bucket = this.bucketFor(routeKey);
@@ -624,6 +670,8 @@ export class FakeDiscord {
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
+      // docs gateway.mdx, Connecting (`?v=10&encoding=json`); status-codes: 4012 "Invalid API version". Discord also takes
+      // `encoding=etf`; the fake refuses it the same way.
       if (url.searchParams.get('v') !== '10' || (url.searchParams.get('encoding') ?? 'json') !== 'json') {
         ws.close(4012, 'Invalid API version');
         return;
@@ -636,6 +684,8 @@ export class FakeDiscord {
     let session: Session | undefined;
     let lastBeat = Date.now();
     const interval = this.heartbeatIntervalMs;
+    // docs gateway.mdx, Sending Heartbeats: a client that "fails to send a heartbeat event in time" is closed. The
+    // tolerance (2 intervals + 5 s) and the code (4009, "Session timed out") are the fake's choice.
     const zombie = setInterval(() => {
       if (Date.now() - lastBeat > interval * 2 + 5_000) ws.close(4009, 'Session timed out');
     }, Math.min(interval, 5_000));
@@ -645,8 +695,10 @@ export class FakeDiscord {
       clearInterval(zombie);
       if (session && session.socket === ws) session.socket = undefined;
     });
+    // docs gateway.mdx, Hello Event: op 10 with `heartbeat_interval` first.
     ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: interval }, s: null, t: null }));
     ws.on('message', (data, isBinary) => {
+      // docs status-codes: 4002 "Decode error" for an invalid payload (a binary frame counts as one here: not checked).
       if (isBinary) return ws.close(4002, 'Decode error');
       let payload: { op?: unknown; d?: unknown };
       try {
@@ -657,10 +709,14 @@ export class FakeDiscord {
       const d = (typeof payload.d === 'object' && payload.d !== null ? payload.d : {}) as Record<string, unknown>;
       switch (payload.op) {
         case 1:
+          // docs gateway.mdx, Sending Heartbeats: every heartbeat gets op 11 HEARTBEAT_ACK.
           lastBeat = Date.now();
           if (this.ackHeartbeats) ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
           return;
         case 2: {
+          // docs status-codes, Gateway Close Event Codes: 4005 a second identify, 4004 a wrong token, 4013 invalid
+          // intents, 4014 a privileged intent not switched on (docs gateway.mdx, Gateway Restrictions). The token
+          // goes without "Bot " (discord/discord-api-docs#602); that the fake also takes it with one is not checked.
           if (session) return ws.close(4005, 'Already authenticated');
           this.gatewayLog.push({ op: 'identify', at: Date.now(), intents: Number(d.intents) });
           if (d.token !== this.token && d.token !== `Bot ${this.token}`) return ws.close(4004, 'Authentication failed.');
@@ -670,6 +726,8 @@ export class FakeDiscord {
           session = { id: randomHex(16), intents, seq: 0, sent: [], socket: ws };
           this.sessions.set(session.id, session);
           const guilds = [...this.guilds.values()];
+          // docs gateway-events.mdx, Ready: guilds start unavailable, then a GUILD_CREATE each (docs gateway.mdx, Guild
+          // Availability; it needs GUILDS). private_channels is empty for a bot (docs change-log.mdx, June 19, 2018).
           this.dispatch(session, 'READY', {
             v: 10,
             user: this.userPayload(this.bot),
@@ -686,6 +744,9 @@ export class FakeDiscord {
           return;
         }
         case 6: {
+          // docs gateway.mdx, Resuming: the missed events in order, then RESUMED; a session that cannot be resumed gets
+          // op 9 INVALID_SESSION `d: false` (docs gateway-events.mdx, Invalid Session). How long Discord keeps a session
+          // and how many events it keeps (1000 here) are not documented.
           if (session) return ws.close(4005, 'Already authenticated');
           this.gatewayLog.push({ op: 'resume', at: Date.now() });
           if (d.token !== this.token && d.token !== `Bot ${this.token}`) return ws.close(4004, 'Authentication failed.');
@@ -703,6 +764,7 @@ export class FakeDiscord {
           this.dispatch(known, 'RESUMED', null);
           return;
         }
+        // docs status-codes: 4003 a payload before identifying, 4001 an unknown opcode.
         case 3:
         case 4:
         case 8:
@@ -751,10 +813,12 @@ export class FakeDiscord {
 
   // ---- payloads --------------------------------------------------------
 
+  /** docs user.mdx, User Object; discriminator "0" for the new usernames (docs change-log.mdx, May 03, 2023). */
   private userPayload(user: FakeDiscordUser): unknown {
     return { id: user.id, username: user.username, discriminator: '0', global_name: user.global_name, avatar: null, ...(user.bot ? { bot: true } : {}), flags: 0 };
   }
 
+  /** docs channel.mdx, Channel Object (threads: `thread_metadata`); a subset of its fields. */
   private channelPayload(channel: FakeChannel): Record<string, unknown> {
     const base = { id: channel.id, type: channel.type, flags: 0, last_message_id: this.channels.get(channel.id)?.messages.at(-1)?.id ?? null };
     if (channel.type === CHANNEL_TYPES.DM) return { ...base, recipients: channel.recipient ? [this.userPayload(channel.recipient)] : [] };
@@ -774,6 +838,7 @@ export class FakeDiscord {
     return { ...base, guild_id: channel.guild_id, name: channel.name, position: 0, parent_id: null, permission_overwrites: [], nsfw: false, topic: null, rate_limit_per_user: 0 };
   }
 
+  /** docs gateway-events.mdx, Guild Create (a guild object with channels and threads); the values are the fake's. */
   private guildPayload(guild: GuildState): Record<string, unknown> {
     const inGuild = [...this.channels.values()].map((s) => s.channel).filter((c) => c.guild_id === guild.id);
     return {
@@ -809,7 +874,8 @@ export class FakeDiscord {
 
   private messagePayload(message: FakeMessage, channel: FakeChannel, intents = INTENTS.MessageContent): unknown {
     const mentionsBot = message.mentions.some((user) => user.id === this.bot.id);
-    // Discord withholds content from bots without MESSAGE_CONTENT, except in DMs, mentions and their own messages.
+    // Discord withholds content from bots without MESSAGE_CONTENT, except in DMs, mentions and their own messages
+    // (docs gateway.mdx, Message Content Intent). Message types: DEFAULT 0, REPLY 19 (docs message.mdx, Message Types).
     const visible = (intents & INTENTS.MessageContent) !== 0 || channel.type === CHANNEL_TYPES.DM || mentionsBot || message.author.id === this.bot.id;
     const referenced = message.message_reference ? this.channels.get(message.message_reference.channel_id)?.messages.find((m) => m.id === message.message_reference!.message_id) : undefined;
     return {
@@ -829,12 +895,13 @@ export class FakeDiscord {
       embeds: [],
       pinned: false,
       flags: 0,
-      ...(message.nonce !== undefined ? { nonce: message.nonce } : {}),
+      ...(message.nonce !== undefined ? { nonce: message.nonce } : {}), // docs message.mdx: the nonce "will appear in the Message Create event"
       ...(message.message_reference ? { message_reference: { type: 0, ...message.message_reference } } : {}),
       ...(referenced ? { referenced_message: { id: referenced.id, channel_id: referenced.channel_id, author: this.userPayload(referenced.author), content: visible ? referenced.content : '', type: 0, timestamp: new Date(referenced.at).toISOString(), mentions: [], attachments: [], embeds: [] } } : {}),
     };
   }
 
+  /** docs reference.mdx, Snowflakes: `(timestamp_ms - DISCORD_EPOCH) << 22` (the fake counts up in the low bits). */
   private snowflake(): string {
     const ms = BigInt(Date.now()) - DISCORD_EPOCH;
     let next = ms << 22n;
@@ -844,7 +911,12 @@ export class FakeDiscord {
   }
 }
 
-/** What a message pings, given its allowed_mentions (absent: everything its content names). */
+/**
+ * What a message pings, given its allowed_mentions (absent: everything its content names). docs message.mdx, Allowed
+ * Mentions Object: default `parse: ["users", "roles", "everyone"]` in regular messages, "everyone" covers @everyone and
+ * @here; mention formats `<@id>`, `<@!id>`, `<@&id>` (docs reference.mdx, Message Formatting). Not modelled: the
+ * MENTION_EVERYONE permission @everyone needs, and the 400 for `parse` together with `users`/`roles`.
+ */
 function pings(content: string, allowed: unknown): FakeMessage['pinged'] {
   const everyone = /@(everyone|here)\b/.test(content);
   const users = [...content.matchAll(/<@!?(\d{1,20})>/g)].map((m) => m[1]!);

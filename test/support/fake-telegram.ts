@@ -27,6 +27,12 @@ import type { AddressInfo } from 'node:net';
  * Tests script the people (`userSays`), the chats and the faults, and read what
  * the bot sent. The fake's clock (message dates, expiry, the quiet week) can be
  * moved forward (`advanceClock`); the rest of the fake runs on real time.
+ *
+ * Sources named in the comments below (issue 33): "Bot API docs" is
+ * core.telegram.org/bots/api; "Client::…" is tdlib/telegram-bot-api
+ * `telegram-bot-api/Client.cpp` (checked at 01a3679, May 2026); "td …" is
+ * tdlib/td (checked at 022d602, Jul 2026); "FACTS" is
+ * test/fixtures/telegram-bot-api.md, used only where no primary source was found.
  */
 
 export interface FakeUser {
@@ -115,22 +121,25 @@ export interface RequestRecord {
   readonly at: number;
 }
 
+/** Not from a source: the fake's own guard against runaway bodies (the real server's body limit was not checked). */
 const MAX_BODY = 1 << 20;
+/** Bot API docs, sendMessage: `text` "1-4096 characters after entities parsing"; td MessageContent.cpp counts utf8_length (code points) against `message_text_length_max` (4096, OptionManager.cpp). */
 export const MAX_TEXT_CODE_POINTS = 4096;
+/** telegram-bot-api Client.h LONG_POLL_MAX_TIMEOUT = 50 (Client::process_get_updates_query clamps `timeout` to 0…50). */
 const MAX_LONG_POLL_S = 50;
 const DAY_S = 24 * 60 * 60;
-/** telegram-bot-api keeps a message's update until the message's date + 86 400 s (Client::add_message_update). */
+/** telegram-bot-api keeps a message's update until the message's date + 86 400 s (Client::add_message_update: `left_time = message_date + 86400 - now`). */
 export const UPDATE_LIFETIME_S = DAY_S;
 /** Bot API docs, Update.update_id: "If there are no new updates for at least a week, then identifier of the next update will be chosen randomly". */
 export const QUIET_WEEK_MS = 7 * DAY_S * 1000;
 /**
- * td's TQueue::get: an offset more than this beyond the queue's tail is "in the
- * future" and ignored; one more than MAX_QUEUE_EVENTS below its head is "in the past".
+ * td's TQueue::get (tddb/td/db/TQueue.cpp): an offset more than this beyond the queue's tail is "in the
+ * future" and ignored; one more than MAX_QUEUE_EVENTS (100000 there) below its head is "in the past".
  */
 const FUTURE_SLACK = 10;
 const MAX_QUEUE_EVENTS = 100_000;
 
-/** td's TQueue::push picks a fresh tail in [2 000 001, 10⁹) (2·max(MAX_QUEUE_EVENTS, 10⁶) + 1 … MAX_ID / 2). */
+/** td's TQueue::push (tddb/td/db/TQueue.cpp) picks a fresh tail with Random::fast(2·max(MAX_QUEUE_EVENTS, 10⁶) + 1, MAX_ID / 2): [2 000 001, 10⁹]. */
 function randomUpdateId(): number {
   return 2_000_001 + Math.floor(Math.random() * (1_000_000_000 - 2_000_001));
 }
@@ -183,13 +192,14 @@ export class FakeTelegram {
     options: {
       token?: string;
       bot?: Partial<FakeUser>;
-      /** The first update's id (default 100 000). */
+      /** The first update's id (default 100 000: not from a source; Bot API docs, Update: ids "start from a certain positive number"). */
       firstUpdateId?: number;
       /** The id picked after a quiet week (default: at random, as telegram-bot-api does). */
       randomUpdateId?: () => number;
     } = {},
   ) {
     this.token = options.token ?? '123456789:AAFakeTokenForTestsOnly_abcdefghijk';
+    // The bot's id is the token's part before ':' (ClientManager::send reads the user id from it).
     this.bot = { id: Number(this.token.split(':')[0]), is_bot: true, first_name: 'Homing', username: 'homing_test_bot', ...options.bot };
     this.nextUpdateId = options.firstUpdateId ?? 100_000;
     this.pickUpdateId = options.randomUpdateId ?? randomUpdateId;
@@ -235,12 +245,15 @@ export class FakeTelegram {
   }
 
   addChat(chat: FakeChat): FakeChat {
-    // In a forum, message 1 stands for the General topic (thread id 1), so topics start at 2.
+    // In a forum, message 1 stands for the General topic (thread id 1: Client.h GENERAL_FORUM_TOPIC_ID), so topics start at 2.
     this.chats.set(chat.id, { chat, nextMessageId: chat.is_forum ? 2 : 1, messages: new Set(), topics: new Map() });
     return chat;
   }
 
-  /** Opens a forum topic in a forum supergroup; returns its thread id (the id of its service message). */
+  /**
+   * Opens a forum topic in a forum supergroup; returns its thread id (the id of its service message:
+   * not checked against a source). Client::JsonMessage writes `forum_topic_created` and `is_topic_message`.
+   */
   createTopic(chatId: number, name: string, by: FakeUser): number {
     const state = this.chatState(chatId);
     if (!state.chat.is_forum) throw new Error(`chat ${chatId} is not a forum`);
@@ -263,6 +276,8 @@ export class FakeTelegram {
    * A person writes. In a forum, `threadId` names the topic (absent: General);
    * elsewhere a reply gets the root of its reply chain as message_thread_id,
    * as Telegram does in supergroups — an adapter must not echo that one back.
+   * (Client::get_forum_topic_id: a messageTopicThread gives its root message id, the General
+   * topic gives none. The fake takes the replied-to message as the root: one-step chains only.)
    */
   userSays(options: {
     from: FakeUser;
@@ -305,12 +320,15 @@ export class FakeTelegram {
     return message;
   }
 
-  /** The person blocked the bot (private chat), the bot was removed (group), or the account is gone. */
+  /** The person blocked the bot (private chat), the bot was removed (group), or the account is gone (errors: see `checkChat`). */
   block(chatId: number, how: 'blocked' | 'kicked' | 'deactivated' = 'blocked'): void {
     this.chatState(chatId).blocked = how;
   }
 
-  /** A group becomes a supergroup: the service messages arrive, and sends to the old id are refused with the new one. */
+  /**
+   * A group becomes a supergroup: the service messages arrive (Client::JsonMessage: `migrate_to_chat_id`,
+   * `migrate_from_chat_id`), and sends to the old id are refused with the new one (see `checkChat`).
+   */
   migrate(groupId: number, supergroupId: number, by: FakeUser, options: { announce?: boolean } = {}): void {
     const old = this.chatState(groupId);
     old.migratedTo = supergroupId;
@@ -322,7 +340,7 @@ export class FakeTelegram {
     this.enqueue({ message_id: fresh.nextMessageId++, from: by, chat, date: this.unixNow(), migrate_from_chat_id: groupId });
   }
 
-  /** sendMessage and sendChatAction to this chat (or to any: 'all') answer 429 for `seconds`. */
+  /** sendMessage and sendChatAction to this chat (or to any: 'all') answer 429 for `seconds` (the answer's shape: Query::set_retry_after_error). */
   throttle(chatId: number | 'all', seconds: number): void {
     this.throttles.set(chatId, Date.now() + seconds * 1000);
   }
@@ -341,7 +359,8 @@ export class FakeTelegram {
    * `409 Conflict: terminated by setWebhook request` (Client::abort_long_poll).
    * The fake never posts to the URL: it stands for a webhook nobody answers any
    * more, so updates stay queued, as telegram-bot-api keeps them while its
-   * webhook fails.
+   * webhook fails (they stay in td's TQueue until they expire; the webhook's retry
+   * schedule, WebhookActor.cpp, is not modelled).
    */
   setWebhook(url: string): void {
     this.webhookUrl = url;
@@ -388,6 +407,7 @@ export class FakeTelegram {
     res.on('error', () => {});
     req.on('error', () => res.destroy());
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    // HttpConnection::handle: `/bot<token>/<method>`, anything else `404 Not Found` in the error envelope (send_http_error).
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     if (!match) return void this.reply(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
     const [, token, method] = match;
@@ -404,11 +424,14 @@ export class FakeTelegram {
     });
     req.on('end', () => {
       if (size > MAX_BODY) return;
+      // A well-formed token the server cannot log in with: `401 Unauthorized` (Client::get_closing_error; a malformed
+      // one gets "Unauthorized: invalid token specified", ClientManager::send — not modelled).
       if (token !== this.token) return void this.reply(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
       let params: Record<string, unknown>;
       try {
         params = parseParams(req, Buffer.concat(chunks).toString('utf8'), url);
       } catch {
+        // Not the real text: td's HttpReader::parse_json_parameters says e.g. "Bad Request: JSON object expected".
         return void this.reply(res, 400, { ok: false, error_code: 400, description: "Bad Request: can't parse JSON" });
       }
       this.requests.push({ method: method!, params, at: Date.now() });
@@ -449,8 +472,11 @@ export class FakeTelegram {
     const ok = (result: unknown) => answer(200, { ok: true, result });
     const fail = (code: number, description: string, parameters?: Record<string, unknown>) =>
       answer(code, { ok: false, error_code: code, description, ...(parameters ? { parameters } : {}) });
+    // Bot API docs: method names are case-insensitive (the server lowers them); the fake matches them exactly.
     switch (method) {
       case 'getMe':
+        // Client::process_get_me_query → JsonUser(full_bot_info): the User plus can_join_groups, can_read_all_group_messages,
+        // supports_inline_queries (the newer bot fields are left out).
         return ok({ ...this.bot, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
       case 'deleteWebhook': {
         // Client::do_set_webhook: the queue is cleared only with drop_pending_updates; the description
@@ -464,11 +490,15 @@ export class FakeTelegram {
         // Client::JsonWebhookInfo: url ('' when none), has_custom_certificate, pending_update_count.
         return ok({ url: this.webhookUrl, has_custom_certificate: false, pending_update_count: this.pendingUpdates().length });
       case 'getUpdates':
+        // Client::process_get_updates_query: refused while a webhook is set.
         if (this.webhookUrl) return fail(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
         return this.getUpdates(params, answer, req, res);
       case 'sendMessage':
         return this.sendMessage(params, ok, fail);
       case 'sendChatAction': {
+        // Client::process_send_chat_action_query: check_chat(Write), so the same chat errors as sendMessage. It passes
+        // message_thread_id to td unchecked; td's answer for a wrong topic was not checked. Any `action` is taken
+        // here (the real server: "Wrong parameter action in request").
         const checked = this.checkChat(params, fail);
         if (!checked) return;
         const thread = optionalInt(params.message_thread_id);
@@ -477,11 +507,13 @@ export class FakeTelegram {
         return ok(true);
       }
       default:
-        return fail(404, 'Not Found');
+        // Client::on_cmd: an unknown method is "Not Found: method not found".
+        return fail(404, 'Not Found: method not found');
     }
   }
 
   private getUpdates(params: Record<string, unknown>, answer: (status: number, body: unknown) => void, req: IncomingMessage, res?: ServerResponse): void {
+    // Client::process_get_updates_query: offset 0, limit 100 (1…100), timeout 0 (0…50) by default (Bot API docs, getUpdates).
     const offset = optionalInt(params.offset) ?? 0;
     let limit = Math.min(100, Math.max(1, optionalInt(params.limit) ?? 100));
     let timeout = Math.min(MAX_LONG_POLL_S, Math.max(0, optionalInt(params.timeout) ?? 0));
@@ -495,7 +527,8 @@ export class FakeTelegram {
     const ready = this.available(offset, limit);
     if (ready.length > 0 || timeout === 0 || !res) return answer(200, { ok: true, result: this.hand(ready) });
     // A second poller that has to wait (Client::do_get_updates → abort_long_poll): the one waiting is
-    // told that another request took over. One answered at once leaves it be.
+    // told that another request took over. One answered at once leaves it be. (Client::fail_query_conflict
+    // also holds a 409 back 3 s when the previous one was under 3 s ago: not modelled.)
     if (this.poll) {
       const previous = this.poll;
       this.poll = undefined;
@@ -512,6 +545,7 @@ export class FakeTelegram {
       limit,
       res,
       answer,
+      // Client::do_get_updates: the poll ends empty at its hard timeout (long_poll_hard_timeout_).
       timer: setTimeout(() => {
         if (this.poll !== poll) return;
         this.poll = undefined;
@@ -519,7 +553,8 @@ export class FakeTelegram {
       }, timeout * 1000),
     };
     this.poll = poll;
-    // The poller went away (killed): its poll ends, nothing was handed.
+    // The poller went away (killed): its poll ends, nothing was handed (not checked against the server; either way
+    // nothing is confirmed before a later call's offset, Bot API docs, getUpdates).
     const onClose = () => {
       if (this.poll !== poll) return;
       clearTimeout(poll.timer);
@@ -530,6 +565,7 @@ export class FakeTelegram {
     res.once('finish', () => req.socket.off('close', onClose));
   }
 
+  /** Bot API docs, getUpdates `offset`: "An update is considered confirmed as soon as getUpdates is called with an offset higher than its update_id". */
   private confirm(offset: number): void {
     this.updates = this.updates.filter((update) => update.update_id >= offset);
     this.confirmedBelow = Math.max(this.confirmedBelow, offset);
@@ -594,6 +630,8 @@ export class FakeTelegram {
     if (!state) return;
     const text = typeof params.text === 'string' ? params.text : params.text === undefined ? '' : String(params.text);
     const parseMode = typeof params.parse_mode === 'string' ? params.parse_mode : undefined;
+    // Client::get_formatted_text takes markdown, markdownv2 and html (any case); the fake knows only "HTML" and
+    // refuses the rest as the server refuses an unknown mode ("Unsupported parse_mode", first letter lowered).
     let parsed: { text: string; entities: Entity[] };
     if (parseMode === 'HTML') {
       const result = parseTelegramHtml(text);
@@ -604,12 +642,15 @@ export class FakeTelegram {
     } else {
       return fail(400, `Bad Request: unsupported parse_mode`);
     }
+    // Client::get_input_message_text: an empty `text` is "Message text is empty" (td's fix_formatted_text says "Text must
+    // be non-empty" for text that is blank after parsing: not modelled). td MessageContent.cpp: "Message is too long".
     if (parsed.text.trim() === '') return fail(400, 'Bad Request: message text is empty');
     if ([...parsed.text].length > MAX_TEXT_CODE_POINTS) return fail(400, 'Bad Request: message is too long');
     const thread = optionalInt(params.message_thread_id);
     if (thread !== undefined && !this.threadExists(state, thread)) return fail(400, 'Bad Request: message thread not found');
     const replyParameters = params.reply_parameters as { message_id?: unknown; allow_sending_without_reply?: unknown } | undefined;
     const replyTo = optionalInt(replyParameters?.message_id);
+    // Client::check_reply_parameters: "message to be replied not found" unless allow_sending_without_reply.
     if (replyTo !== undefined && !state.messages.has(replyTo) && replyParameters?.allow_sending_without_reply !== true) {
       return fail(400, 'Bad Request: message to be replied not found');
     }
@@ -628,6 +669,7 @@ export class FakeTelegram {
     };
     this.sent.push(sent);
     for (const listener of this.sendListeners) listener(sent);
+    // Bot API docs, sendMessage: "the sent Message is returned" (Client::JsonMessage: message_thread_id and is_topic_message for a topic).
     ok({
       message_id: messageId,
       ...(thread !== undefined ? { message_thread_id: thread, is_topic_message: true } : {}),
@@ -639,7 +681,12 @@ export class FakeTelegram {
     });
   }
 
-  /** The chat a call names, or the error Telegram gives; 429 while throttled. */
+  /**
+   * The chat a call names, or the error Telegram gives; 429 while throttled. Texts from Client::check_chat
+   * ("chat not found") and Client::check_chat_access (migrated group with `migrate_to_chat_id`, kicked, deactivated);
+   * "bot was blocked by the user" is USER_IS_BLOCKED in Client::fail_query_with_error. The 429 comes before
+   * the access checks here; the real server gets it from Telegram when it sends, after them.
+   */
   private checkChat(
     params: Record<string, unknown>,
     fail: (code: number, description: string, parameters?: Record<string, unknown>) => void,
@@ -668,7 +715,10 @@ export class FakeTelegram {
   }
 
   private threadExists(state: ChatState, thread: number): boolean {
-    // The General topic (1) takes no thread id; outside forums there are no topics.
+    // The General topic (1) takes no thread id (Client::check_message_topic). Outside forums there are no topics: the
+    // server before Oct 2025 refused a thread id there ("message thread not found" / "… is not a forum topic thread",
+    // TdOnCheckMessageThreadCallback); since bf8b907 (Client::check_message_topic) it ignores it,
+    // and private chats of bots with topics take one (Bot API docs, sendMessage) — both not modelled.
     return state.chat.is_forum === true && state.topics.has(thread);
   }
 
@@ -678,6 +728,7 @@ export class FakeTelegram {
     return state;
   }
 
+  /** Query.cpp JsonQueryError: `{ok: false, error_code, description, parameters?}`, the HTTP status equal to error_code (Query::set_error). */
   private error(res: ServerResponse, code: number, description: string, parameters?: Record<string, unknown>): void {
     this.reply(res, code, { ok: false, error_code: code, description, ...(parameters ? { parameters } : {}) });
   }
@@ -708,6 +759,7 @@ export class FakeTelegram {
   }
 }
 
+/** Bot API docs, "Making requests": the query string, application/x-www-form-urlencoded or application/json (multipart not modelled). */
 function parseParams(req: IncomingMessage, body: string, url: URL): Record<string, unknown> {
   const type = req.headers['content-type'] ?? '';
   const params: Record<string, unknown> = Object.fromEntries(url.searchParams);
@@ -728,6 +780,7 @@ function optionalInt(value: unknown): number | undefined {
 }
 
 // ---- Telegram's HTML parse mode ------------------------------------------
+// td/telegram/MessageEntity.cpp `parse_html`; its tags tg-emoji and tg-time are not modelled.
 
 const TAGS: Record<string, string> = {
   b: 'bold',
@@ -746,6 +799,7 @@ const TAGS: Record<string, string> = {
   span: 'spoiler',
   blockquote: 'blockquote',
 };
+/** td MessageEntity.cpp decode_html_entity: only these four named entities, and numeric ones. */
 const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"' };
 
 type HtmlResult = { ok: true; text: string; entities: Entity[] } | { ok: false; error: string };
@@ -756,6 +810,10 @@ type HtmlResult = { ok: true; text: string; entities: Entity[] } | { ok: false; 
  * entities and numeric ones; a `<` or `&` that starts nothing valid is an
  * error, as is a tag left open or closed out of order. Entity offsets and
  * lengths in UTF-16 units.
+ * Error texts are td's parse_html ones where td has that error. Stricter than td: td keeps a `&` that
+ * starts no entity, an unknown entity and a lone `>` as text, takes `<a>`
+ * without href (the text is the URL), single-quoted and bare attribute values,
+ * and `</>` as any end tag; here those are errors.
  */
 export function parseTelegramHtml(html: string): HtmlResult {
   let text = '';
