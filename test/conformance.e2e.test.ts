@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SessionPage, TranscriptPage } from '../src/shared/api';
 import { RESEND_MARKER } from '../src/main/gateway/delivery/marker';
-import { connectApi, type ApiSocket } from './support/api-socket';
+import { connectApi, userTurns, type ApiSocket } from './support/api-socket';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
 import { waitUntil } from './support/wait';
 import { startDiscordWorld } from './conformance/discord';
@@ -113,15 +112,6 @@ describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
     expect(await answers(text, where), `"${text}" answered exactly once`).toBe(1);
   }
 
-  async function savedUserTurns(api: ApiSocket): Promise<string[]> {
-    const sessions = await api.call<SessionPage>('listSessions', {});
-    const texts: string[] = [];
-    for (const session of sessions.sessions) {
-      const page = await api.call<TranscriptPage>('getTranscript', { sessionId: session.sessionId });
-      texts.push(...page.messages.filter((message) => message.role === 'user').map((message) => message.text));
-    }
-    return texts;
-  }
 
   it('answers a message sent while Homing was down, once', async (context) => {
     if (!world.keepsWhileDown) return context.skip();
@@ -154,13 +144,13 @@ describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
     const first = await start();
     const text = unique('saved, then killed');
     await world.say(text, place());
-    await waitUntil('the message saved', async () => (await savedUserTurns(first.api)).some((saved) => saved.includes(text)), 20_000);
+    await waitUntil('the message saved', async () => (await userTurns(first.api)).some((saved) => saved.includes(text)), 20_000);
     await end(first.gateway, 'kill');
     writeFileSync(go, '');
     const second = await start();
     await answeredOnce(text, place());
     // A saved turn may carry what the platform adds to the text (an email's sender lines).
-    expect((await savedUserTurns(second.api)).filter((saved) => saved.includes(text))).toHaveLength(1);
+    expect((await userTurns(second.api)).filter((saved) => saved.includes(text))).toHaveLength(1);
   }, CASE_MS);
 
   it('answers every addressed message of an outage with more traffic than one catch-up page', async (context) => {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeliveryPage, SessionPage, TranscriptPage } from '../src/shared/api';
+import type { DeliveryPage } from '../src/shared/api';
 import { RESEND_MARKER } from '../src/main/gateway/delivery/marker';
-import { connectApi, type ApiSocket } from './support/api-socket';
+import { connectApi, userTurns, type ApiSocket } from './support/api-socket';
 import { FakeDiscord, type FakeDiscordUser } from './support/fake-discord';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
 import { waitUntil } from './support/wait';
@@ -67,15 +67,6 @@ describe('the headless gateway on Discord killed with SIGKILL', () => {
     expect(gateway.child.signalCode).toBe('SIGKILL');
   }
 
-  async function userTurns(api: ApiSocket): Promise<string[]> {
-    const sessions = await api.call<SessionPage>('listSessions', {});
-    const texts: string[] = [];
-    for (const session of sessions.sessions) {
-      const page = await api.call<TranscriptPage>('getTranscript', { sessionId: session.sessionId });
-      texts.push(...page.messages.filter((message) => message.role === 'user').map((message) => message.text));
-    }
-    return texts;
-  }
 
   const botTexts = (channelId: string) => fake.messages(channelId).filter((m) => m.author.id === fake.bot.id).map((m) => m.content);
 

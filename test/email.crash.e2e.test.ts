@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESEND_MARKER } from '../src/main/gateway/delivery/marker';
 import type { DeliveryPage, PlatformStatus } from '../src/shared/api';
-import { bodyOf, EmailWorld, userTurns } from './support/email-world';
+import { bodyOf, EmailWorld } from './support/email-world';
+import { userTurns } from './support/api-socket';
 import { rawMail } from './support/mail';
 import { headerOf } from './support/smtp-sink';
 import { waitUntil } from './support/wait';

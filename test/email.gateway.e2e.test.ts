@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryPage, SessionPage } from '../src/shared/api';
-import { bodyOf, EmailWorld, userTurns } from './support/email-world';
+import { bodyOf, EmailWorld } from './support/email-world';
+import { userTurns } from './support/api-socket';
 import { rawMail } from './support/mail';
 import { headerOf } from './support/smtp-sink';
 import { waitUntil } from './support/wait';

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeliveryPage, SessionPage, TranscriptPage } from '../src/shared/api';
+import type { DeliveryPage } from '../src/shared/api';
 import { RESEND_MARKER } from '../src/main/gateway/delivery/marker';
-import { connectApi, type ApiSocket } from './support/api-socket';
+import { connectApi, userTurns, type ApiSocket } from './support/api-socket';
 import { FakeMatrix } from './support/fake-matrix';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
 import { waitUntil } from './support/wait';
@@ -72,15 +72,6 @@ describe('the headless gateway on Matrix killed with SIGKILL', () => {
     expect(gateway.child.signalCode).toBe('SIGKILL');
   }
 
-  async function userTurns(api: ApiSocket): Promise<string[]> {
-    const sessions = await api.call<SessionPage>('listSessions', {});
-    const texts: string[] = [];
-    for (const session of sessions.sessions) {
-      const page = await api.call<TranscriptPage>('getTranscript', { sessionId: session.sessionId });
-      texts.push(...page.messages.filter((message) => message.role === 'user').map((message) => message.text));
-    }
-    return texts;
-  }
 
   const sends = () => fake.requests.filter((request) => request.method === 'PUT' && request.path.includes('/send/m.room.message/'));
   const txnOf = (path: string) => decodeURIComponent(path.split('/').at(-1)!);

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PlatformStatus, SessionPage, TranscriptPage } from '../src/shared/api';
-import { connectApi, type ApiSocket } from './support/api-socket';
+import type { PlatformStatus } from '../src/shared/api';
+import { connectApi, userTurns, type ApiSocket } from './support/api-socket';
 import { FakeTelegram, type FakeUser } from './support/fake-telegram';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
 import { waitUntil } from './support/wait';
@@ -71,15 +71,6 @@ describe('the headless gateway at the edges of what Telegram keeps', () => {
     return (await api.call<PlatformStatus[]>('listPlatforms')).find((platform) => platform.name === 'telegram');
   }
 
-  async function userTurns(api: ApiSocket): Promise<string[]> {
-    const sessions = await api.call<SessionPage>('listSessions', {});
-    const texts: string[] = [];
-    for (const session of sessions.sessions) {
-      const page = await api.call<TranscriptPage>('getTranscript', { sessionId: session.sessionId });
-      texts.push(...page.messages.filter((message) => message.role === 'user').map((message) => message.text));
-    }
-    return texts;
-  }
 
   /** Resolves once the gateway polled `count` more times than now (so it has read the answer of the first). */
   async function polledAgain(count = 2): Promise<void> {

@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import type { GatewayEvent } from '../../src/shared/api';
+import type { GatewayEvent, SessionPage, TranscriptPage } from '../../src/shared/api';
 import { API_SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX } from '../../src/shared/headless-auth';
 import type { RunningGateway } from './gateway-process';
 
@@ -60,4 +60,15 @@ export async function connectApi(
       }),
     close: () => socket.close(),
   };
+}
+
+/** Every user turn's text in every conversation the gateway lists, oldest first per conversation. */
+export async function userTurns(api: Pick<ApiSocket, 'call'>): Promise<string[]> {
+  const sessions = await api.call<SessionPage>('listSessions', {});
+  const texts: string[] = [];
+  for (const session of sessions.sessions) {
+    const page = await api.call<TranscriptPage>('getTranscript', { sessionId: session.sessionId });
+    texts.push(...page.messages.filter((message) => message.role === 'user').map((message) => message.text));
+  }
+  return texts;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { simpleParser } from 'mailparser';
-import type { PlatformStatus, SessionPage, TranscriptPage } from '../../src/shared/api';
+import type { PlatformStatus } from '../../src/shared/api';
 import { connectApi, type ApiSocket } from './api-socket';
 import { startDovecot, type MailUser, type RunningDovecot } from './dovecot';
 import { startHeadlessGateway, type RunningGateway } from './gateway-process';
@@ -103,17 +103,6 @@ export class EmailWorld {
     await this.dovecot.dispose();
     for (const dir of this.dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** Every user turn's text in every email session, oldest first per session. */
-export async function userTurns(api: ApiSocket): Promise<string[]> {
-  const sessions = await api.call<SessionPage>('listSessions', {});
-  const texts: string[] = [];
-  for (const session of sessions.sessions) {
-    const page = await api.call<TranscriptPage>('getTranscript', { sessionId: session.sessionId });
-    texts.push(...page.messages.filter((message) => message.role === 'user').map((message) => message.text));
-  }
-  return texts;
 }
 
 /** A received message's body as the recipient's mail program shows it (quoted-printable decoded). */
