@@ -49,6 +49,8 @@ describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
   let dataDir: string;
   let cases = 0;
   const gateways: RunningGateway[] = [];
+  /** Every gateway the case started, running or not, for its log. */
+  const started: RunningGateway[] = [];
   const sockets: ApiSocket[] = [];
 
   beforeAll(async () => {
@@ -64,7 +66,12 @@ describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
     cases++;
   });
 
-  afterEach(async () => {
+  afterEach(async (context) => {
+    // A failed case shows what each gateway it started said: the log is the only witness of the other process.
+    if (context.task.result?.state === 'fail' || process.env.HOMING_CONFORMANCE_LOG) {
+      for (const [i, gateway] of started.entries()) console.error(`gateway ${i + 1} of the case:\n${gateway.output().slice(-6_000)}`);
+    }
+    started.length = 0;
     for (const socket of sockets.splice(0)) socket.close();
     for (const gateway of gateways.splice(0)) await gateway.kill();
     rmSync(dataDir, { recursive: true, force: true });
@@ -89,6 +96,7 @@ describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
   async function start(env: NodeJS.ProcessEnv = {}): Promise<{ gateway: RunningGateway; api: ApiSocket }> {
     const gateway = await startHeadlessGateway(['--data-dir', dataDir], { ...world.env, ...env });
     gateways.push(gateway);
+    started.push(gateway);
     const api = await connectApi(gateway);
     sockets.push(api);
     await world.whenBotReady(30_000);

@@ -103,4 +103,19 @@ describe('the context budget over random conversations', () => {
       { seed: 41, numRuns: 25 },
     );
   }, 120_000);
+
+  it('condenses with room to spare, so a long conversation is not summarised on every turn', async () => {
+    const turns = 40;
+    const s: Scenario = {
+      budget: 4000,
+      contextTurns: 10,
+      group: false,
+      messages: Array.from({ length: turns }, () => ({ user: 3, reply: 3 })),
+      summaries: [20],
+    };
+    expect(await converse(s)).toEqual([]);
+    // Condensing to the least that fits would summarise on every turn past the tenth message (~35 requests).
+    expect(run!.summaries).toBeGreaterThan(0);
+    expect(run!.summaries).toBeLessThanOrEqual(turns / 3);
+  }, 60_000);
 });

@@ -1,3 +1,4 @@
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { ImapFlow } from 'imapflow';
 import { simpleParser } from 'mailparser';
 import { startDovecot } from '../support/dovecot';
@@ -19,14 +20,17 @@ const FLOOD_MAILS = 250;
  * delivery would), and an SMTP sink taking the replies. The person writes in
  * one thread ('direct'; email has no group), so the replies come in order.
  *
- * No `failNextCatchUp`: dovecot cannot be made to fail one read honestly (a
- * stop is an outage, not a failed read). No `dedup`: SMTP does not deduplicate,
- * so every resend is marked.
+ * The assistant reaches dovecot through a relay here, so `failNextCatchUp`
+ * can cut its connection the moment it asks for mail (a `FETCH` or `SEARCH`):
+ * a dropped connection mid-read, the transient failure an IMAP client meets
+ * (RFC 3501 §7.1.5: a server may close a connection at any time, with or
+ * without BYE). No `dedup`: SMTP does not deduplicate, so every resend is marked.
  */
 export async function startEmailWorld(): Promise<ConformanceWorld> {
   const dovecot = await startDovecot([AGENT]);
   const sink = new SmtpSink({ logins: new Map([[AGENT.address, AGENT.password]]) });
   await sink.start();
+  const relay = await startCuttableRelay(dovecot.port);
   let watcher: ImapFlow | undefined;
   let sent = 0;
   let root: string | undefined;
@@ -54,7 +58,7 @@ export async function startEmailWorld(): Promise<ConformanceWorld> {
     platformsConfig: {
       email: {
         address: AGENT.address,
-        imap: { host: '127.0.0.1', port: dovecot.port, security: 'none' },
+        imap: { host: '127.0.0.1', port: relay.port, security: 'none' },
         smtp: { host: '127.0.0.1', port: sink.address.port, security: 'none' },
         passwordEnv: 'EMAIL_PASSWORD',
         allowFrom: [PERSON],
@@ -103,10 +107,53 @@ export async function startEmailWorld(): Promise<ConformanceWorld> {
       await append(mail(PERSON, addressed[1]!, true));
       return addressed;
     },
+    failNextCatchUp() {
+      relay.cutAtNextRead();
+    },
     async dispose() {
       await watcher?.logout().catch(() => watcher?.close());
       await sink.stop();
+      await relay.close();
       await dovecot.dispose();
+    },
+  };
+}
+
+/** A byte relay to the IMAP server that can drop a connection once, as it asks for mail. */
+async function startCuttableRelay(targetPort: number): Promise<{ port: number; cutAtNextRead(): void; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let armed = false;
+  const server: Server = createServer((client) => {
+    const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on('data', (data: Buffer) => {
+      if (armed && /\b(UID )?(FETCH|SEARCH)\b/i.test(data.toString('latin1'))) {
+        armed = false;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      upstream.write(data);
+    });
+    upstream.on('data', (data: Buffer) => client.write(data));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    cutAtNextRead: () => {
+      armed = true;
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

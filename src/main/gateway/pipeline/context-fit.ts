@@ -128,7 +128,11 @@ export async function fitContext(request: FitRequest, deps: FitDeps): Promise<Fi
   let summary: SummarySoFar = { text: request.summary?.text, covers: request.summary?.covers ?? 0, cut: request.summary?.cut ?? 0 };
   let done = 0;
   if (!fits(history, summaryTokens(summary.text, family))) {
-    const until = condenseUntil(view, history, (rest) => fits(rest, shares.summary));
+    // Condensed with room to spare (half the turns and half the tokens left for the
+    // conversation), so the next summary is some turns away, not due on every turn.
+    const room = budgetTokens - fixed - shares.summary;
+    const roomy = (rest: readonly Shown[]) => rest.length <= Math.ceil(request.maxTurns / 2) && sum(rest) <= room / 2;
+    const until = condenseUntil(view, history, (rest) => fits(rest, shares.summary) && roomy(rest), (rest) => fits(rest, shares.summary));
     while (history.some((placed) => placed.file >= done && placed.file < until)) {
       const round = await condenseRound({ request, deps, accounting, shares, history, summary, from: done, until });
       if (!round) break;
@@ -185,11 +189,20 @@ function cutPlaces(view: AgentView, history: readonly Shown[]): number[] {
   return places;
 }
 
-/** The earliest place from which the rest fits with a new summary; the latest place when none does. */
-function condenseUntil(view: AgentView, history: readonly Shown[], fits: (rest: readonly Shown[]) => boolean): number {
+/**
+ * The earliest place from which the rest fits with a new summary and leaves
+ * room (`roomy`); else the earliest from which it only fits; the latest place
+ * when none does.
+ */
+function condenseUntil(
+  view: AgentView,
+  history: readonly Shown[],
+  roomy: (rest: readonly Shown[]) => boolean,
+  fits: (rest: readonly Shown[]) => boolean,
+): number {
   const places = cutPlaces(view, history);
-  for (const place of places) if (fits(history.filter((placed) => placed.file >= place))) return place;
-  return places.at(-1) ?? 0;
+  const restFrom = (place: number) => history.filter((placed) => placed.file >= place);
+  return places.find((place) => roomy(restFrom(place))) ?? places.find((place) => fits(restFrom(place))) ?? places.at(-1) ?? 0;
 }
 
 interface Round {
