@@ -8,6 +8,10 @@ import { waitUntil } from './wait';
  * USER → 001…005 and an end of MOTD, PING → PONG, JOIN echoed (with the
  * account under extended-join), WHOIS answered with 311/330/318, QUIT → ERROR.
  * Everything else the client sends is recorded, for the test to read.
+ * Sources (cited per behaviour below): RFC 2812 (client protocol, which
+ * updates RFC 1459), the IRCv3 specs (ircv3/ircv3-specifications,
+ * extensions/*.md), and ngircd's source (ngircd/ngircd, src/ngircd/*.c,
+ * messages.h) where the fake copies what ngircd sends.
  */
 
 export const FAKE_SERVER_NAME = 'irc.fake.test';
@@ -83,24 +87,37 @@ function serve(socket: Socket, options: FakeIrcOptions): FakeIrcClient {
   let gotUser = false;
   let negotiating = false;
   let pings = 0;
+  // Every line ends in CR LF: RFC 2812 2.3; ngircd conn.c `Conn_WriteStr` appends "\r\n".
   const write = (line: string): void => {
     if (!socket.destroyed) socket.write(`${line}\r\n`);
   };
+  // Prefix `nick!user@host`: RFC 2812 2.3.1 (`prefix`). The user cut to 9 characters is ngircd's STRICT_RFC limit
+  // (defines.h CLIENT_USER_LEN 10 incl. NUL, citing RFC 2812 1.2.1); its default build allows 19.
   const from = (who: string) => `${who}!${who.toLowerCase().slice(0, 9)}@fake.host`;
 
+  // Registration completes once NICK and USER have both arrived (RFC 2812 3.1), and not while CAP
+  // negotiation is open (IRCv3 capability-negotiation.md, "Connection Registration": not before `CAP END`).
   const welcome = (): void => {
     if (nick || !wantedNick || !gotUser || negotiating) return;
     nick = wantedNick;
+    // 001–004 on successful registration: RFC 2812 5.1 ("The server sends Replies 001 to 004"); texts as
+    // ngircd messages.h RPL_WELCOME_MSG…RPL_MYINFO_MSG, shortened (both end 001 with nick!user@host; the fake with the nick).
     write(`:${FAKE_SERVER_NAME} 001 ${nick} :Welcome to the fake network ${nick}`);
     write(`:${FAKE_SERVER_NAME} 002 ${nick} :Your host is ${FAKE_SERVER_NAME}`);
     write(`:${FAKE_SERVER_NAME} 003 ${nick} :This server was created today`);
     write(`:${FAKE_SERVER_NAME} 004 ${nick} ${FAKE_SERVER_NAME} fake-1.0 iow ntikl`);
+    // 005 is RPL_ISUPPORT, not RFC 2812's RPL_BOUNCE: draft-brocklesby-irc-isupport-03 (CHANTYPES, CASEMAPPING,
+    // NICKLEN, PREFIX); ngircd messages.h RPL_ISUPPORT1_MSG sends CASEMAPPING=ascii and PREFIX=(qaohv)~&@%+ instead.
     write(`:${FAKE_SERVER_NAME} 005 ${nick} CHANTYPES=# CASEMAPPING=rfc1459 NICKLEN=30 PREFIX=(ov)@+ :are supported by this server`);
+    // 376 RPL_ENDOFMOTD ends registration's burst: RFC 2812 5.1; text as ngircd messages.h RPL_ENDOFMOTD_MSG
+    // (no 375/372 before it; ngircd sends 422 ERR_NOMOTD instead when it has no MOTD file, irc-info.c IRC_Show_MOTD).
     write(`:${FAKE_SERVER_NAME} 376 ${nick} :End of MOTD command`);
   };
 
   const onLine = (line: string): void => {
     lines.push(line);
+    // Parameters, the last after " :" may hold spaces: RFC 2812 2.3.1 (`trailing`). Tags and a client prefix are
+    // not parsed (IRCv3 message-tags.md lets a client send `@tags`; this fake offers no tag caps).
     const [head, ...rest] = line.split(' :');
     const trailing = rest.length > 0 ? rest.join(' :') : undefined;
     const words = head!.split(' ').filter(Boolean);
@@ -108,10 +125,15 @@ function serve(socket: Socket, options: FakeIrcOptions): FakeIrcClient {
     const params = trailing === undefined ? words.slice(1) : [...words.slice(1), trailing];
     switch (command) {
       case 'CAP':
+        // CAP LS suspends registration until CAP END and answers `CAP * LS :<caps>` (`*` before a nick):
+        // IRCv3 capability-negotiation.md, "The CAP LS subcommand"; ngircd irc-cap.c Handle_CAP_LS.
         if (params[0] === 'LS') {
           negotiating = true;
           write(`:${FAKE_SERVER_NAME} CAP * LS :${(options.caps ?? []).join(' ')}`);
         } else if (params[0] === 'REQ') {
+          // The set is ACKed or NAKed as a whole, a NAK changing nothing: capability-negotiation.md, "The CAP REQ
+          // subcommand" and "The CAP NAK subcommand"; ngircd irc-cap.c Handle_CAP_REQ. Unlike the spec and ngircd, a
+          // REQ does not itself suspend registration here, and a `-cap` (disable) is NAKed.
           const asked = (params[1] ?? '').split(' ').filter(Boolean);
           const offered = new Set(options.caps ?? []);
           if (asked.every((cap) => offered.has(cap))) {
@@ -121,10 +143,12 @@ function serve(socket: Socket, options: FakeIrcOptions): FakeIrcClient {
             write(`:${FAKE_SERVER_NAME} CAP * NAK :${asked.join(' ')}`);
           }
         } else if (params[0] === 'END') {
+          // capability-negotiation.md, "The CAP END subcommand": registration continues.
           negotiating = false;
           welcome();
         }
         return;
+      // NICK and USER: RFC 2812 3.1.2 and 3.1.3. No 433 ERR_NICKNAMEINUSE and no NICKLEN check: every nick is taken as is.
       case 'NICK':
         wantedNick = params[0];
         welcome();
@@ -133,9 +157,15 @@ function serve(socket: Socket, options: FakeIrcOptions): FakeIrcClient {
         gotUser = true;
         welcome();
         return;
+      // PING → PONG: RFC 2812 3.7.2/3.7.3; `PONG <server> :<token>` echoing the token is ngircd irc-login.c
+      // IRC_PING (non-STRICT_RFC: "Some clients depend on the argument being returned").
       case 'PING':
         write(`:${FAKE_SERVER_NAME} PONG ${FAKE_SERVER_NAME} :${params[0] ?? ''}`);
         return;
+      // JOIN: echoed to the joiner, then RPL_NAMREPLY that includes the joiner, then 366: RFC 2812 3.2.1 and 5.1
+      // (353 "=" for a public channel). No 332 RPL_TOPIC: the fake's channels have no topic. With extended-join:
+      // `JOIN #chan <account|*> :<realname>`, IRCv3 extensions/extended-join.md. Before registration: ignored
+      // (ngircd parse.c answers 451 ERR_NOTREGISTERED). The real name is always "Homing": chosen, not what USER said.
       case 'JOIN': {
         if (!nick) return;
         for (const channel of (params[0] ?? '').split(',').filter(Boolean)) {
@@ -146,6 +176,9 @@ function serve(socket: Socket, options: FakeIrcOptions): FakeIrcClient {
         }
         return;
       }
+      // WHOIS [<target>] <mask>: RFC 2812 3.6.2, 311 RPL_WHOISUSER then 318 RPL_ENDOFWHOIS (5.1); 330 "is logged in as"
+      // is not in the RFCs: ngircd messages.h RPL_WHOISLOGGEDIN_MSG, sent by irc-info.c IRC_WHOIS_SendReply when
+      // the client has an account name. Unknown nicks get 311 too (a real server answers 401 ERR_NOSUCHNICK): not modelled.
       case 'WHOIS': {
         if (!nick) return;
         const who = params[params.length - 1] ?? '';
@@ -155,6 +188,8 @@ function serve(socket: Socket, options: FakeIrcOptions): FakeIrcClient {
         write(`:${FAKE_SERVER_NAME} 318 ${nick} ${who} :End of WHOIS list`);
         return;
       }
+      // QUIT → ERROR, then the server closes: RFC 2812 3.1.7; ngircd conn.c Conn_Close sends
+      // `ERROR :Closing connection: nick[user@host] (reason)`; the fake's text is shorter.
       case 'QUIT':
         write(`ERROR :Closing link (${params[0] ?? 'quit'})`);
         socket.end();
@@ -166,6 +201,8 @@ function serve(socket: Socket, options: FakeIrcOptions): FakeIrcClient {
   socket.on('data', (chunk: string) => {
     buffered += chunk;
     let end: number;
+    // CR LF ends a line (RFC 2812 2.3); a bare LF is accepted too, as ngircd does outside STRICT_RFC (conn.c,
+    // "non-RFC-compliant request (only CR or LF)"); a bare CR alone is not a line end here (ngircd takes it).
     while ((end = buffered.indexOf('\n')) !== -1) {
       const line = buffered.slice(0, end).replace(/\r$/, '');
       buffered = buffered.slice(end + 1);
@@ -190,6 +227,7 @@ function serve(socket: Socket, options: FakeIrcOptions): FakeIrcClient {
     privmsgs: () => sent('PRIVMSG'),
     notices: () => sent('NOTICE'),
     roundTrip: async (timeoutMs = 5_000) => {
+      // The client must answer PING with PONG carrying the token: RFC 2812 3.7.2.
       const token = `fake-rt-${++pings}`;
       write(`PING :${token}`);
       await waitUntil(`the client to answer PING ${token}`, () => lines.some((line) => line === `PONG ${token}` || line === `PONG :${token}`), timeoutMs);

@@ -28,14 +28,19 @@ import type { AddressInfo } from 'node:net';
  * - `join`, `leave`, `typing`, `account/whoami`, `rooms/{room}/messages`.
  * Tests script the people (`userSays`), the rooms and the faults, and read what
  * the bot posted (`postedBy`).
+ * Sources, cited per behaviour below: "spec" is the Matrix spec (matrix-org/matrix-spec:
+ * content/client-server-api/_index.md by section, data/api/client-server/*.yaml by endpoint),
+ * "Synapse" is element-hq/synapse by file and function.
  */
 
 export const SERVER_NAME = 'homing.test';
-/** Synapse's limit on a whole event as canonical JSON. */
+/** The limit on a whole event as canonical JSON: spec "Size limits"; Synapse api/constants.py MAX_PDU_SIZE, event_auth.py `_check_size_limits`. */
 export const MAX_EVENT_BYTES = 65_536;
+// Not Synapse's (api/constants.py MAX_REQUEST_SIZE = 200 × MAX_PDU_SIZE, answered 413 M_TOO_LARGE by http/site.py): a smaller cap, chosen for the fake.
 const MAX_BODY = 1 << 20;
-/** Synapse's default timeline limit for a sync without a filter. */
+/** Synapse's default timeline limit for a sync without a filter: api/filtering.py `Filter.__init__` (`filter_json.get("limit", 10)`). */
 const DEFAULT_TIMELINE_LIMIT = 10;
+// Not documented: spec sync.yaml `timeout` has no maximum and Synapse (rest/client/sync.py) caps none; chosen so a stray long poll ends.
 const MAX_LONG_POLL_MS = 60_000;
 
 export interface MatrixEvent {
@@ -149,7 +154,10 @@ export class FakeMatrix {
   private readonly faults: Fault[] = [];
   /** User id (or 'all') → until when (ms) sends answer 429. */
   private readonly throttles = new Map<string, number>();
-  /** Whether a 429 carries `retry_after_ms` in the body, the `Retry-After` header, or both (Synapse ≥ 1.120 sends both). */
+  /**
+   * Whether a 429 carries `retry_after_ms` in the body, the `Retry-After` header, or both: spec "Rate limiting" (header
+   * SHOULD since v1.10, `retry_after_ms` deprecated); Synapse sends both since 1.103 (docs/changelogs/CHANGES-2024.md, MSC4041).
+   */
   retryAfterStyle: 'both' | 'body' | 'header' = 'both';
   readonly requests: RequestRecord[] = [];
   /** Every message event posted by anyone, in order (edits and notices included). */
@@ -217,6 +225,7 @@ export class FakeMatrix {
   }
 
   /** An access token for a user, as an admin or another client would make one (a new device unless one is named). */
+  // Token form `syt_<base64 localpart>_<random>`: Synapse handlers/auth.py `generate_access_token` (which adds a `_<crc>`).
   issueToken(userId: string, deviceId = newDeviceId()): string {
     const user = this.user(userId);
     user.devices.add(deviceId);
@@ -225,7 +234,7 @@ export class FakeMatrix {
     return token;
   }
 
-  /** Every token of the user stops working (a password change, an admin's logout): 401 M_UNKNOWN_TOKEN. */
+  /** Every token of the user stops working (a password change, an admin's logout): 401 M_UNKNOWN_TOKEN (spec "Using access tokens"). */
   revokeTokens(userId: string): void {
     for (const token of this.tokens.values()) if (token.userId === userId) token.revoked = true;
     for (const poll of [...this.polls]) if (poll.userId === userId) poll.wake();
@@ -241,15 +250,20 @@ export class FakeMatrix {
    * invite (`is_direct`), as Element does; `encrypted` adds `m.room.encryption`.
    */
   createRoom(creator: string, options: { name?: string; invite?: string[]; join?: string[]; direct?: boolean; encrypted?: boolean } = {}): string {
+    // `!<18 letters>:<server>`: Synapse handlers/room.py `_generate_room_id` (random_string(18)).
     const id = `!${randomBytes(12).toString('base64url').replace(/[^A-Za-z]/g, 'x').slice(0, 18)}:${SERVER_NAME}`;
     const room: Room = { id, events: [], joined: new Set(), invited: new Set(), muted: new Set() };
     this.rooms.set(id, room);
+    // Room version 10 with `creator` in the content (spec rooms/v10; v11, Synapse's DEFAULT_ROOM_VERSION in config/server.py, drops `creator`).
     this.append(room, creator, 'm.room.create', { creator, room_version: '10' }, '');
     this.setMembership(room, creator, creator, 'join');
+    // The creator at 100, everyone may post (events_default 0): spec m.room.power_levels; Synapse handlers/room.py's default power levels.
     this.append(room, creator, 'm.room.power_levels', { users: { [creator]: 100 }, events_default: 0 }, '');
     if (options.name !== undefined) this.append(room, creator, 'm.room.name', { name: options.name }, '');
+    // spec modules/end_to_end_encryption.md, m.room.encryption (`m.megolm.v1.aes-sha2`).
     if (options.encrypted) this.append(room, creator, 'm.room.encryption', { algorithm: 'm.megolm.v1.aes-sha2' }, '');
     for (const userId of options.join ?? []) this.setMembership(room, userId, userId, 'join');
+    // A DM: `is_direct` on the invite and the room in the inviter's `m.direct`: spec modules/dm.md "Direct Messaging".
     for (const userId of options.invite ?? []) this.setMembership(room, creator, userId, 'invite', options.direct ? { is_direct: true } : {});
     if (options.direct) {
       const other = [...(options.invite ?? []), ...(options.join ?? [])][0];
@@ -275,7 +289,7 @@ export class FakeMatrix {
     this.wakeAll();
   }
 
-  /** Takes away (or gives back) a user's right to post in the room: sends answer `403 M_FORBIDDEN`. */
+  /** Takes away (or gives back) a user's right to post in the room: sends answer `403 M_FORBIDDEN` (Synapse event_auth.py `_can_send_event`). */
   mute(userId: string, roomId: string, muted = true): void {
     const room = this.room(roomId);
     if (muted) room.muted.add(userId);
@@ -304,6 +318,8 @@ export class FakeMatrix {
       'm.mentions': this.elementMentions(from, roomId, options.mentions ?? [], options.replyTo),
       ...options.extra,
     };
+    // A thread message, with the reply fallback (`is_falling_back`, `m.in_reply_to` the thread's latest event) for
+    // unthreaded clients: spec modules/threading.md "Fallback for unthreaded clients" and "Replies within threads".
     if (options.threadRoot) {
       content['m.relates_to'] = {
         rel_type: 'm.thread',
@@ -312,6 +328,8 @@ export class FakeMatrix {
         'm.in_reply_to': { event_id: options.replyTo ?? this.latestInThread(roomId, options.threadRoot) },
       };
     } else if (options.replyTo) {
+      // `m.in_reply_to`: spec modules/rich_replies.md. The `> <@sender> …` quote is the fallback older spec versions
+      // required and the current one says clients must strip ("In previous versions of the specification…").
       const quoted = this.event(roomId, options.replyTo);
       const quote = typeof quoted?.content.body === 'string' ? quoted.content.body.split('\n').map((line, i) => (i === 0 ? `> <${quoted.sender}> ${line}` : `> ${line}`)) : [];
       content.body = `${quote.join('\n')}\n\n${body}`;
@@ -337,7 +355,7 @@ export class FakeMatrix {
     return users.size > 0 ? { user_ids: [...users] } : {};
   }
 
-  /** An edit (`m.replace`) of an earlier message. */
+  /** An edit (`m.replace`) of an earlier message: spec modules/event_replacements.md (`* ` body, `m.new_content`). */
   userEdits(from: string, roomId: string, original: string, newBody: string): MatrixEvent {
     return this.post(this.room(roomId), from, 'm.room.message', {
       msgtype: 'm.text',
@@ -347,11 +365,12 @@ export class FakeMatrix {
     });
   }
 
+  // `redacts` in the content is room v11's form (spec rooms/v11.md, "Moving the `redacts` property"); in the fake's v10 rooms it is top-level.
   userRedacts(from: string, roomId: string, eventId: string): MatrixEvent {
     return this.post(this.room(roomId), from, 'm.room.redaction', { redacts: eventId, reason: 'removed' }, eventId);
   }
 
-  /** An encrypted message, as a client with E2EE posts it (the content is opaque to the server). */
+  /** An encrypted message, as a client with E2EE posts it (the content is opaque to the server; fields: spec end_to_end_encryption.md, m.room.encrypted megolm). */
   userSaysEncrypted(from: string, roomId: string): MatrixEvent {
     return this.post(this.room(roomId), from, 'm.room.encrypted', {
       algorithm: 'm.megolm.v1.aes-sha2',
@@ -362,7 +381,7 @@ export class FakeMatrix {
     });
   }
 
-  /** Adds a room to a user's `m.direct` account data. */
+  /** Adds a room to a user's `m.direct` account data (spec modules/dm.md: user id → room ids), delivered in sync `account_data`. */
   addDirect(userId: string, other: string, roomId: string): void {
     const user = this.user(userId);
     const current = (user.accountData.get('m.direct')?.content ?? {}) as Record<string, string[]>;
@@ -372,7 +391,7 @@ export class FakeMatrix {
     this.wakeAll();
   }
 
-  /** From now until `ms` later, sends by `userId` (or anyone: 'all') answer 429 M_LIMIT_EXCEEDED. */
+  /** From now until `ms` later, sends (and logins) by `userId` (or anyone: 'all') answer 429 M_LIMIT_EXCEEDED (spec "Rate limiting"). */
   throttle(ms: number, userId: string | 'all' = 'all'): void {
     this.throttles.set(userId, Date.now() + ms);
   }
@@ -381,6 +400,7 @@ export class FakeMatrix {
    * The next `/rooms/{room}/messages` fails once with a 502, as a homeserver
    * behind a reverse proxy does when Synapse restarts or a worker times out
    * (nginx answers `502 Bad Gateway` with its own HTML page, not Matrix JSON).
+   * Source: not checked against nginx's source; the page is nginx's familiar default error page.
    */
   failNextMessages(): void {
     const remove = this.fault((request) => {
@@ -420,7 +440,7 @@ export class FakeMatrix {
     return this.posted.filter((message) => message.sender === sender && (roomId === undefined || message.roomId === roomId));
   }
 
-  /** The `next_batch` a sync would answer now: past every event the server holds. */
+  /** The `next_batch` a sync would answer now: past every event the server holds. Tokens are opaque (spec "Syncing"); `s<n>` mimics Synapse's StreamToken (types/__init__.py). */
   syncToken(): string {
     return `s${this.position}`;
   }
@@ -453,6 +473,7 @@ export class FakeMatrix {
     return room;
   }
 
+  // Every event gets the next stream position: sync and /messages order by arrival, as the spec's "Syncing" warning says.
   private append(room: Room, sender: string, type: string, content: Record<string, unknown>, stateKey: string | undefined, device?: StoredEvent['device']): MatrixEvent {
     this.position++;
     const event: MatrixEvent = {
@@ -493,10 +514,12 @@ export class FakeMatrix {
     room.invited.delete(userId);
     if (membership === 'join') room.joined.add(userId);
     if (membership === 'invite') room.invited.add(userId);
+    // spec m.room.member: `membership` and `displayname` in the content, state_key the target user.
     const displayname = this.users.get(userId)?.displayName;
     this.append(room, sender, 'm.room.member', { membership, ...(displayname ? { displayname } : {}), ...extra }, userId);
   }
 
+  // The thread fallback points at the thread's latest event: spec modules/threading.md "Fallback for unthreaded clients".
   private latestInThread(roomId: string, root: string): string {
     const events = this.room(roomId).events.filter((stored) => {
       const relation = stored.event.content['m.relates_to'] as { rel_type?: string; event_id?: string } | undefined;
@@ -518,6 +541,7 @@ export class FakeMatrix {
     try {
       raw = await readBody(req);
     } catch {
+      // Synapse http/site.py: 413 M_TOO_LARGE "Request content is too large (>N)" (the fake's text differs).
       this.answer(res, 413, { errcode: 'M_TOO_LARGE', error: 'Request body too large' });
       return;
     }
@@ -527,10 +551,13 @@ export class FakeMatrix {
       try {
         body = JSON.parse(raw);
       } catch {
+        // Synapse http/servlet.py `parse_json_value_from_request`: 400 M_NOT_JSON "Content not JSON.".
         this.answer(res, 400, { errcode: 'M_NOT_JSON', error: 'Content not JSON.' });
         return;
       }
     }
+    // `Authorization: Bearer`: spec "Using access tokens". The `access_token` query parameter was removed in spec v1.20,
+    // but Synapse api/auth/base.py `get_access_token_from_request` still takes it.
     const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? url.searchParams.get('access_token') ?? undefined;
     const auth = token !== undefined ? this.tokens.get(token) : undefined;
     const record: RequestRecord = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, body, userId: auth?.userId, at: Date.now() };
@@ -564,12 +591,14 @@ export class FakeMatrix {
       this.answer(res, status, answer);
     } catch (error) {
       if (error instanceof MatrixError) this.answer(res, error.status, { errcode: error.errcode, error: error.message, ...error.extra }, error.headers);
+      // Synapse http/server.py `return_json_error`: an unexpected exception is 500 M_UNKNOWN "Internal server error".
       else this.answer(res, 500, { errcode: 'M_UNKNOWN', error: 'Internal server error' });
     }
   }
 
   private answer(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     if (res.destroyed || res.headersSent) return;
+    // Errors as `{errcode, error}` in JSON: spec "Standard error response".
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   }
@@ -577,14 +606,20 @@ export class FakeMatrix {
   private async route(request: RequestRecord, token: string | undefined, auth: Token | undefined, res?: ServerResponse): Promise<{ status: number; body: unknown }> {
     const path = request.path;
     const method = request.method;
+    // spec versions.yaml, no token needed.
     if (method === 'GET' && path === '/_matrix/client/versions') return ok({ versions: ['v1.1', 'v1.5', 'v1.8', 'v1.11'], unstable_features: {} });
     // Synapse's FederationVersionServlet (synapse/federation/transport/server/federation.py), no token needed;
     // its default listener serves the client and federation APIs together.
     if (method === 'GET' && path === '/_matrix/federation/v1/version') return ok({ server: { name: this.serverSoftware, version: '1.139.0' } });
+    // spec login.yaml GET; Synapse rest/client/login.py `on_GET` lists m.login.password and m.login.application_service,
+    // m.login.token only with SSO or login-token enabled (the fake always lists it).
     if (method === 'GET' && path === '/_matrix/client/v3/login') return ok({ flows: [{ type: 'm.login.password' }, { type: 'm.login.token' }] });
     if (method === 'POST' && path === '/_matrix/client/v3/login') return ok(this.login(request.body));
+    // Unknown path: 404 M_UNRECOGNIZED "Unrecognized request", Synapse http/server.py `_get_handler_for_request`
+    // (spec "Common error codes": M_UNRECOGNIZED). Synapse answers 405 for a known path with the wrong method; the fake 404.
     if (!path.startsWith('/_matrix/client/v3/')) throw new MatrixError(404, 'M_UNRECOGNIZED', 'Unrecognized request');
-    // Everything else needs a token.
+    // Everything else needs a token: 401 M_MISSING_TOKEN / M_UNKNOWN_TOKEN (spec "Using access tokens"; Synapse
+    // api/errors.py MissingClientTokenError, InvalidClientTokenError with `soft_logout`).
     if (token === undefined) throw new MatrixError(401, 'M_MISSING_TOKEN', 'Missing access token');
     if (!auth || auth.revoked) throw new MatrixError(401, 'M_UNKNOWN_TOKEN', 'Unrecognised access token', { soft_logout: false });
     const rest = path.slice('/_matrix/client/v3'.length);
@@ -595,15 +630,19 @@ export class FakeMatrix {
         return part;
       }
     });
+    // spec whoami.yaml; Synapse rest/client/account.py WhoamiRestServlet (`is_guest`).
     if (method === 'GET' && rest === '/account/whoami') return ok({ user_id: auth.userId, device_id: auth.deviceId, is_guest: false });
     if (method === 'GET' && rest === '/sync') return ok(await this.sync(auth, request.query, res));
+    // spec logout.yaml: the token is invalidated and its device deleted.
     if (method === 'POST' && rest === '/logout') {
       this.tokens.delete(token);
       this.user(auth.userId).devices.delete(auth.deviceId);
       return ok({});
     }
+    // spec list_joined_rooms.yaml.
     if (method === 'GET' && rest === '/joined_rooms') return ok({ joined_rooms: [...this.rooms.values()].filter((room) => room.joined.has(auth.userId)).map((room) => room.id) });
-    // /join/{roomIdOrAlias}, /rooms/{roomId}/join
+    // /join/{roomIdOrAlias}, /rooms/{roomId}/join (spec joining.yaml). Unknown room: 404 "No known servers", Synapse
+    // handlers/room_member.py NoKnownServersError; not invited: 403 "You are not invited to this room.", event_auth.py.
     if (method === 'POST' && ((parts[1] === 'join' && parts.length === 3) || (parts[1] === 'rooms' && parts[3] === 'join' && parts.length === 4))) {
       const room = this.rooms.get(parts[1] === 'join' ? parts[2]! : parts[2]!);
       if (!room) throw new MatrixError(404, 'M_NOT_FOUND', 'No known servers');
@@ -615,6 +654,7 @@ export class FakeMatrix {
     if (parts[1] !== 'rooms' || parts.length < 4) throw new MatrixError(404, 'M_UNRECOGNIZED', 'Unrecognized request');
     const room = this.rooms.get(parts[2]!);
     const action = parts[3];
+    // spec leaving.yaml. The 404 for an unknown room is not checked against Synapse: chosen.
     if (method === 'POST' && action === 'leave' && parts.length === 4) {
       if (!room) throw new MatrixError(404, 'M_NOT_FOUND', 'Unknown room');
       if (room.joined.has(auth.userId) || room.invited.has(auth.userId)) this.setMembership(room, auth.userId, auth.userId, 'leave');
@@ -622,8 +662,11 @@ export class FakeMatrix {
       return ok({});
     }
     if (method === 'PUT' && action === 'send' && parts.length === 6) return ok(this.send(auth, room, parts[2]!, parts[4]!, parts[5]!, request.body, path));
+    // spec typing.yaml. Another user's state: Synapse handlers/typing.py `started_typing` AuthError(400, …), errcode M_FORBIDDEN;
+    // not in the room: api/auth/base.py `check_user_in_room`, 403. A missing `typing` is 400 here (spec: required);
+    // Synapse's RoomTypingRestServlet reads content["typing"] unchecked (a 500).
     if (method === 'PUT' && action === 'typing' && parts.length === 5) {
-      if (parts[4] !== auth.userId) throw new MatrixError(403, 'M_FORBIDDEN', 'Cannot set another user\'s typing state');
+      if (parts[4] !== auth.userId) throw new MatrixError(400, 'M_FORBIDDEN', 'Cannot set another user\'s typing state');
       if (!room || !room.joined.has(auth.userId)) throw new MatrixError(403, 'M_FORBIDDEN', `User ${auth.userId} not in room ${parts[2]}`);
       const typing = (request.body as { typing?: unknown } | undefined)?.typing;
       if (typeof typing !== 'boolean') throw new MatrixError(400, 'M_BAD_JSON', 'Missing typing');
@@ -636,15 +679,19 @@ export class FakeMatrix {
 
   private login(body: unknown): Record<string, unknown> {
     const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    // spec login.yaml POST. Synapse handlers/auth.py: 400 M_UNKNOWN "Unknown login type …" (`_validate_userid_login`); the
+    // legacy `user` field becomes an m.id.user identifier (`convert_client_dict_legacy_fields_to_identifier`).
     if (input.type !== 'm.login.password') throw new MatrixError(400, 'M_UNKNOWN', 'Unknown login type');
     const identifier = input.identifier as { type?: unknown; user?: unknown } | undefined;
     const name = identifier?.type === 'm.id.user' ? identifier.user : input.user;
     if (typeof name !== 'string' || typeof input.password !== 'string') throw new MatrixError(400, 'M_BAD_JSON', 'Missing user or password');
     const userId = name.startsWith('@') ? name : `@${name}:${SERVER_NAME}`;
     const user = this.users.get(userId);
+    // Synapse handlers/auth.py INVALID_USERNAME_OR_PASSWORD, 403 M_FORBIDDEN; logins are rate-limited (rest/client/login.py rc_login_*).
     if (!user || user.password !== input.password) throw new MatrixError(403, 'M_FORBIDDEN', 'Invalid username or password');
     const throttled = this.throttleFor(userId);
     if (throttled) throw throttled;
+    // spec login.yaml: the given `device_id` is kept, else the server makes one.
     const deviceId = typeof input.device_id === 'string' && input.device_id !== '' ? input.device_id : newDeviceId();
     const token = this.issueToken(userId, deviceId);
     return { user_id: userId, access_token: token, device_id: deviceId, home_server: SERVER_NAME };
@@ -655,18 +702,24 @@ export class FakeMatrix {
     const wait = until - Date.now();
     if (wait <= 0) return undefined;
     this.throttled.push(Date.now());
+    // Synapse api/errors.py LimitExceededError: "Too Many Requests", `retry_after_ms`, `Retry-After` = ceil(ms / 1000) seconds.
     const extra = this.retryAfterStyle !== 'header' ? { retry_after_ms: wait } : {};
     const headers: Record<string, string> = this.retryAfterStyle !== 'body' ? { 'retry-after': String(Math.ceil(wait / 1000)) } : {};
     return new MatrixError(429, 'M_LIMIT_EXCEEDED', 'Too Many Requests', extra, headers);
   }
 
   private send(auth: Token, room: Room | undefined, roomId: string, type: string, txnId: string, body: unknown, path: string): { event_id: string } {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new MatrixError(400, 'M_NOT_JSON', 'Content not JSON.');
-    // Synapse answers a repeated transaction from its table before anything else: the first event stands.
+    // Synapse http/servlet.py `parse_json_object_from_request`: 400 M_BAD_JSON "Content must be a JSON object.".
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new MatrixError(400, 'M_BAD_JSON', 'Content must be a JSON object.');
+    // Synapse answers a repeated transaction before anything else (rest/client/transactions.py HttpTransactionCache,
+    // then handlers/message.py `get_event_id_from_transaction_id_and_device_id`): the first event stands. Scope: the
+    // same device and path, spec "Transaction identifiers".
     const key = `${auth.userId}|${auth.deviceId}|${path}`;
     const earlier = this.txnIds.get(key);
     if (earlier !== undefined && Date.now() - earlier.at < this.txnIdWindowMs) return { event_id: earlier.eventId };
+    // Synapse: 403 M_FORBIDDEN (event_auth.py `_check_joined_room` says "User … not in room … (…)"; the fake's text is api/auth/base.py's).
     if (!room || !room.joined.has(auth.userId)) throw new MatrixError(403, 'M_FORBIDDEN', `User ${auth.userId} not in room ${roomId}, and room previews are disabled`);
+    // Synapse event_auth.py `_can_send_event`: "You don't have permission to post that to the room. user_level (…) < send_level (…)".
     if (room.muted.has(auth.userId)) throw new MatrixError(403, 'M_FORBIDDEN', `You don't have permission to post that to the room. user_level (0) < send_level (50)`);
     const throttled = this.throttleFor(auth.userId);
     if (throttled) throw throttled;
@@ -686,6 +739,7 @@ export class FakeMatrix {
       type,
       unsigned: { age_ts: Date.now() },
     };
+    // Synapse event_auth.py `_check_size_limits`: EventSizeError("event too large") is 413 M_TOO_LARGE (api/errors.py).
     if (Buffer.byteLength(canonicalJson(pdu), 'utf8') > MAX_EVENT_BYTES) throw new MatrixError(413, 'M_TOO_LARGE', 'event too large');
     const event = this.post(room, auth.userId, type, content, undefined, { userId: auth.userId, deviceId: auth.deviceId, txnId });
     this.txnIds.set(key, { eventId: event.event_id, at: Date.now() });
@@ -696,8 +750,11 @@ export class FakeMatrix {
     const sinceRaw = query.get('since');
     const since = sinceRaw === null ? undefined : parseToken(sinceRaw);
     if (sinceRaw !== null && since === undefined) throw invalidToken(sinceRaw);
+    // spec sync.yaml `timeout`: default 0, return at once.
     const timeout = Math.min(MAX_LONG_POLL_MS, Math.max(0, Number(query.get('timeout') ?? 0) || 0));
     const limit = timelineLimit(query.get('filter'));
+    // Waits only for an incremental sync with a timeout and nothing new: Synapse handlers/sync.py
+    // `_wait_for_sync_for_user` ("if timeout == 0 or since_token is None or full_state"); spec "Syncing" (long poll).
     if (since !== undefined && timeout > 0 && !this.hasNews(auth.userId, since)) {
       await new Promise<void>((resolve) => {
         const poll: Poll = {
@@ -732,6 +789,7 @@ export class FakeMatrix {
     const leave: Record<string, unknown> = {};
     const shown = (stored: StoredEvent) => this.clientEvent(stored, auth);
     for (const room of this.rooms.values()) {
+      // spec sync.yaml `rooms.invite`: `invite_state` as stripped state (spec "Stripped state").
       if (room.invited.has(userId)) {
         const changed = since === undefined || room.events.some((stored) => stored.position > since && stored.event.state_key === userId);
         if (changed) invite[room.id] = { invite_state: { events: this.strippedState(room, userId) } };
@@ -742,9 +800,12 @@ export class FakeMatrix {
         const after = since === undefined ? undefined : since;
         const fresh = after === undefined ? room.events : room.events.filter((stored) => stored.position > after);
         if (after !== undefined && fresh.length === 0) continue;
+        // The newest `limit` events, `limited` when some were left out: spec definitions/timeline_batch.yaml `limited`,
+        // "Syncing"; Synapse handlers/sync.py `_load_filtered_recents` (which also sets `limited` for a room newly joined).
         const timeline = fresh.slice(-limit);
         const limited = timeline.length < fresh.length || (after === undefined && room.events.length > timeline.length);
-        // Initial sync, a gap, or a join since `since`: the state at the timeline's start comes too.
+        // Initial sync, a gap, or a join since `since`: the state at the timeline's start comes too (spec sync.yaml `state`:
+        // "up to the start of the timeline"). After a gap the spec and Synapse send only the delta since `since`; the fake all of it.
         const withState = after === undefined || limited || joinedAt > after;
         const firstShown = timeline[0]?.position ?? Number.MAX_SAFE_INTEGER;
         const state = withState ? currentState(room.events.filter((stored) => stored.position < firstShown)).map(shown) : [];
@@ -758,7 +819,7 @@ export class FakeMatrix {
         };
         continue;
       }
-      // Left (or kicked) since `since`: the leave event, once.
+      // Left (or kicked) since `since`: the leave event, once (spec sync.yaml `rooms.leave`).
       if (since !== undefined && room.events.some((stored) => stored.position > since && stored.event.state_key === userId && stored.event.content.membership === 'leave')) {
         leave[room.id] = { timeline: { events: room.events.filter((stored) => stored.position > since && stored.event.state_key === userId).map(shown), limited: false } };
       }
@@ -766,6 +827,7 @@ export class FakeMatrix {
     const accountData = [...this.user(userId).accountData]
       .filter(([, data]) => since === undefined || data.position > since)
       .map(([type, data]) => ({ type, content: data.content }));
+    // Response shape: spec sync.yaml (`next_batch`, `rooms.join/invite/leave/knock`, `account_data`, …).
     return {
       next_batch: `s${this.position}`,
       rooms: { join, invite, leave, knock: {} },
@@ -778,12 +840,17 @@ export class FakeMatrix {
   }
 
   private messages(auth: Token, room: Room | undefined, query: URLSearchParams): Record<string, unknown> {
+    // spec message_pagination.yaml. Not in the room: 403 M_FORBIDDEN, Synapse handlers/pagination.py `get_messages` via
+    // api/auth/base.py `check_user_in_room_or_world_readable` (its text is "User … not in room …, and room previews are disabled").
     if (!room || !room.joined.has(auth.userId)) throw new MatrixError(403, 'M_FORBIDDEN', 'User not in room');
     const fromRaw = query.get('from');
+    // `dir` is required in the spec; Synapse streams/config.py `PaginationConfig.from_request` defaults it to `f`, the fake to `b`.
     const dir = query.get('dir') ?? 'b';
     if (dir !== 'f' && dir !== 'b') throw new MatrixError(400, 'M_INVALID_PARAM', 'Unknown dir');
+    // Default 10 (spec; Synapse rest/client/room.py `default_limit=10`), at most 1000 (Synapse streams/config.py MAX_LIMIT).
     const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? 10) || 10));
     const from = fromRaw === null ? (dir === 'f' ? 0 : this.position) : parseToken(fromRaw);
+    // Synapse streams/config.py answers a bad `from`/`to` with 400 M_UNKNOWN "'from' parameter is invalid"; the fake's text differs.
     if (from === undefined) throw invalidToken(fromRaw!);
     // `to` stops the page at that token (the spec's /messages `to`; Synapse's
     // paginate_room_events_by_topological_ordering `to_key`).
@@ -802,12 +869,16 @@ export class FakeMatrix {
 
   private clientEvent(stored: StoredEvent, auth: Token): Record<string, unknown> {
     const { room_id: _room, ...event } = stored.event;
+    // No `room_id` in sync's events and `unsigned.age`: spec definitions/client_event_without_room_id.yaml.
     const unsigned: Record<string, unknown> = { age: Math.max(0, Date.now() - event.origin_server_ts) };
-    // The echo of a device's own send carries its txnId, and only to that device.
+    // The echo of a device's own send carries its txnId, and only to that device: spec client_event_without_room_id.yaml
+    // `transaction_id` ("if the client being given the event is the same one which sent it").
     if (stored.device && stored.device.userId === auth.userId && stored.device.deviceId === auth.deviceId) unsigned.transaction_id = stored.device.txnId;
     return { ...event, unsigned };
   }
 
+  // spec "Stripped state" (sender, type, state_key, content only); the types are Synapse config/api.py's default
+  // room_prejoin_state less m.room.avatar and m.room.topic, plus the user's own m.room.member.
   private strippedState(room: Room, userId: string): Record<string, unknown>[] {
     return currentState(room.events)
       .filter((stored) => ['m.room.name', 'm.room.create', 'm.room.encryption', 'm.room.join_rules', 'm.room.canonical_alias'].includes(stored.event.type) || stored.event.state_key === userId)
@@ -844,7 +915,10 @@ function parseToken(token: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** The timeline limit of an inline filter (`{"room":{"timeline":{"limit":N}}}`); Synapse's default without one. */
+/**
+ * The timeline limit of an inline filter (`{"room":{"timeline":{"limit":N}}}`); Synapse's default without one.
+ * Bad JSON: Synapse rest/client/sync.py, 400 M_NOT_JSON "Invalid filter JSON" (the fake's text differs).
+ */
 function timelineLimit(filter: string | null): number {
   if (filter === null || !filter.startsWith('{')) return DEFAULT_TIMELINE_LIMIT;
   try {
@@ -874,16 +948,17 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-/** An event id as room versions ≥ 4 make them: `$` + 43 characters of URL-safe base64. */
+/** An event id as room versions ≥ 4 make them: `$` + 43 characters of URL-safe base64 (spec rooms/v4.md, "Event IDs"). */
 function newEventId(): string {
   return `$${randomBytes(32).toString('base64url').slice(0, 43)}`;
 }
 
+// Ten upper-case characters, as Synapse handlers/device.py makes them (`random_string(10).upper()`; letters there, hex here).
 function newDeviceId(): string {
   return randomBytes(8).toString('hex').toUpperCase().slice(0, 10);
 }
 
-/** Matrix canonical JSON: keys sorted, no insignificant whitespace, UTF-8 (non-ASCII not escaped). */
+/** Matrix canonical JSON: keys sorted, no insignificant whitespace, UTF-8 (non-ASCII not escaped). Spec appendices.md "Canonical JSON". */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
