@@ -98,6 +98,28 @@ describe('a stay in a room reads its archive', () => {
     expect(room.asked).toEqual(['newest']);
   });
 
+  it('starts the first stay this process began at the newest message, and a rejoin after it reads on from there', async () => {
+    const room = fakeRoom({ archive: ids(3) });
+    room.positions.begin(ROOM, 5);
+    room.stay();
+    await waitUntil('the position set', () => room.positions.get(ROOM)?.last === 'm2');
+    expect(room.taken).toEqual([]);
+    expect(room.positions.begunByThisProcess(ROOM)).toBe(false);
+    room.stay();
+    await waitUntil('the rejoin read', () => room.asked.length === 2);
+    expect(room.asked).toEqual(['newest', 'm2']);
+  });
+
+  it('reads what was said since the join of a first stay that a stopped process began before the archive answered', async () => {
+    const room = fakeRoom({ archive: ids(3) });
+    // Written before the join went out; the process stopped before it read the archive.
+    room.positions.set(ROOM, { at: 5, begun: true });
+    room.stay();
+    await waitUntil('read', () => room.taken.length === 3);
+    expect(room.asked).toEqual(['start']);
+    expect(room.positions.get(ROOM)).toEqual({ last: 'm2', at: expect.any(Number) });
+  });
+
   it('when the archive no longer knows the position, says so once and reads by time', async () => {
     const room = fakeRoom({ archive: ids(3) });
     room.positions.set(ROOM, { last: 'gone', at: 5 });

@@ -118,9 +118,15 @@ export class RoomStay {
         if (!saved) this.host.positions.set(this.room, { at: this.host.clock.now() });
         const archived = keepsArchive(await this.host.request(discoInfo(this.host.xml, this.room), ARCHIVE_TIMEOUT_MS));
         if (!this.current()) return;
-        if (!archived) return this.withoutArchive(saved !== undefined);
-        if (!saved) return await this.firstStay();
-        from = saved.last !== undefined ? { kind: 'after', id: saved.last } : { kind: 'since', at: saved.at - SINCE_MARGIN_MS };
+        if (!archived) {
+          // Now we have been here: the next join ends an absence.
+          if (saved?.begun) this.host.positions.set(this.room, { at: saved.at });
+          return this.withoutArchive(saved !== undefined && !saved.begun);
+        }
+        if (!saved || this.host.positions.begunByThisProcess(this.room)) return await this.firstStay();
+        // A first stay a stopped process began, before the archive answered it: what was said since that join.
+        if (saved.begun) from = { kind: 'since', at: saved.at };
+        else from = saved.last !== undefined ? { kind: 'after', id: saved.last } : { kind: 'since', at: saved.at - SINCE_MARGIN_MS };
       }
       for (;;) {
         const page = await this.readPageOrRestart(from);
@@ -201,6 +207,7 @@ export class RoomStay {
     const entry = newest ? this.cursor.archived(newest.id, newest.at ?? this.host.clock.now()) : undefined;
     this.cursor.endCatchUp();
     if (entry) this.cursor.done(entry);
+    this.host.positions.firstStayRead(this.room);
   }
 
   /** A room without an archive: what was said there while we were away is gone; said once per absence. */

@@ -467,6 +467,8 @@ export class XmppAdapter implements PlatformAdapter {
     clearTimeout(state.rejoinTimer);
     state.rejoinTimer = undefined;
     state.nick = this.wantedNick(room) + '_'.repeat(state.variant);
+    // Our first join: where to read from is on disk before the room sees us (room-positions.ts `begun`).
+    if (!this.positions.get(room)) this.positions.begin(room, this.clock.now());
     // No history: old talk is not addressed to the agent now, and would be answered twice after a restart.
     void xmpp
       .send(this.xml('presence', { to: `${room}/${state.nick}` }, this.xml('x', { xmlns: NS_MUC }, this.xml('history', { maxstanzas: '0' }))))
