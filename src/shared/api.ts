@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isCursor } from './page-cursor';
+import { CONNECTION_TARGETS, SECRET_NAMES } from './platforms';
 
 /**
  * The one API the window calls (`window.homing`). The same interface is carried
@@ -327,9 +328,7 @@ const configObject = z.custom<Record<string, unknown>>(
   { error: 'must be an object' },
 );
 
-/** What `testConnection` tries: a platform's or the agent's settings, before they are saved. */
-export const CONNECTION_TARGETS = ['irc', 'telegram', 'matrix', 'email', 'discord', 'xmpp', 'agent'] as const;
-export type ConnectionTarget = (typeof CONNECTION_TARGETS)[number];
+export { CONNECTION_TARGETS, type ConnectionTarget } from './platforms';
 
 export interface ConnectionTestResult {
   readonly ok: boolean;
@@ -393,7 +392,7 @@ export const apiParams = {
   /** Replaces a config.json that has an error, after copying it to a timestamped backup beside it. */
   replaceConfig: z.object({ config: configObject }).strict(),
   setSecret: z
-    .object({ name: z.enum(['agent.apiKey', 'irc.password', 'telegram.token', 'matrix.accessToken', 'matrix.password', 'email.password', 'discord.token', 'xmpp.password']), value: z.string().max(10_000).nullable() })
+    .object({ name: z.enum(SECRET_NAMES), value: z.string().max(10_000).nullable() })
     .strict(),
   listPairing: z.undefined(),
   decidePairing: z

@@ -1,4 +1,5 @@
 import type { ApiError, DeliveryRow, GatewayOverview, PlatformStatus } from '../../shared/api';
+import { platformInSentence } from '../../shared/platforms';
 
 /** Whose move it is: the answer to "is it my fault, the platform's, or Homing's?". */
 export type Blame = 'none' | 'you' | 'platform' | 'homing';
@@ -183,24 +184,7 @@ export function explainApiError(action: string, error: ApiError): string {
 }
 
 export function platformLabel(platform: string): string {
-  switch (platform) {
-    case 'local':
-      return 'the local chat';
-    case 'irc':
-      return 'IRC';
-    case 'telegram':
-      return 'Telegram';
-    case 'matrix':
-      return 'Matrix';
-    case 'email':
-      return 'email';
-    case 'discord':
-      return 'Discord';
-    case 'xmpp':
-      return 'XMPP';
-    default:
-      return platform;
-  }
+  return platformInSentence(platform);
 }
 
 export function chatLabel(row: Pick<DeliveryRow, 'platform' | 'chatId'>): string {

@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../logger';
 import { readJsonOrMoveAside, writePrivateFile } from '../private-file';
+import { SECRET_NAMES, type SecretName } from '../../../shared/platforms';
 
-/** Names of the secrets Homing knows; values never reach config.json or a log line. */
-export const SECRET_NAMES = ['agent.apiKey', 'irc.password', 'telegram.token', 'matrix.accessToken', 'matrix.password', 'email.password', 'discord.token', 'xmpp.password'] as const;
-export type SecretName = (typeof SECRET_NAMES)[number];
+/** Names of the secrets Homing knows (the agent's and each platform's, src/shared/platforms.ts); values never reach config.json or a log line. */
+export { SECRET_NAMES, type SecretName } from '../../../shared/platforms';
 
 export interface SecretStore {
   get(name: SecretName): string | undefined;

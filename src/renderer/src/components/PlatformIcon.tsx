@@ -1,4 +1,5 @@
 import type { SessionSummary } from '../../../shared/api';
+import { platformInfo, platformTitle } from '../../../shared/platforms';
 
 type ChatType = SessionSummary['chatType'];
 
@@ -6,9 +7,6 @@ type ChatType = SessionSummary['chatType'];
 const CHAT_GLYPH: Record<ChatType, string> = { direct: '@', group: '#', channel: '#', thread: '↳' };
 const CHAT_WORD: Record<ChatType, string> = { direct: 'direct message', group: 'group', channel: 'channel', thread: 'thread' };
 
-function platformName(platform: string): string {
-  return platform === 'local' ? 'Local chat' : platform === 'irc' ? 'IRC' : platform === 'telegram' ? 'Telegram' : platform === 'matrix' ? 'Matrix' : platform === 'email' ? 'Email' : platform === 'discord' ? 'Discord' : platform === 'xmpp' ? 'XMPP' : platform;
-}
 
 /**
  * A small badge per conversation: the local chat's house, else the kind of chat
@@ -16,9 +14,9 @@ function platformName(platform: string): string {
  * says both, for screen readers.
  */
 export function PlatformIcon({ platform, chatType }: { platform: string; chatType?: ChatType | undefined }) {
-  const name = platformName(platform);
+  const name = platformTitle(platform);
   const label = platform === 'local' ? name : chatType ? `${name} ${CHAT_WORD[chatType]}` : name;
-  const glyph = platform === 'local' ? '⌂' : chatType ? CHAT_GLYPH[chatType] : platform === 'telegram' ? '✈' : platform === 'matrix' ? '[m]' : platform === 'email' ? '✉' : platform.slice(0, 1).toUpperCase();
+  const glyph = platform === 'local' ? '⌂' : chatType ? CHAT_GLYPH[chatType] : (platformInfo(platform)?.glyph ?? platform.slice(0, 1).toUpperCase());
   return (
     <span className={`platform-icon platform-${platform}${chatType ? ` chat-${chatType}` : ''}`} role="img" aria-label={label} title={label}>
       {glyph}

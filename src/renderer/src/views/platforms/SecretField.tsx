@@ -1,11 +1,12 @@
 import { useState } from 'react';
 import type { HomingApi } from '../../../../shared/api';
+import type { SecretName } from '../../../../shared/platforms';
 import { useOnline } from '../../connection';
 import { explainApiError } from '../../plain-words';
 
 interface SecretFieldProps {
   readonly api: HomingApi;
-  readonly name: 'agent.apiKey' | 'irc.password' | 'telegram.token' | 'matrix.accessToken' | 'matrix.password' | 'email.password' | 'discord.token' | 'xmpp.password';
+  readonly name: SecretName;
   readonly label: string;
   readonly isSet: boolean;
   readonly onChanged: () => void;

@@ -1,0 +1,67 @@
+/**
+ * The chat platforms, as the window and the gateway both see them: one entry
+ * per platform, in the order the window shows them. The gateway's registry
+ * (src/main/gateway/platforms/registry.ts) holds one module per entry here and
+ * takes its name, label, secret names and pairing support from it, so the two
+ * cannot drift apart (a missing or extra module is a type error there).
+ *
+ * Pure data: the window's bundle imports it, so nothing here may touch Node.
+ */
+
+export interface PlatformInfo {
+  /** The platform's name in session keys, the ledger, config.json's `platforms` and the API. */
+  readonly name: string;
+  /** Its name on a card or a form title ("IRC", "Email"). */
+  readonly label: string;
+  /** Its name inside a sentence ("sent by email", "sent on IRC"). */
+  readonly inSentence: string;
+  /** The secrets the window can save for it, as the secret store names them (`<platform>.<secret>`). */
+  readonly secrets: readonly string[];
+  /** Whether an unknown sender can ask for a pairing code (the window lists their requests). */
+  readonly pairing: boolean;
+  /** A short glyph for its badge where no chat type is known. */
+  readonly glyph: string;
+}
+
+export const PLATFORM_INFO = [
+  { name: 'telegram', label: 'Telegram', inSentence: 'Telegram', secrets: ['telegram.token'], pairing: true, glyph: '✈' },
+  { name: 'matrix', label: 'Matrix', inSentence: 'Matrix', secrets: ['matrix.accessToken', 'matrix.password'], pairing: true, glyph: '[m]' },
+  { name: 'discord', label: 'Discord', inSentence: 'Discord', secrets: ['discord.token'], pairing: true, glyph: 'D' },
+  { name: 'xmpp', label: 'XMPP', inSentence: 'XMPP', secrets: ['xmpp.password'], pairing: true, glyph: 'X' },
+  { name: 'irc', label: 'IRC', inSentence: 'IRC', secrets: ['irc.password'], pairing: true, glyph: 'I' },
+  { name: 'email', label: 'Email', inSentence: 'email', secrets: ['email.password'], pairing: false, glyph: '✉' },
+] as const satisfies readonly PlatformInfo[];
+
+/** The network platforms' names (the local chat is not one of them: it is always there). */
+export type PlatformName = (typeof PLATFORM_INFO)[number]['name'];
+export const PLATFORM_NAMES = PLATFORM_INFO.map((info) => info.name) as readonly PlatformName[];
+
+/** The app's own chat in the window: a platform in session keys and the ledger, but not configured. */
+export const LOCAL_PLATFORM_NAME = 'local';
+
+/** Every secret the window can save: the agent's API key, then each platform's. */
+export const SECRET_NAMES = ['agent.apiKey', ...PLATFORM_INFO.flatMap((info) => info.secrets)] as readonly [
+  'agent.apiKey',
+  ...(typeof PLATFORM_INFO)[number]['secrets'][number][],
+];
+export type SecretName = (typeof SECRET_NAMES)[number];
+
+/** What `testConnection` tries: a platform's or the agent's settings, before they are saved. */
+export const CONNECTION_TARGETS = [...PLATFORM_NAMES, 'agent'] as readonly [...PlatformName[], 'agent'];
+export type ConnectionTarget = PlatformName | 'agent';
+
+export function platformInfo(name: string): PlatformInfo | undefined {
+  return PLATFORM_INFO.find((info) => info.name === name);
+}
+
+/** A platform's name on a card ("IRC", "Local chat"); an unknown name as it is. */
+export function platformTitle(name: string): string {
+  if (name === LOCAL_PLATFORM_NAME) return 'Local chat';
+  return platformInfo(name)?.label ?? name;
+}
+
+/** A platform's name inside a sentence ("the local chat", "email"); an unknown name as it is. */
+export function platformInSentence(name: string): string {
+  if (name === LOCAL_PLATFORM_NAME) return 'the local chat';
+  return platformInfo(name)?.inSentence ?? name;
+}
