@@ -6,7 +6,6 @@ import { silentLogger, type Logger } from '../../logger';
 import type {
   AdapterEvent,
   AdapterState,
-  IntakeOutcome,
   MessageLimits,
   PlatformAdapter,
   SendResult,
@@ -18,8 +17,11 @@ import { parseUpdate, type BotIdentity, type IncomingTelegramMessage } from './i
 import { loadGrammy, type Grammy } from './load-grammy';
 import { classifyFailure, toSendResult, type CallFailure } from './send-errors';
 import { TelegramUpdateState } from './update-state';
-import { AdapterEvents } from '../adapter-events';
-import { defaultReconnectDelay } from '../backoff';
+import { ReconnectBackoff } from '../backoff';
+import { Admission, type AdmissionDecision } from '../skeleton/admission';
+import { IntakeHandOn } from '../skeleton/hand-on';
+import { ReceiveLoop } from '../skeleton/receive-loop';
+import { AdapterStatus } from '../skeleton/status';
 import { PairingReplyLimit } from '../../access/pairing-replies';
 import { historyLostNotice, INTAKE } from '../intake';
 
@@ -94,19 +96,15 @@ export class TelegramAdapter implements PlatformAdapter {
   private readonly config: TelegramConfig;
   private readonly logger: Logger;
   private readonly clock: Clock;
-  private readonly events: AdapterEvents;
-  private current: AdapterState = 'disconnected';
-  private running = false;
-  /** Bumped by every connect/disconnect: a loop of an older generation stops. */
-  private generation = 0;
+  private readonly status: AdapterStatus;
+  private readonly loop: ReceiveLoop;
+  private readonly backoff: ReconnectBackoff;
+  private readonly handOn: IntakeHandOn;
+  private readonly admission: Admission;
   private api: Api | undefined;
   private bot: BotIdentity | undefined;
   private updates: TelegramUpdateState | undefined;
   private pollAbort: AbortController | undefined;
-  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Pauses in progress: disconnect ends them all, probe() the ones waiting to reconnect or poll. */
-  private readonly sleepers = new Set<{ readonly wake: () => void; readonly probeEnds: boolean }>();
-  private failedAttempts = 0;
   /** Per chat (and 'all'), when Telegram lets us send again after a 429. */
   private readonly gates = new Map<string, number>();
   private lastSendAt = 0;
@@ -120,14 +118,18 @@ export class TelegramAdapter implements PlatformAdapter {
   constructor(private readonly options: TelegramAdapterOptions) {
     this.config = options.config;
     this.logger = options.logger ?? silentLogger;
-    this.events = new AdapterEvents('telegram', this.logger);
     this.clock = options.clock ?? systemClock;
     const token = options.token;
     this.redactor = (text) => text.split(token).join('[token]').replace(/bot\d+:[A-Za-z0-9_-]{20,}/g, 'bot[token]');
+    this.status = new AdapterStatus('telegram', this.logger);
+    this.loop = new ReceiveLoop('telegram', this.logger, this.redactor);
+    this.backoff = new ReconnectBackoff(options.reconnectDelayMs);
+    this.handOn = new IntakeHandOn(this.status, options.intakeTimeoutMs);
+    this.admission = new Admission(this.config, options.access);
   }
 
   state(): AdapterState {
-    return this.current;
+    return this.status.state;
   }
 
   /** The bot's @username once connected (the Test connection names it). */
@@ -136,42 +138,27 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    return this.events.listen(listener);
+    return this.status.listen(listener);
   }
 
   canSend(): boolean {
-    return this.api !== undefined && this.bot !== undefined && (this.current === 'connected' || this.current === 'degraded');
+    return this.api !== undefined && this.bot !== undefined && this.status.up;
   }
 
   async connect(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    this.failedAttempts = 0;
-    const generation = ++this.generation;
-    void this.runGuarded(generation);
-  }
-
-  /** The receive loop, restarted after anything unexpected: a bug or a hostile answer is logged, never a crash. */
-  private async runGuarded(generation: number): Promise<void> {
-    while (this.running && generation === this.generation) {
-      try {
-        await this.run(generation);
-        return;
-      } catch (error) {
+    if (this.loop.running) return;
+    this.backoff.reset();
+    this.loop.start(
+      (generation) => this.run(generation),
+      (words) => {
         this.api = undefined;
-        this.logger.error('telegram: the receive loop failed; starting it again', { error: this.redactor(describe(error)) });
-        this.setState('disconnected', `an unexpected error: ${this.redactor(describe(error))}`);
-        await this.pause(5_000, generation);
-      }
-    }
+        this.setState('disconnected', `an unexpected error: ${words}`);
+      },
+    );
   }
 
   async disconnect(): Promise<void> {
-    this.running = false;
-    this.generation++;
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = undefined;
-    for (const sleeper of [...this.sleepers]) sleeper.wake();
+    this.loop.stop();
     this.pollAbort?.abort();
     this.pollAbort = undefined;
     for (const timer of this.typingTimers) clearInterval(timer);
@@ -182,15 +169,15 @@ export class TelegramAdapter implements PlatformAdapter {
 
   /** After a sleep the long poll's socket may be dead: start a fresh poll now. */
   async probe(): Promise<void> {
-    if (!this.running) return;
-    for (const sleeper of [...this.sleepers]) if (sleeper.probeEnds) sleeper.wake();
+    if (!this.loop.running) return;
+    this.loop.wakeForProbe();
     this.pollAbort?.abort();
   }
 
   // ---- receiving -------------------------------------------------------
 
   private async run(generation: number): Promise<void> {
-    const alive = () => this.running && generation === this.generation;
+    const alive = () => this.loop.alive(generation);
     while (alive()) {
       this.setState('connecting');
       // A failed load (a broken install) is the receive loop's unexpected error: it tries again.
@@ -203,12 +190,12 @@ export class TelegramAdapter implements PlatformAdapter {
         if (!alive()) return;
         const failure = classifyFailure(error, this.redactor);
         if (failure.kind === 'unauthorized') {
-          this.running = false;
+          this.loop.halt();
           this.setState('auth-failed', `Telegram refused the bot token (${failure.description}): check it with @BotFather`);
           return;
         }
         this.setState('disconnected', `cannot reach Telegram: ${failure.description}`);
-        await this.pause((this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts), generation);
+        await this.pause(this.backoff.next(), generation);
         continue;
       }
       if (!alive()) return;
@@ -221,12 +208,12 @@ export class TelegramAdapter implements PlatformAdapter {
           }
         }
       } catch (error) {
-        this.running = false;
+        this.loop.halt();
         this.setState('disconnected', `cannot keep Telegram's update position in the data directory: ${describe(error)}`);
         return;
       }
       this.api = api;
-      this.failedAttempts = 0;
+      this.backoff.reset();
       this.logger.info('telegram: connected', { bot: `@${this.bot.username}` });
       this.setState('connected');
       const ended = await this.pollLoop(api, generation);
@@ -236,7 +223,7 @@ export class TelegramAdapter implements PlatformAdapter {
 
   /** Polls until stopped, or until the connection must be set up again ('reconnect'). */
   private async pollLoop(api: Api, generation: number): Promise<'stopped' | 'reconnect'> {
-    const alive = () => this.running && generation === this.generation;
+    const alive = () => this.loop.alive(generation);
     while (alive()) {
       const abort = new AbortController();
       this.pollAbort = abort;
@@ -258,7 +245,7 @@ export class TelegramAdapter implements PlatformAdapter {
         if (abort.signal.aborted) continue; // probe(): poll again at once
         const failure = classifyFailure(error, this.redactor);
         if (failure.kind === 'unauthorized') {
-          this.running = false;
+          this.loop.halt();
           this.api = undefined;
           this.setState('auth-failed', `Telegram refused the bot token (${failure.description}): check it with @BotFather`);
           return 'stopped';
@@ -280,14 +267,14 @@ export class TelegramAdapter implements PlatformAdapter {
         }
         this.api = undefined;
         this.setState('disconnected', `lost Telegram: ${failure.description}`);
-        await this.pause((this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts), generation);
+        await this.pause(this.backoff.next(), generation);
         return 'reconnect';
       } finally {
         if (this.pollAbort === abort) this.pollAbort = undefined;
       }
       if (!alive()) return 'stopped';
-      this.failedAttempts = 0;
-      if (this.current !== 'connected') this.setState('connected');
+      this.backoff.reset();
+      if (this.status.state !== 'connected') this.setState('connected');
       this.noteAbsence();
       if (!Array.isArray(raw)) {
         // `ok: true` without a list: a broken server. Asking again at once would spin.
@@ -328,7 +315,7 @@ export class TelegramAdapter implements PlatformAdapter {
     const last = updates.lastPolledAt;
     if (last !== undefined && now - last > this.intake.keeps.ms) {
       const since = new Date(last).toISOString().replace(/\.\d+Z$/, 'Z');
-      this.events.emit({ type: 'intake-gap', text: `${historyLostNotice('Telegram', '24 hours')} Homing last reached Telegram at ${since}.` });
+      this.status.emit({ type: 'intake-gap', text: `${historyLostNotice('Telegram', '24 hours')} Homing last reached Telegram at ${since}.` });
     }
     updates.polled(now);
   }
@@ -377,7 +364,7 @@ export class TelegramAdapter implements PlatformAdapter {
       return 'left';
     }
     this.webhookRemovedAt = now;
-    this.events.emit({ type: 'intake-gap', text: webhookRemovedWords(info) });
+    this.status.emit({ type: 'intake-gap', text: webhookRemovedWords(info) });
     return 'removed';
   }
 
@@ -419,7 +406,7 @@ export class TelegramAdapter implements PlatformAdapter {
     const chatId = updates.original(message.chatId);
     const maybeSeen = updates.rechecking || updates.interrupted === updateId;
     updates.begin(updateId);
-    const outcome = await this.handOn(
+    const outcome = await this.handOn.handOn(
       {
         source: {
           platform: 'telegram',
@@ -445,27 +432,6 @@ export class TelegramAdapter implements PlatformAdapter {
     return 'done';
   }
 
-  /** Emits the message and waits for the pipeline to say it is saved. */
-  private handOn(message: Parameters<typeof this.emitMessage>[0]): Promise<IntakeOutcome> {
-    return new Promise<IntakeOutcome>((resolve) => {
-      let settled = false;
-      const timer = setTimeout(() => settle('not-now'), this.options.intakeTimeoutMs ?? 30_000);
-      const settle = (outcome: IntakeOutcome) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(outcome);
-      };
-      if (!this.emitMessage(message, settle)) settle('not-now');
-    });
-  }
-
-  private emitMessage(message: Extract<AdapterEvent, { type: 'message' }>['message'], ack: (outcome: IntakeOutcome) => void): boolean {
-    if (!this.events.listening) return false;
-    this.events.emit({ type: 'message', message, ack });
-    return true;
-  }
-
   private takePairingReply(): boolean {
     if (this.pairingReplies.take(this.clock.monotonic())) return true;
     this.logger.warn('telegram: many strangers are asking to pair; not answering more of them for now');
@@ -473,26 +439,14 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   /** Whether a message goes to the agent, gets a pairing code, or is ignored. */
-  private admit(message: IncomingTelegramMessage): 'agent' | 'pair' | 'ignore' {
+  private admit(message: IncomingTelegramMessage): AdmissionDecision {
     const sender = message.senderId;
     if (sender === undefined || message.senderIsBot) return 'ignore';
-    const allowed = this.config.allowFrom.includes(sender) || this.options.access.isApproved(sender);
-    if (message.chatType === 'direct') {
-      switch (this.config.dmPolicy) {
-        case 'open':
-          return 'agent';
-        case 'allowlist':
-          return this.config.allowFrom.includes(sender) ? 'agent' : 'ignore';
-        case 'pairing':
-          return allowed ? 'agent' : 'pair';
-      }
-    }
+    if (message.chatType === 'direct') return this.admission.direct(sender);
+    // A group that became a supergroup keeps its settings under either id.
     const updates = this.updates!;
     const group = this.config.groups[updates.original(message.chatId)] ?? this.config.groups[updates.current(message.chatId)] ?? this.config.groups[message.chatId];
-    if (!group) return 'ignore';
-    if (group.requireMention && !message.addressed) return 'ignore';
-    if (group.allowFrom.length === 0) return allowed ? 'agent' : 'ignore';
-    return group.allowFrom.includes('*') || group.allowFrom.includes(sender) ? 'agent' : 'ignore';
+    return this.admission.inPlace(sender, group, () => message.addressed);
   }
 
   // ---- sending ---------------------------------------------------------
@@ -565,14 +519,14 @@ export class TelegramAdapter implements PlatformAdapter {
 
   /** Waits out a 429 (per chat and global) and the global spacing; a wait beyond the inline limit goes back to the ledger. */
   private async waitForGate(chatId: string): Promise<'ok' | SendResult> {
-    const generation = this.generation;
+    const generation = this.loop.generation;
     const until = Math.max(this.gates.get(chatId) ?? 0, this.gates.get('all') ?? 0, this.lastSendAt + GLOBAL_SPACING_MS);
     const wait = until - this.clock.now();
     if (wait > (this.options.maxInlineWaitMs ?? 120_000)) {
       return { ok: false, retryable: true, permanent: false, notDelivered: true, retryAfterMs: wait, error: `Telegram asked to wait ${Math.ceil(wait / 1000)} s` };
     }
     if (wait > 0) await this.pause(wait, generation, false);
-    if (generation !== this.generation || !this.running) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'disconnected from Telegram' };
+    if (!this.loop.alive(generation)) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'disconnected from Telegram' };
     this.lastSendAt = this.clock.now();
     return 'ok';
   }
@@ -622,26 +576,11 @@ export class TelegramAdapter implements PlatformAdapter {
 
   /** Sleeps `ms`, or less when disconnected (or probed, unless it is a wait Telegram asked for). */
   private pause(ms: number, generation: number, probeEnds = true): Promise<void> {
-    if (generation !== this.generation) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const sleeper = {
-        probeEnds,
-        wake: () => {
-          clearTimeout(timer);
-          this.sleepers.delete(sleeper);
-          resolve();
-        },
-      };
-      const timer = setTimeout(sleeper.wake, Math.max(0, ms));
-      this.sleepers.add(sleeper);
-    });
+    return this.loop.pause(ms, generation, probeEnds);
   }
 
   private setState(state: AdapterState, error?: string): void {
-    if (state === this.current && error === undefined) return;
-    this.current = state;
-    if (error) this.logger.warn(`telegram: ${error}`);
-    this.events.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
+    this.status.set(state, error);
   }
 
 }
