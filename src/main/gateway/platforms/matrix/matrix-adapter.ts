@@ -6,7 +6,6 @@ import { silentLogger, type Logger } from '../../logger';
 import type {
   AdapterEvent,
   AdapterState,
-  IntakeOutcome,
   MessageLimits,
   PlatformAdapter,
   SendResult,
@@ -14,12 +13,15 @@ import type {
   TypingTarget,
 } from '../adapter';
 import { MatrixClient, part, type CallResult, type MatrixFailure } from './client';
-import type { MatrixConfig, MatrixRoomConfig } from './config-schema';
+import type { MatrixConfig } from './config-schema';
 import { events as readEvents, parseSync, readMessage, type InviteUpdate, type SyncBatch, type SyncEvent } from './inbound';
 import { MatrixRooms, type RoomView } from './rooms';
 import { MatrixSyncState, type TimelineGap } from './sync-state';
-import { AdapterEvents } from '../adapter-events';
-import { defaultReconnectDelay } from '../backoff';
+import { ReconnectBackoff } from '../backoff';
+import { Admission, type AdmissionDecision } from '../skeleton/admission';
+import { IntakeHandOn } from '../skeleton/hand-on';
+import { ReceiveLoop } from '../skeleton/receive-loop';
+import { AdapterStatus } from '../skeleton/status';
 import { PairingReplyLimit } from '../../access/pairing-replies';
 import { INTAKE } from '../intake';
 
@@ -123,35 +125,38 @@ export class MatrixAdapter implements PlatformAdapter {
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly client: MatrixClient;
-  private readonly events: AdapterEvents;
-  private current: AdapterState = 'disconnected';
-  private running = false;
-  /** Bumped by every connect/disconnect: a loop of an older generation stops. */
-  private generation = 0;
+  private readonly status: AdapterStatus;
+  private readonly loop: ReceiveLoop;
+  private readonly backoff: ReconnectBackoff;
+  private readonly handOn: IntakeHandOn;
+  private readonly admission: Admission;
   private session: Session | undefined;
   private syncState: MatrixSyncState | undefined;
   private rooms: MatrixRooms | undefined;
   private pollAbort: AbortController | undefined;
-  private readonly sleepers = new Set<{ readonly wake: () => void; readonly probeEnds: boolean }>();
-  private failedAttempts = 0;
   /** When the homeserver lets us send again after a 429 (wall-clock ms). */
   private gateUntil = 0;
   private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
   private readonly pairingReplies = new PairingReplyLimit();
   /** Failed reads of a gap in a row, and when the next may start (monotonic ms): a flaky /messages is retried with backoff. */
-  private gapFailures = 0;
+  private readonly gapBackoff: ReconnectBackoff;
   private gapRetryAt = 0;
 
   constructor(private readonly options: MatrixAdapterOptions) {
     this.config = options.config;
     this.logger = options.logger ?? silentLogger;
-    this.events = new AdapterEvents('matrix', this.logger);
     this.clock = options.clock ?? systemClock;
+    this.status = new AdapterStatus('matrix', this.logger);
+    this.loop = new ReceiveLoop('matrix', this.logger);
+    this.backoff = new ReconnectBackoff(options.reconnectDelayMs);
+    this.gapBackoff = new ReconnectBackoff(options.reconnectDelayMs);
+    this.handOn = new IntakeHandOn(this.status, options.intakeTimeoutMs);
+    this.admission = new Admission(this.config, options.access);
     this.client = new MatrixClient(this.config.homeserver, options.fetch ?? fetch, () => this.clock.now());
   }
 
   state(): AdapterState {
-    return this.current;
+    return this.status.state;
   }
 
   /**
@@ -169,25 +174,27 @@ export class MatrixAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    return this.events.listen(listener);
+    return this.status.listen(listener);
   }
 
   canSend(): boolean {
-    return this.session !== undefined && (this.current === 'connected' || this.current === 'degraded');
+    return this.session !== undefined && this.status.up;
   }
 
   async connect(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    this.failedAttempts = 0;
-    const generation = ++this.generation;
-    void this.runGuarded(generation);
+    if (this.loop.running) return;
+    this.backoff.reset();
+    this.loop.start(
+      (generation) => this.run(generation),
+      (words) => {
+        this.session = undefined;
+        this.setState('disconnected', `an unexpected error: ${words}`);
+      },
+    );
   }
 
   async disconnect(): Promise<void> {
-    this.running = false;
-    this.generation++;
-    for (const sleeper of [...this.sleepers]) sleeper.wake();
+    this.loop.stop();
     this.pollAbort?.abort();
     this.pollAbort = undefined;
     for (const timer of this.typingTimers) clearInterval(timer);
@@ -198,36 +205,21 @@ export class MatrixAdapter implements PlatformAdapter {
 
   /** After a sleep the long poll's socket may be dead: start a fresh poll now. */
   async probe(): Promise<void> {
-    if (!this.running) return;
-    for (const sleeper of [...this.sleepers]) if (sleeper.probeEnds) sleeper.wake();
+    if (!this.loop.running) return;
+    this.loop.wakeForProbe();
     this.pollAbort?.abort();
   }
 
   // ---- receiving -------------------------------------------------------
 
-  /** The receive loop, restarted after anything unexpected: a bug or a hostile answer is logged, never a crash. */
-  private async runGuarded(generation: number): Promise<void> {
-    while (this.running && generation === this.generation) {
-      try {
-        await this.run(generation);
-        return;
-      } catch (error) {
-        this.session = undefined;
-        this.logger.error('matrix: the receive loop failed; starting it again', { error: describe(error) });
-        this.setState('disconnected', `an unexpected error: ${describe(error)}`);
-        await this.pause(5_000, generation);
-      }
-    }
-  }
-
   private async run(generation: number): Promise<void> {
-    const alive = () => this.running && generation === this.generation;
+    const alive = () => this.loop.alive(generation);
     while (alive()) {
       this.setState('connecting');
       try {
         this.syncState ??= MatrixSyncState.forAccount(this.options.dataDir, this.config.homeserver, this.config.user, this.logger);
       } catch (error) {
-        this.running = false;
+        this.loop.halt();
         this.setState('disconnected', `cannot keep Matrix's sync position in the data directory: ${describe(error)}`);
         return;
       }
@@ -236,7 +228,7 @@ export class MatrixAdapter implements PlatformAdapter {
       if (!login.ok) {
         const failure = login.failure;
         if (failure.kind === 'unauthorized' || failure.kind === 'forbidden') {
-          this.running = false;
+          this.loop.halt();
           this.setState('auth-failed', this.loginWords(failure));
           return;
         }
@@ -268,7 +260,7 @@ export class MatrixAdapter implements PlatformAdapter {
       // First run: history from before Homing was connected is not answered.
       if (state.since === null) state.advance(initial.value.nextBatch);
       this.session = session;
-      this.failedAttempts = 0;
+      this.backoff.reset();
       const server = await this.serverName();
       if (!alive()) return;
       this.txnIdWindowMs = server === 'Synapse' ? SYNAPSE_TXN_ID_WINDOW_MS : OTHER_SERVER_TXN_ID_WINDOW_MS;
@@ -373,24 +365,22 @@ export class MatrixAdapter implements PlatformAdapter {
   }
 
   private authFailed(failure: MatrixFailure): void {
-    this.running = false;
-    this.generation++;
+    this.loop.stop();
     this.session = undefined;
     this.pollAbort?.abort();
-    for (const sleeper of [...this.sleepers]) sleeper.wake();
     this.setState('auth-failed', this.loginWords(failure));
   }
 
   private async lost(words: string, generation: number): Promise<void> {
     this.session = undefined;
-    const delay = (this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts);
+    const delay = this.backoff.next();
     this.setState('disconnected', words);
     await this.pause(delay, generation);
   }
 
   /** Polls until stopped, or until the connection must be set up again ('reconnect'). */
   private async pollLoop(session: Session, generation: number): Promise<'stopped' | 'reconnect'> {
-    const alive = () => this.running && generation === this.generation;
+    const alive = () => this.loop.alive(generation);
     const state = this.syncState!;
     while (alive()) {
       const abort = new AbortController();
@@ -424,8 +414,8 @@ export class MatrixAdapter implements PlatformAdapter {
         await this.lost(`lost the homeserver: ${answer.failure.description}`, generation);
         return 'reconnect';
       }
-      this.failedAttempts = 0;
-      if (this.current !== 'connected') this.setState('connected');
+      this.backoff.reset();
+      if (this.status.state !== 'connected') this.setState('connected');
       const batch = answer.value;
       const taken = await this.takeBatch(session, batch, since, generation);
       if (!alive()) return 'stopped';
@@ -449,7 +439,7 @@ export class MatrixAdapter implements PlatformAdapter {
   private positionRefused(description: string): void {
     this.syncState!.forgetPosition();
     this.logger.warn('matrix: the homeserver refused the saved sync position; going on from now', { error: description });
-    this.events.emit({
+    this.status.emit({
       type: 'intake-gap',
       text: `The Matrix homeserver no longer accepts Homing's saved place in its rooms (${description}): messages sent while Homing was away may not be answered.`,
     });
@@ -473,7 +463,7 @@ export class MatrixAdapter implements PlatformAdapter {
       this.roomsChanged();
     }
     for (const room of batch.joined) {
-      if (!this.running || generation !== this.generation) return 'again';
+      if (!this.loop.alive(generation)) return 'again';
       if (since !== undefined && (room.limited || state.hasGap(room.roomId))) {
         // Kept before the position moves on; the room's events are then read in order from /messages.
         state.openGap(room.roomId, since, newestEventId(room.timeline));
@@ -519,11 +509,11 @@ export class MatrixAdapter implements PlatformAdapter {
       const read = await this.readGap(session, gap, generation);
       if (read === 'again') return 'again';
       if (read === 'failed') {
-        this.gapRetryAt = this.clock.monotonic() + (this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.gapFailures);
+        this.gapRetryAt = this.clock.monotonic() + this.gapBackoff.next();
         return 'done';
       }
     }
-    this.gapFailures = 0;
+    this.gapBackoff.reset();
     return 'done';
   }
 
@@ -532,7 +522,7 @@ export class MatrixAdapter implements PlatformAdapter {
     let from = gap.from;
     let taken = 0;
     for (;;) {
-      if (!this.running || generation !== this.generation) return 'again';
+      if (!this.loop.alive(generation)) return 'again';
       const page = await this.gapPage(session, gap.roomId, from);
       if (!page.ok) {
         if (page.failure.kind === 'forbidden' || page.failure.kind === 'not-found') {
@@ -545,7 +535,7 @@ export class MatrixAdapter implements PlatformAdapter {
           // The gap's token refused for good (a replaced server): asking again cannot help.
           state.closeGap(gap.roomId);
           const room = this.rooms?.name(gap.roomId);
-          this.events.emit({
+          this.status.emit({
             type: 'intake-gap',
             text: `The Matrix homeserver refused to give the messages Homing missed in ${room ? `the room ${room}` : 'a room'} (${page.failure.description}): some of them may not be answered.`,
           });
@@ -664,7 +654,7 @@ export class MatrixAdapter implements PlatformAdapter {
     const maybeSeen = state.interrupted === eventId;
     state.begin(eventId);
     const chatName = direct ? (senderName ?? rooms.name(roomId)) : rooms.name(roomId);
-    const outcome = await this.handOn({
+    const outcome = await this.handOn.handOn({
       source: {
         platform: 'matrix',
         chatId: roomId,
@@ -695,24 +685,11 @@ export class MatrixAdapter implements PlatformAdapter {
     sender: string,
     message: { readonly text: string; readonly threadRoot: string | undefined; readonly inReplyTo: string | undefined; readonly mentions: readonly string[]; readonly formatted: string | undefined },
     session: Session,
-  ): 'agent' | 'pair' | 'ignore' {
-    const listed = this.config.allowFrom.includes(sender);
-    const allowed = listed || this.options.access.isApproved(sender);
-    if (direct) {
-      switch (this.config.dmPolicy) {
-        case 'open':
-          return 'agent';
-        case 'allowlist':
-          return listed ? 'agent' : 'ignore';
-        case 'pairing':
-          return allowed ? 'agent' : 'pair';
-      }
-    }
-    const room: MatrixRoomConfig = this.config.rooms[roomId] ?? { allowFrom: [], requireMention: true };
-    const senderOk = room.allowFrom.length === 0 ? allowed : room.allowFrom.includes('*') || room.allowFrom.includes(sender);
-    if (!senderOk) return 'ignore';
-    if (room.requireMention && !this.addressed(message, session, roomId)) return 'ignore';
-    return 'agent';
+  ): AdmissionDecision {
+    if (direct) return this.admission.direct(sender);
+    // A room without settings of its own answers the allowlisted and approved, when addressed.
+    const room = this.config.rooms[roomId] ?? { allowFrom: [], requireMention: true };
+    return this.admission.inPlace(sender, room, () => this.addressed(message, session, roomId));
   }
 
   /** Mentioned (m.mentions, a pill, the name at the start), replying to the bot, or in a thread it answered in. */
@@ -771,25 +748,6 @@ export class MatrixAdapter implements PlatformAdapter {
     const sent = await this.put(roomId, txnId, { msgtype: 'm.notice', body: ENCRYPTED_NOTICE });
     if (sent.ok || sent.failure.kind === 'forbidden') state.markToldEncrypted(roomId);
     else this.logger.warn('matrix: could not tell an encrypted room that Homing cannot read it', { error: sent.failure.description });
-  }
-
-  /** Emits the message and waits for the pipeline to say it is saved. */
-  private handOn(message: Extract<AdapterEvent, { type: 'message' }>['message']): Promise<IntakeOutcome> {
-    return new Promise<IntakeOutcome>((resolve) => {
-      let settled = false;
-      const timer = setTimeout(() => settle('not-now'), this.options.intakeTimeoutMs ?? 30_000);
-      const settle = (outcome: IntakeOutcome) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(outcome);
-      };
-      if (!this.events.listening) {
-        settle('not-now');
-        return;
-      }
-      this.events.emit({ type: 'message', message, ack: settle });
-    });
   }
 
   private takePairingReply(): boolean {
@@ -897,13 +855,13 @@ export class MatrixAdapter implements PlatformAdapter {
 
   /** Waits out a 429; a wait beyond the inline limit goes back to the ledger. */
   private async waitForGate(): Promise<'ok' | SendResult> {
-    const generation = this.generation;
+    const generation = this.loop.generation;
     const wait = this.gateUntil - this.clock.now();
     if (wait > (this.options.maxInlineWaitMs ?? 120_000)) {
       return { ok: false, retryable: true, permanent: false, notDelivered: true, retryAfterMs: wait, error: `the homeserver asked to wait ${Math.ceil(wait / 1000)} s` };
     }
     if (wait > 0) await this.pause(wait, generation, false);
-    if (generation !== this.generation || !this.session) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'disconnected from the homeserver' };
+    if (generation !== this.loop.generation || !this.session) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'disconnected from the homeserver' };
     return 'ok';
   }
 
@@ -940,31 +898,16 @@ export class MatrixAdapter implements PlatformAdapter {
   // ---- plumbing --------------------------------------------------------
 
   private roomsChanged(): void {
-    this.events.emit({ type: 'rooms' });
+    this.status.emit({ type: 'rooms' });
   }
 
   /** Sleeps `ms`, or less when disconnected (or probed, unless it is a wait the homeserver asked for). */
   private pause(ms: number, generation: number, probeEnds = true): Promise<void> {
-    if (generation !== this.generation) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const sleeper = {
-        probeEnds,
-        wake: () => {
-          clearTimeout(timer);
-          this.sleepers.delete(sleeper);
-          resolve();
-        },
-      };
-      const timer = setTimeout(sleeper.wake, Math.max(0, ms));
-      this.sleepers.add(sleeper);
-    });
+    return this.loop.pause(ms, generation, probeEnds);
   }
 
   private setState(state: AdapterState, error?: string): void {
-    if (state === this.current && error === undefined) return;
-    this.current = state;
-    if (error) this.logger.warn(`matrix: ${error}`);
-    this.events.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
+    this.status.set(state, error);
   }
 
 }
