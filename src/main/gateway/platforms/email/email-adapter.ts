@@ -3,15 +3,17 @@ import type { Transporter } from 'nodemailer';
 import { loadMailLibs, type MailLibs } from './load-mail-libs';
 import { systemClock, type Clock } from '../../clock';
 import { silentLogger, type Logger } from '../../logger';
-import type { AdapterEvent, AdapterState, IntakeOutcome, MessageLimits, PlatformAdapter, SendResult, SendTarget } from '../adapter';
+import type { AdapterEvent, AdapterState, MessageLimits, PlatformAdapter, SendResult, SendTarget } from '../adapter';
 import { emailAddressSchema, imapPort, smtpPort, type EmailConfig } from './config-schema';
 import { trustedAuthServIds } from './trusted-auth-servers';
 import { parseEmail, type IncomingEmail } from './inbound';
 import { MailboxState } from './mailbox-state';
 import { replyMail } from './outbound';
 import { smtpFailure } from './send-errors';
-import { AdapterEvents } from '../adapter-events';
-import { defaultReconnectDelay } from '../backoff';
+import { ReconnectBackoff } from '../backoff';
+import { IntakeHandOn } from '../skeleton/hand-on';
+import { ReceiveLoop } from '../skeleton/receive-loop';
+import { AdapterStatus } from '../skeleton/status';
 import { INTAKE } from '../intake';
 
 export interface EmailAdapterOptions {
@@ -69,51 +71,52 @@ export class EmailAdapter implements PlatformAdapter {
   private readonly config: EmailConfig;
   private readonly logger: Logger;
   private readonly clock: Clock;
-  private readonly events: AdapterEvents;
+  private readonly status: AdapterStatus;
+  private readonly loop: ReceiveLoop;
+  private readonly backoff: ReconnectBackoff;
+  private readonly handOn: IntakeHandOn;
   private readonly own: ReadonlySet<string>;
   private readonly allowed: ReadonlySet<string>;
   /** Whose Authentication-Results are believed (trusted-auth-servers.ts). */
   private readonly trustedAuthServIds: readonly string[];
-  private current: AdapterState = 'disconnected';
-  private running = false;
-  private generation = 0;
   private client: ImapFlow | undefined;
   private mailbox: MailboxState | undefined;
   private transport: Transporter | undefined;
   /** Loaded by connect, before anything uses them. */
   private libs: MailLibs | undefined;
-  private failedAttempts = 0;
   /** UIDs whose intake timed out: the pipeline may have saved them after all, so their next handing is checked. */
   private readonly uncertain = new Set<number>();
   /** Set when the server announced mail; cleared when the folder is read. */
   private news = false;
-  /** Pauses in progress: disconnect ends them all, probe() and new mail the ones waiting for news. */
-  private readonly sleepers = new Set<() => void>();
   private readonly redact: (text: string) => string;
 
   constructor(private readonly options: EmailAdapterOptions) {
     this.config = options.config;
     this.logger = options.logger ?? silentLogger;
-    this.events = new AdapterEvents('email', this.logger);
     this.clock = options.clock ?? systemClock;
     this.own = new Set([options.config.address, ...options.config.ownAddresses]);
     this.allowed = new Set(options.config.allowFrom);
     this.trustedAuthServIds = trustedAuthServIds(options.config);
     const password = options.password;
     this.redact = (text) => (password ? text.split(password).join('[password]') : text);
+    this.status = new AdapterStatus('email', this.logger);
+    // Pauses end when the adapter stops, and on probe() and new mail (IDLE's EXISTS, a closed connection).
+    this.loop = new ReceiveLoop('email', this.logger, this.redact);
+    this.backoff = new ReconnectBackoff(options.reconnectDelayMs);
+    this.handOn = new IntakeHandOn(this.status, options.intakeTimeoutMs);
   }
 
   state(): AdapterState {
-    return this.current;
+    return this.status.state;
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    return this.events.listen(listener);
+    return this.status.listen(listener);
   }
 
   /** SMTP does not depend on IMAP: replies go out while the inbox is away. */
   canSend(): boolean {
-    return this.running && this.mailbox !== undefined && (this.current === 'connected' || this.current === 'degraded');
+    return this.loop.running && this.mailbox !== undefined && this.status.up;
   }
 
   async connect(): Promise<void> {
@@ -124,7 +127,7 @@ export class EmailAdapter implements PlatformAdapter {
       this.setState('disconnected', `cannot load the mail libraries: ${describe(error)}`);
       return;
     }
-    if (this.running) return;
+    if (this.loop.running) return;
     this.libs = libs;
     if (this.options.password === undefined) {
       this.setState('disconnected', 'the mailbox password is not set: enter it in Platforms → Email');
@@ -136,17 +139,19 @@ export class EmailAdapter implements PlatformAdapter {
       this.setState('disconnected', `cannot keep the mailbox position in the data directory: ${describe(error)}`);
       return;
     }
-    this.running = true;
-    this.failedAttempts = 0;
+    this.backoff.reset();
     this.transport = this.newTransport();
-    const generation = ++this.generation;
-    void this.runGuarded(generation);
+    this.loop.start(
+      (generation) => this.run(generation),
+      (words) => {
+        this.dropClient();
+        this.setState('degraded', `an unexpected error while reading mail: ${words}`);
+      },
+    );
   }
 
   async disconnect(): Promise<void> {
-    this.running = false;
-    this.generation++;
-    for (const wake of [...this.sleepers]) wake();
+    this.loop.stop();
     const client = this.client;
     this.client = undefined;
     if (client) {
@@ -178,64 +183,46 @@ export class EmailAdapter implements PlatformAdapter {
       clearTimeout(timer);
       if (!answered && this.client === client) client.close();
     }
-    for (const wake of [...this.sleepers]) wake();
+    this.loop.wakeAll();
   }
 
   // ---- receiving -------------------------------------------------------
 
-  private async runGuarded(generation: number): Promise<void> {
-    while (this.alive(generation)) {
-      try {
-        await this.run(generation);
-        return;
-      } catch (error) {
-        this.logger.error('email: the receive loop failed; starting it again', { error: this.redact(describe(error)) });
-        this.dropClient();
-        this.setState('degraded', `an unexpected error while reading mail: ${this.redact(describe(error))}`);
-        await this.pause(5_000, generation);
-      }
-    }
-  }
-
-  private alive(generation: number): boolean {
-    return this.running && generation === this.generation;
-  }
-
   private async run(generation: number): Promise<void> {
-    while (this.alive(generation)) {
-      if (this.current !== 'degraded') this.setState('connecting');
+    while (this.loop.alive(generation)) {
+      if (this.status.state !== 'degraded') this.setState('connecting');
       const client = this.newImapClient();
       let closed = false;
       client.on('error', (error: Error) => this.logger.debug('email: IMAP connection error', { error: this.redact(describe(error)) }));
       client.on('close', () => {
         closed = true;
-        for (const wake of [...this.sleepers]) wake();
+        this.loop.wakeAll();
       });
       client.on('exists', () => {
         this.news = true;
-        for (const wake of [...this.sleepers]) wake();
+        this.loop.wakeAll();
       });
       try {
         await client.connect();
-        if (!this.alive(generation)) {
+        if (!this.loop.alive(generation)) {
           client.close();
           return;
         }
         await client.mailboxOpen(this.config.folder);
       } catch (error) {
         client.close();
-        if (!this.alive(generation)) return;
+        if (!this.loop.alive(generation)) return;
         if (isAuthFailure(error)) {
-          this.running = false;
+          this.loop.halt();
           this.setState('auth-failed', `the IMAP server refused the login for ${this.imapUser()}: check the user name and password`);
           return;
         }
         this.setState('degraded', `cannot read mail from ${this.config.imap.host}: ${this.redact(imapWords(error))}; replies still go out by SMTP`);
-        await this.pause((this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts), generation);
+        await this.pause(this.backoff.next(), generation);
         continue;
       }
       this.client = client;
-      this.failedAttempts = 0;
+      this.backoff.reset();
       this.logger.info('email: reading mail', { folder: this.config.folder, idle: this.useIdle(client) });
       if (this.config.requireAuthenticated && this.trustedAuthServIds.length === 0) {
         this.logger.warn(
@@ -244,9 +231,9 @@ export class EmailAdapter implements PlatformAdapter {
       }
       this.setState('connected');
       try {
-        while (this.alive(generation) && !closed) {
+        while (this.loop.alive(generation) && !closed) {
           const taken = await this.readNew(client, generation);
-          if (!this.alive(generation) || closed) break;
+          if (!this.loop.alive(generation) || closed) break;
           if (taken === 'again') {
             await this.pause(1_000, generation);
             continue;
@@ -255,13 +242,13 @@ export class EmailAdapter implements PlatformAdapter {
           await this.waitForNews(client, generation);
         }
       } catch (error) {
-        if (!this.alive(generation)) return;
+        if (!this.loop.alive(generation)) return;
         this.logger.warn('email: lost the IMAP connection', { error: this.redact(describe(error)) });
       }
       this.dropClient();
-      if (!this.alive(generation)) return;
+      if (!this.loop.alive(generation)) return;
       this.setState('degraded', `lost the connection to ${this.config.imap.host}; reconnecting (replies still go out by SMTP)`);
-      await this.pause((this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts), generation);
+      await this.pause(this.backoff.next(), generation);
     }
   }
 
@@ -302,7 +289,7 @@ export class EmailAdapter implements PlatformAdapter {
     // `UID n:*` also returns the highest message when n is past it: only UIDs above the position are new.
     const uids = (found || []).filter((uid) => uid > last).sort((a, b) => a - b);
     for (const uid of uids.slice(0, BATCH)) {
-      if (!this.alive(generation)) return 'done';
+      if (!this.loop.alive(generation)) return 'done';
       const taken = await this.take(client, uid, uidValidity);
       if (taken === 'again') return 'again';
     }
@@ -346,7 +333,7 @@ export class EmailAdapter implements PlatformAdapter {
     }
     const maybeSeen = mailbox.wasInFlight(folder, uid) || this.uncertain.has(uid);
     mailbox.begin(folder, uid, { root: email.threadRoot, subject: email.subject ?? '', last: email.messageId, at: this.clock.now() });
-    const outcome = await this.handOn({
+    const outcome = await this.handOn.wait({
       source: {
         platform: 'email',
         chatId: email.fromAddress!,
@@ -392,29 +379,13 @@ export class EmailAdapter implements PlatformAdapter {
     return undefined;
   }
 
-  /** Emits the message and waits for the pipeline to say it is saved. */
-  private handOn(message: Extract<AdapterEvent, { type: 'message' }>['message']): Promise<IntakeOutcome | 'timeout'> {
-    return new Promise<IntakeOutcome | 'timeout'>((resolve) => {
-      let settled = false;
-      const timer = setTimeout(() => settle('timeout'), this.options.intakeTimeoutMs ?? 30_000);
-      const settle = (outcome: IntakeOutcome | 'timeout') => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(outcome);
-      };
-      if (!this.events.listening) return settle('not-now');
-      this.events.emit({ type: 'message', message, ack: settle });
-    });
-  }
-
   // ---- sending ---------------------------------------------------------
 
   async send(text: string, target: SendTarget): Promise<SendResult> {
     const to = emailAddressSchema.safeParse(target.chatId);
     if (!to.success) return { ok: false, retryable: false, permanent: true, notDelivered: true, error: 'not an email address' };
     const transport = this.transport;
-    if (!transport || !this.running) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'email is not connected' };
+    if (!transport || !this.loop.running) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'email is not connected' };
     const thread = target.threadId === null ? undefined : this.mailbox?.thread(target.threadId);
     const mail = replyMail(this.config, text, { ...target, chatId: to.data }, thread, new Date(this.clock.now()));
     try {
@@ -492,23 +463,12 @@ export class EmailAdapter implements PlatformAdapter {
   }
 
   private pause(ms: number, generation: number): Promise<void> {
-    if (!this.alive(generation)) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.sleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, Math.max(0, ms));
-      this.sleepers.add(wake);
-    });
+    if (!this.loop.alive(generation)) return Promise.resolve();
+    return this.loop.pause(ms, generation);
   }
 
   private setState(state: AdapterState, error?: string): void {
-    if (state === this.current && error === undefined) return;
-    this.current = state;
-    if (error) this.logger.warn(`email: ${error}`);
-    this.events.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
+    this.status.set(state, error);
   }
 
 }
