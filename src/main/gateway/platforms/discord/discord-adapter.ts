@@ -1,7 +1,7 @@
 import type { Client, GatewayDispatchPayload } from 'discord.js';
 import { systemClock, type Clock } from '../../clock';
 import { silentLogger, type Logger } from '../../logger';
-import type { AdapterEvent, AdapterState, IntakeOutcome, MessageLimits, PlatformAdapter, SendResult, SendTarget, TypingTarget } from '../adapter';
+import type { AdapterEvent, AdapterState, MessageLimits, PlatformAdapter, SendResult, SendTarget, TypingTarget } from '../adapter';
 import { boundedRequest } from './bounded-request';
 import { ChannelPositions, compareSnowflakes } from './channel-positions';
 import type { DiscordConfig, DiscordPlace } from './config-schema';
@@ -10,8 +10,11 @@ import { loadDiscordJs, routes, type DiscordJs } from './load-discord-js';
 import { parseMessageCreate, type IncomingDiscordMessage } from './inbound';
 import { nonceFor } from './nonce';
 import { classifyFailure, describe, toSendResult } from './send-errors';
-import { AdapterEvents } from '../adapter-events';
-import { defaultReconnectDelay } from '../backoff';
+import { ReconnectBackoff } from '../backoff';
+import { Admission, type AdmissionDecision } from '../skeleton/admission';
+import { IntakeHandOn } from '../skeleton/hand-on';
+import { ReconnectTimer } from '../skeleton/reconnect-timer';
+import { AdapterStatus } from '../skeleton/status';
 import { PairingReplyLimit } from '../../access/pairing-replies';
 import { INTAKE } from '../intake';
 
@@ -93,8 +96,9 @@ export class DiscordAdapter implements PlatformAdapter {
   private readonly config: DiscordConfig;
   private readonly logger: Logger;
   private readonly clock: Clock;
-  private readonly events: AdapterEvents;
-  private current: AdapterState = 'disconnected';
+  private readonly status: AdapterStatus;
+  private readonly handOn: IntakeHandOn;
+  private readonly admission: Admission;
   private running = false;
   /** Bumped by every connect/disconnect: work of an older generation stops. */
   private generation = 0;
@@ -111,8 +115,8 @@ export class DiscordAdapter implements PlatformAdapter {
   /** The next attempt at the channels a failed read left behind. */
   private catchUpRetry: ReturnType<typeof setTimeout> | undefined;
   private catchUpFailures = 0;
-  private failedAttempts = 0;
-  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly backoff: ReconnectBackoff;
+  private readonly reconnect = new ReconnectTimer();
   private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
   private readonly pairingReplies = new PairingReplyLimit();
   private readonly redactor: (text: string) => string;
@@ -120,15 +124,18 @@ export class DiscordAdapter implements PlatformAdapter {
   constructor(private readonly options: DiscordAdapterOptions) {
     this.config = options.config;
     this.logger = options.logger ?? silentLogger;
-    this.events = new AdapterEvents('discord', this.logger);
     this.clock = options.clock ?? systemClock;
+    this.status = new AdapterStatus('discord', this.logger);
+    this.handOn = new IntakeHandOn(this.status, options.intakeTimeoutMs);
+    this.admission = new Admission(this.config, options.access);
+    this.backoff = new ReconnectBackoff(options.reconnectDelayMs);
     this.dedupWindowMs = options.nonceWindowMs ?? 120_000;
     const token = options.token;
     this.redactor = (text) => (token === '' ? text : text.split(token).join('[token]'));
   }
 
   state(): AdapterState {
-    return this.current;
+    return this.status.state;
   }
 
   /** The bot's name once connected. */
@@ -137,25 +144,24 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    return this.events.listen(listener);
+    return this.status.listen(listener);
   }
 
   canSend(): boolean {
-    return this.client !== undefined && (this.current === 'connected' || this.current === 'degraded');
+    return this.client !== undefined && this.status.up;
   }
 
   async connect(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    this.failedAttempts = 0;
+    this.backoff.reset();
     this.start(++this.generation);
   }
 
   async disconnect(): Promise<void> {
     this.running = false;
     this.generation++;
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = undefined;
+    this.reconnect.cancel();
     this.cancelCatchUpRetry();
     for (const timer of this.typingTimers) clearInterval(timer);
     this.typingTimers.clear();
@@ -168,12 +174,7 @@ export class DiscordAdapter implements PlatformAdapter {
   /** After a sleep the Gateway socket may be dead: start a fresh connection (it resumes when Discord still has the session). */
   async probe(): Promise<void> {
     if (!this.running) return;
-    if (this.reconnectTimer) {
-      clearTimeout(this.reconnectTimer);
-      this.reconnectTimer = undefined;
-      this.start(this.generation);
-      return;
-    }
+    if (this.reconnect.hurry()) return;
     // discord.js notices a dead socket by a missing heartbeat ACK and resumes by itself.
   }
 
@@ -226,15 +227,11 @@ export class DiscordAdapter implements PlatformAdapter {
 
   private retryLater(generation: number, error: string): void {
     if (!this.running || generation !== this.generation) return;
-    const delay = (this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts);
-    this.current = 'disconnected';
-    this.events.emit({ type: 'state', state: 'disconnected', error, nextAttemptAt: this.clock.now() + delay });
-    this.logger.warn(`discord: ${error}`);
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
+    const delay = this.backoff.next();
+    this.status.set('disconnected', error, this.clock.now() + delay);
+    this.reconnect.schedule(delay, () => {
       if (this.running && generation === this.generation) this.start(generation);
-    }, delay);
+    });
   }
 
   private newClient(djs: DiscordJs, generation: number): Client {
@@ -298,7 +295,7 @@ export class DiscordAdapter implements PlatformAdapter {
           this.setState('disconnected', `cannot keep Discord's channel positions in the data directory: ${describe(error)}`);
           return;
         }
-        this.failedAttempts = 0;
+        this.backoff.reset();
         this.client = client;
         this.logger.info('discord: connected', { bot: this.botName });
         this.setState('connected');
@@ -470,7 +467,7 @@ export class DiscordAdapter implements PlatformAdapter {
     // before its position moves still has the next start fetch this message and what follows.
     if (!positions.has(message.channelId)) positions.advance(message.channelId, (BigInt(message.id) - 1n).toString());
     const thread = place?.parentId !== undefined;
-    const outcome = await this.handOn({
+    const outcome = await this.handOn.handOn({
       source: {
         platform: 'discord',
         chatId: thread ? place!.parentId! : message.channelId,
@@ -527,47 +524,16 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   /** Whether a message goes to the agent, gets a pairing code, or is ignored. */
-  private admit(message: IncomingDiscordMessage, place: { parentId: string | undefined } | undefined): 'agent' | 'pair' | 'ignore' {
+  private admit(message: IncomingDiscordMessage, place: { parentId: string | undefined } | undefined): AdmissionDecision {
     if (message.fromBot) return 'ignore';
-    const sender = message.senderId;
-    const allowed = this.config.allowFrom.includes(sender) || this.options.access.isApproved(sender);
-    if (message.guildId === undefined) {
-      switch (this.config.dmPolicy) {
-        case 'open':
-          return 'agent';
-        case 'allowlist':
-          return this.config.allowFrom.includes(sender) ? 'agent' : 'ignore';
-        case 'pairing':
-          return allowed ? 'agent' : 'pair';
-      }
-    }
-    const entry = this.placeEntry(message, place);
-    if (!entry) return 'ignore';
-    if (entry.requireMention && !message.addressed) return 'ignore';
-    if (entry.allowFrom.length === 0) return allowed ? 'agent' : 'ignore';
-    return entry.allowFrom.includes('*') || entry.allowFrom.includes(sender) ? 'agent' : 'ignore';
+    if (message.guildId === undefined) return this.admission.direct(message.senderId);
+    return this.admission.inPlace(message.senderId, this.placeEntry(message, place), () => message.addressed);
   }
 
   /** The settings of the channel (or its thread's parent, or its server) the bot answers in, if any. */
   private placeEntry(message: IncomingDiscordMessage, place: { parentId: string | undefined } | undefined): DiscordPlace | undefined {
     if (message.guildId === undefined) return undefined;
     return this.config.channels[message.channelId] ?? (place?.parentId ? this.config.channels[place.parentId] : undefined) ?? this.config.guilds[message.guildId];
-  }
-
-  /** Emits the message and waits for the pipeline to say it is saved. */
-  private handOn(message: Extract<AdapterEvent, { type: 'message' }>['message']): Promise<IntakeOutcome> {
-    return new Promise<IntakeOutcome>((resolve) => {
-      let settled = false;
-      const timer = setTimeout(() => settle('not-now'), this.options.intakeTimeoutMs ?? 30_000);
-      const settle = (outcome: IntakeOutcome) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(outcome);
-      };
-      if (!this.events.listening) return settle('not-now');
-      this.events.emit({ type: 'message', message, ack: settle });
-    });
   }
 
   private takePairingReply(): boolean {
@@ -635,10 +601,7 @@ export class DiscordAdapter implements PlatformAdapter {
   // ---- plumbing --------------------------------------------------------
 
   private setState(state: AdapterState, error?: string): void {
-    if (state === this.current && error === undefined) return;
-    this.current = state;
-    if (error) this.logger.warn(`discord: ${error}`);
-    this.events.emit({ type: 'state', state, ...(error === undefined ? {} : { error }) });
+    this.status.set(state, error);
   }
 
 }
