@@ -2,13 +2,16 @@ import { createHash } from 'node:crypto';
 import type { Client, Element } from '@xmpp/client';
 import { systemClock, type Clock } from '../../clock';
 import { silentLogger, type Logger } from '../../logger';
-import type { AdapterEvent, AdapterState, IntakeOutcome, MessageLimits, PlatformAdapter, SendResult, SendTarget, TypingTarget } from '../adapter';
+import type { AdapterEvent, AdapterState, InboundMessage, MessageLimits, PlatformAdapter, SendResult, SendTarget, TypingTarget } from '../adapter';
 import type { XmppConfig } from './config-schema';
 import { decideMessage, NS_CHAT_STATES, NS_MUC, NS_MUC_USER, NS_ORIGIN_ID, NS_STANZAS, parseAddress, roomStanzaId, type InboundDecision } from './inbound';
 import { loadXmppClient, type XmppLibrary } from './load-xmpp-client';
 import { describeError, describeStanzaError, stanzaErrorResult } from './send-errors';
-import { AdapterEvents } from '../adapter-events';
-import { defaultReconnectDelay } from '../backoff';
+import { defaultReconnectDelay, ReconnectBackoff } from '../backoff';
+import { Admission } from '../skeleton/admission';
+import { IntakeHandOn } from '../skeleton/hand-on';
+import { ReconnectTimer } from '../skeleton/reconnect-timer';
+import { AdapterStatus } from '../skeleton/status';
 import { PairingReplyLimit } from '../../access/pairing-replies';
 import { INTAKE } from '../intake';
 import { NS_MAM } from './room-archive';
@@ -114,8 +117,9 @@ export class XmppAdapter implements PlatformAdapter {
   private readonly config: XmppConfig;
   private readonly logger: Logger;
   private readonly clock: Clock;
-  private readonly events: AdapterEvents;
-  private current: AdapterState = 'disconnected';
+  private readonly status: AdapterStatus;
+  private readonly handOn: IntakeHandOn;
+  private readonly admission: Admission;
   private running = false;
   private xmpp: Client | undefined;
   /** @xmpp/client, once the first connect loaded it. */
@@ -126,9 +130,9 @@ export class XmppAdapter implements PlatformAdapter {
   private online = false;
   /** Bumped for every fresh (not resumed) stream: intake held on an older one no longer counts. */
   private stream = 0;
-  private failedAttempts = 0;
+  private readonly backoff: ReconnectBackoff;
   private lastError: string | undefined;
-  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly reconnect = new ReconnectTimer();
   private loginTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly rooms = new Map<string, RoomState>();
   private readonly pending = new Map<string, PendingSend>();
@@ -148,8 +152,11 @@ export class XmppAdapter implements PlatformAdapter {
   constructor(private readonly options: XmppAdapterOptions) {
     this.config = options.config;
     this.logger = options.logger ?? silentLogger;
-    this.events = new AdapterEvents('xmpp', this.logger);
     this.clock = options.clock ?? systemClock;
+    this.status = new AdapterStatus('xmpp', this.logger);
+    this.handOn = new IntakeHandOn(this.status, options.intakeTimeoutMs);
+    this.admission = new Admission(this.config, options.access);
+    this.backoff = new ReconnectBackoff(options.reconnectDelayMs);
     this.limits = { maxLength: this.config.maxMessageBytes, unit: 'bytes' };
     const [local, domain] = this.config.jid.split('@') as [string, string];
     this.local = local;
@@ -165,7 +172,7 @@ export class XmppAdapter implements PlatformAdapter {
   }
 
   state(): AdapterState {
-    return this.current;
+    return this.status.state;
   }
 
   /** The server address and account, for the Test connection's answer. */
@@ -179,7 +186,7 @@ export class XmppAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    return this.events.listen(listener);
+    return this.status.listen(listener);
   }
 
   canSend(target: Pick<SendTarget, 'chatId' | 'threadId'>): boolean {
@@ -191,7 +198,7 @@ export class XmppAdapter implements PlatformAdapter {
   async connect(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    this.failedAttempts = 0;
+    this.backoff.reset();
     this.lastError = undefined;
     const generation = ++this.connects;
     try {
@@ -211,9 +218,8 @@ export class XmppAdapter implements PlatformAdapter {
   async disconnect(): Promise<void> {
     this.running = false;
     this.connects++;
-    clearTimeout(this.reconnectTimer);
+    this.reconnect.cancel();
     clearTimeout(this.loginTimer);
-    this.reconnectTimer = undefined;
     for (const room of this.rooms.values()) {
       clearTimeout(room.rejoinTimer);
       room.rejoinTimer = undefined;
@@ -241,11 +247,8 @@ export class XmppAdapter implements PlatformAdapter {
     if (!this.running) return;
     const xmpp = this.xmpp;
     if (!xmpp || !this.online) {
-      if (this.reconnectTimer) {
-        clearTimeout(this.reconnectTimer);
-        this.reconnectTimer = undefined;
-        void this.attempt();
-      }
+      // Waiting out a backoff that began before the sleep: the network may be back now.
+      this.reconnect.hurry();
       return;
     }
     try {
@@ -396,8 +399,7 @@ export class XmppAdapter implements PlatformAdapter {
       // The same password will be refused again: wait for new settings (connect()).
       this.running = false;
       clearTimeout(this.loginTimer);
-      clearTimeout(this.reconnectTimer);
-      this.reconnectTimer = undefined;
+      this.reconnect.cancel();
       this.setState('auth-failed', `the server refused the login for ${this.config.jid} (${condition}): check the JID and the password`);
       void xmpp.disconnect().catch(() => undefined);
       return;
@@ -422,7 +424,7 @@ export class XmppAdapter implements PlatformAdapter {
       return;
     }
     this.online = true;
-    this.failedAttempts = 0;
+    this.backoff.reset();
     this.lastError = undefined;
     if (!resumed) {
       this.stream++;
@@ -437,21 +439,18 @@ export class XmppAdapter implements PlatformAdapter {
     }
     this.logger.info(resumed ? 'xmpp: stream resumed' : 'xmpp: connected', { jid: this.config.jid });
     this.setState(this.roomTrouble() ?? 'connected');
-    if (resumed) this.events.emit({ type: 'reachable' });
+    if (resumed) this.status.emit({ type: 'reachable' });
   }
 
   private onDisconnected(xmpp: Client): void {
     if (xmpp !== this.xmpp) return;
     this.online = false;
     clearTimeout(this.loginTimer);
-    if (!this.running || this.reconnectTimer) return;
-    const delay = (this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts);
+    if (!this.running || this.reconnect.waiting) return;
+    const delay = this.backoff.next();
     this.setState('disconnected', this.lastError ?? 'lost the connection to the server', this.clock.now() + delay);
     this.lastError = undefined;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      void this.attempt();
-    }, delay);
+    this.reconnect.schedule(delay, () => void this.attempt());
   }
 
   // ---- rooms -----------------------------------------------------------
@@ -522,9 +521,9 @@ export class XmppAdapter implements PlatformAdapter {
     state.variant = 0;
     this.logger.info('xmpp: joined a room', { room: from.bare });
     this.beginStay(from.bare, state, this.xmpp!);
-    if (this.current === 'degraded' && !this.roomTrouble()) this.setState('connected');
+    if (this.status.state === 'degraded' && !this.roomTrouble()) this.setState('connected');
     // Replies owed to this room can go now.
-    this.events.emit({ type: 'reachable' });
+    this.status.emit({ type: 'reachable' });
   }
 
   /** 'degraded' while a room we should be in refused us (and we wait to try again). */
@@ -544,7 +543,7 @@ export class XmppAdapter implements PlatformAdapter {
       xml: this.library!.xml,
       request: (iq, timeoutMs) => xmpp.iqCaller.request(iq, timeoutMs),
       take: (message, place) => this.takeArchived(room, message, place),
-      gap: (text) => this.events.emit({ type: 'intake-gap', text }),
+      gap: (text) => this.status.emit({ type: 'intake-gap', text }),
       retryDelay: this.options.archiveRetryDelayMs ?? defaultReconnectDelay,
     });
     state.stay = stay;
@@ -643,8 +642,8 @@ export class XmppAdapter implements PlatformAdapter {
         );
         return;
       case 'direct': {
-        const admitted = this.admit(decision.from);
-        if (admitted === 'refuse') {
+        const admitted = this.admission.direct(decision.from);
+        if (admitted === 'ignore') {
           this.logger.info('xmpp: refused a sender who is not allowed', {});
           this.options.onRefused?.(decision.from);
           return;
@@ -666,18 +665,6 @@ export class XmppAdapter implements PlatformAdapter {
     }
   }
 
-  private admit(from: string): 'agent' | 'pair' | 'refuse' {
-    if (this.config.allowFrom.includes(from)) return 'agent';
-    switch (this.config.dmPolicy) {
-      case 'open':
-        return 'agent';
-      case 'allowlist':
-        return 'refuse';
-      case 'pairing':
-        return this.options.access?.isApproved(from) ? 'agent' : this.options.access ? 'pair' : 'refuse';
-    }
-  }
-
   /** A stable reference when the sender gave an id (the same message handed again keeps it); else one of our own. */
   private messageRef(chatId: string, sender: string, id: string | undefined): string {
     if (id && id.length <= 200) return `xmpp:${chatId}:${sender.slice(0, 100)}:${id}`;
@@ -688,17 +675,13 @@ export class XmppAdapter implements PlatformAdapter {
    * Hands a message on and holds its stream management acknowledgement (`index`)
    * and its room's archive position (`place`) until the pipeline says it is saved.
    */
-  private take(index: number | undefined, message: Extract<AdapterEvent, { type: 'message' }>['message'], place?: Place): void {
+  private take(index: number | undefined, message: InboundMessage, place?: Place): void {
     const stream = this.stream;
     if (index !== undefined) this.held.add(index);
-    let settled = false;
-    const release = (outcome: IntakeOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      // Not saved: keep it held; the server keeps it as unacknowledged and hands it on at the session's end,
-      // and a room's archive hands it again at the next join.
-      if (outcome === 'not-now') {
+    this.handOn.give(message, (outcome) => {
+      // Not saved (or not in time): keep it held; the server keeps it as unacknowledged and hands it on at the
+      // session's end, and a room's archive hands it again at the next join.
+      if (outcome === 'not-now' || outcome === 'timeout') {
         this.logger.warn('xmpp: a message could not be saved now; it stays unacknowledged on the server', {});
         return;
       }
@@ -709,10 +692,7 @@ export class XmppAdapter implements PlatformAdapter {
       if (xmpp?.streamManagement.enabled && this.online) {
         void xmpp.send(this.xml('a', { xmlns: SM_NS, h: this.received })).catch(() => undefined);
       }
-    };
-    const timer = setTimeout(() => release('not-now'), this.options.intakeTimeoutMs ?? 30_000);
-    if (!this.events.listening) return release('not-now');
-    this.events.emit({ type: 'message', message, ack: release });
+    });
   }
 
   /** The `h` we may tell the server: every stanza before the first message not saved yet. */
@@ -842,10 +822,7 @@ export class XmppAdapter implements PlatformAdapter {
   // ---- plumbing --------------------------------------------------------
 
   private setState(state: AdapterState, error?: string, nextAttemptAt?: number): void {
-    if (state === this.current && error === undefined) return;
-    this.current = state;
-    if (error) this.logger.warn(`xmpp: ${error}`);
-    this.events.emit({ type: 'state', state, ...(error === undefined ? {} : { error }), ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }) });
+    this.status.set(state, error, nextAttemptAt);
   }
 
 }
