@@ -12,8 +12,9 @@ import { markdownToIrcText } from '../../format/irc-text';
 import { textBudget, toProtocolLines } from './lines';
 import { MessageRefs } from './message-ref';
 import { DEFAULT_PACING, Pacer, type PacingOptions } from './pacer';
-import { AdapterEvents } from '../adapter-events';
-import { defaultReconnectDelay } from '../backoff';
+import { ReconnectBackoff } from '../backoff';
+import { ReconnectTimer } from '../skeleton/reconnect-timer';
+import { AdapterStatus } from '../skeleton/status';
 import { INTAKE } from '../intake';
 
 export interface IrcAdapterOptions {
@@ -72,8 +73,7 @@ export class IrcAdapter implements PlatformAdapter {
   private readonly clock: Clock;
   private readonly pacer: Pacer;
   private readonly refs: MessageRefs;
-  private readonly events: AdapterEvents;
-  private current: AdapterState = 'disconnected';
+  private readonly status: AdapterStatus;
   private running = false;
   private connection: IrcConnection | undefined;
   /** irc-framework, once the first connect loaded it: every attempt after uses it. */
@@ -88,8 +88,8 @@ export class IrcAdapter implements PlatformAdapter {
   /** Per sender, the message decision in progress: a sender's messages pass on in the order they came. */
   private inboundChains = new Map<string, Promise<void>>();
   private openWhois = 0;
-  private failedAttempts = 0;
-  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly backoff: ReconnectBackoff;
+  private readonly reconnect = new ReconnectTimer();
   private registerTimer: ReturnType<typeof setTimeout> | undefined;
   private reconnectImmediately = false;
   private sendQueue: Promise<unknown> = Promise.resolve();
@@ -98,8 +98,10 @@ export class IrcAdapter implements PlatformAdapter {
   constructor(private readonly options: IrcAdapterOptions) {
     this.config = options.config;
     this.logger = options.logger ?? silentLogger;
-    this.events = new AdapterEvents('irc', this.logger);
+    // The connection logs what goes wrong itself: a state change's error is not logged again.
+    this.status = new AdapterStatus('irc', this.logger, false);
     this.clock = options.clock ?? systemClock;
+    this.backoff = new ReconnectBackoff(options.reconnectDelayMs);
     this.pacer = new Pacer(options.pacing ?? DEFAULT_PACING, this.clock);
     this.refs = new MessageRefs(this.clock.now());
     this.limits = { maxLength: options.chunkBytes ?? 4000, unit: 'bytes' };
@@ -120,7 +122,7 @@ export class IrcAdapter implements PlatformAdapter {
   }
 
   state(): AdapterState {
-    return this.current;
+    return this.status.state;
   }
 
   /** The nick we hold now (another one when ours was taken), or undefined when not connected. */
@@ -129,13 +131,13 @@ export class IrcAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    return this.events.listen(listener);
+    return this.status.listen(listener);
   }
 
   async connect(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    this.failedAttempts = 0;
+    this.backoff.reset();
     const generation = ++this.connects;
     try {
       this.irc ??= await loadIrcFramework();
@@ -173,11 +175,7 @@ export class IrcAdapter implements PlatformAdapter {
     const live = this.live;
     if (!live) {
       // Waiting out a backoff that began before the sleep: the network may be back now.
-      if (this.reconnectTimer) {
-        clearTimeout(this.reconnectTimer);
-        this.reconnectTimer = undefined;
-        this.attempt();
-      }
+      this.reconnect.hurry();
       return;
     }
     const answer = await live.ping(this.options.probeTimeoutMs ?? 5_000);
@@ -258,7 +256,7 @@ export class IrcAdapter implements PlatformAdapter {
         },
         // Replies owed to this channel can go now: tell the delivery side without waiting for its timer.
         joined: () => {
-          if (connection === this.live) this.events.emit({ type: 'reachable' });
+          if (connection === this.live) this.status.emit({ type: 'reachable' });
         },
         message: (kind, event) => this.onMessage(connection, kind, event),
         ctcpRequest: (nick, type) => this.onCtcp(connection, nick, type),
@@ -279,7 +277,7 @@ export class IrcAdapter implements PlatformAdapter {
   private onRegistered(connection: IrcConnection, nick: string): void {
     if (connection !== this.connection) return;
     clearTimeout(this.registerTimer);
-    this.failedAttempts = 0;
+    this.backoff.reset();
     this.live = connection;
     if (nick !== this.config.nick) this.logger.warn('irc: connected under another nick', { nick, wanted: this.config.nick });
     this.setState('connected');
@@ -308,13 +306,13 @@ export class IrcAdapter implements PlatformAdapter {
           void this.refuse(connection, decision.nick);
           return;
         case 'message':
-          if (connection === this.live) this.events.emit({ type: 'message', message: decision.message });
+          if (connection === this.live) this.status.emit({ type: 'message', message: decision.message });
           return;
         case 'ask-account': {
           const account = await this.lookUpAccount(connection, decision.nick);
           if (connection !== this.live) return;
           if (this.allowlist.decide(decision.nick, account ?? null, (text) => connection.caseLower(text)) === 'allowed') {
-            this.events.emit({ type: 'message', message: decision.message });
+            this.status.emit({ type: 'message', message: decision.message });
           } else {
             void this.refuse(connection, decision.nick);
           }
@@ -403,26 +401,20 @@ export class IrcAdapter implements PlatformAdapter {
       this.setState('auth-failed', reason.error);
       return;
     }
-    const delay = this.reconnectImmediately ? 0 : (this.options.reconnectDelayMs ?? defaultReconnectDelay)(++this.failedAttempts);
+    const delay = this.reconnectImmediately ? 0 : this.backoff.next();
     this.reconnectImmediately = false;
     // The window shows when the next try is: after a long outage the backoff reaches minutes.
     this.setState('disconnected', reason.error, this.clock.now() + delay);
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      this.attempt();
-    }, delay);
+    this.reconnect.schedule(delay, () => this.attempt());
   }
 
   private clearTimers(): void {
-    clearTimeout(this.reconnectTimer);
+    this.reconnect.cancel();
     clearTimeout(this.registerTimer);
-    this.reconnectTimer = undefined;
   }
 
   private setState(state: AdapterState, error?: string, nextAttemptAt?: number): void {
-    if (state === this.current && error === undefined && nextAttemptAt === undefined) return;
-    this.current = state;
-    this.events.emit({ type: 'state', state, ...(error === undefined ? {} : { error }), ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }) });
+    this.status.set(state, error, nextAttemptAt);
   }
 
 }
