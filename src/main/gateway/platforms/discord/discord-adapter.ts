@@ -15,6 +15,7 @@ import { Admission, type AdmissionDecision } from '../skeleton/admission';
 import { IntakeHandOn } from '../skeleton/hand-on';
 import { ReconnectTimer } from '../skeleton/reconnect-timer';
 import { AdapterStatus } from '../skeleton/status';
+import { TypingRepeats } from '../skeleton/typing-repeats';
 import { PairingReplyLimit } from '../../access/pairing-replies';
 import { INTAKE } from '../intake';
 
@@ -117,7 +118,7 @@ export class DiscordAdapter implements PlatformAdapter {
   private catchUpFailures = 0;
   private readonly backoff: ReconnectBackoff;
   private readonly reconnect = new ReconnectTimer();
-  private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
+  private readonly typingRepeats = new TypingRepeats();
   private readonly pairingReplies = new PairingReplyLimit();
   private readonly redactor: (text: string) => string;
 
@@ -163,8 +164,7 @@ export class DiscordAdapter implements PlatformAdapter {
     this.generation++;
     this.reconnect.cancel();
     this.cancelCatchUpRetry();
-    for (const timer of this.typingTimers) clearInterval(timer);
-    this.typingTimers.clear();
+    this.typingRepeats.stopAll();
     const client = this.client;
     this.client = undefined;
     if (client) await client.destroy().catch(() => undefined);
@@ -588,14 +588,7 @@ export class DiscordAdapter implements PlatformAdapter {
         this.logger.debug('discord: typing not shown', { error: classifyFailure(error, this.redactor).description });
       });
     };
-    tick();
-    const timer = setInterval(tick, this.options.typingIntervalMs ?? 8_000);
-    timer.unref?.();
-    this.typingTimers.add(timer);
-    return () => {
-      clearInterval(timer);
-      this.typingTimers.delete(timer);
-    };
+    return this.typingRepeats.start(tick, this.options.typingIntervalMs ?? 8_000);
   }
 
   // ---- plumbing --------------------------------------------------------

@@ -22,6 +22,7 @@ import { Admission, type AdmissionDecision } from '../skeleton/admission';
 import { IntakeHandOn } from '../skeleton/hand-on';
 import { ReceiveLoop } from '../skeleton/receive-loop';
 import { AdapterStatus } from '../skeleton/status';
+import { TypingRepeats } from '../skeleton/typing-repeats';
 import { PairingReplyLimit } from '../../access/pairing-replies';
 import { INTAKE } from '../intake';
 
@@ -136,7 +137,7 @@ export class MatrixAdapter implements PlatformAdapter {
   private pollAbort: AbortController | undefined;
   /** When the homeserver lets us send again after a 429 (wall-clock ms). */
   private gateUntil = 0;
-  private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
+  private readonly typingRepeats = new TypingRepeats();
   private readonly pairingReplies = new PairingReplyLimit();
   /** Failed reads of a gap in a row, and when the next may start (monotonic ms): a flaky /messages is retried with backoff. */
   private readonly gapBackoff: ReconnectBackoff;
@@ -197,8 +198,7 @@ export class MatrixAdapter implements PlatformAdapter {
     this.loop.stop();
     this.pollAbort?.abort();
     this.pollAbort = undefined;
-    for (const timer of this.typingTimers) clearInterval(timer);
-    this.typingTimers.clear();
+    this.typingRepeats.stopAll();
     this.session = undefined;
     this.setState('disconnected');
   }
@@ -885,14 +885,7 @@ export class MatrixAdapter implements PlatformAdapter {
           if (!answer.ok) this.logger.debug('matrix: typing not shown', { error: answer.failure.description });
         });
     };
-    tell(true);
-    const timer = setInterval(() => tell(true), this.options.typingIntervalMs ?? 20_000);
-    timer.unref?.();
-    this.typingTimers.add(timer);
-    return () => {
-      clearInterval(timer);
-      if (this.typingTimers.delete(timer)) tell(false);
-    };
+    return this.typingRepeats.start(() => tell(true), this.options.typingIntervalMs ?? 20_000, () => tell(false));
   }
 
   // ---- plumbing --------------------------------------------------------

@@ -7,6 +7,7 @@ import { IntakeHandOn } from './hand-on';
 import { ReceiveLoop } from './receive-loop';
 import { ReconnectTimer } from './reconnect-timer';
 import { AdapterStatus } from './status';
+import { TypingRepeats } from './typing-repeats';
 
 function recordingLogger(): Logger & { readonly lines: string[] } {
   const lines: string[] = [];
@@ -171,5 +172,21 @@ describe('ReconnectTimer and ReconnectBackoff', () => {
     expect([backoff.next(), backoff.next()]).toEqual([100, 200]);
     backoff.reset();
     expect(backoff.next()).toBe(100);
+  });
+});
+
+describe('TypingRepeats', () => {
+  it('repeats until stopped, says it stopped once, and stops every repeat on stopAll without saying so', async () => {
+    vi.useFakeTimers();
+    const repeats = new TypingRepeats();
+    const said: string[] = [];
+    const stop = repeats.start(() => said.push('a'), 1_000, () => said.push('a stopped'));
+    repeats.start(() => said.push('b'), 1_000, () => said.push('b stopped'));
+    await vi.advanceTimersByTimeAsync(1_000);
+    stop();
+    stop();
+    repeats.stopAll();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(said).toEqual(['a', 'b', 'a', 'b', 'a stopped']);
   });
 });

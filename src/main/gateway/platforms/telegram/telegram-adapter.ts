@@ -22,6 +22,7 @@ import { Admission, type AdmissionDecision } from '../skeleton/admission';
 import { IntakeHandOn } from '../skeleton/hand-on';
 import { ReceiveLoop } from '../skeleton/receive-loop';
 import { AdapterStatus } from '../skeleton/status';
+import { TypingRepeats } from '../skeleton/typing-repeats';
 import { PairingReplyLimit } from '../../access/pairing-replies';
 import { historyLostNotice, INTAKE } from '../intake';
 
@@ -109,7 +110,7 @@ export class TelegramAdapter implements PlatformAdapter {
   private readonly gates = new Map<string, number>();
   private lastSendAt = 0;
   private readonly redactor: (text: string) => string;
-  private readonly typingTimers = new Set<ReturnType<typeof setInterval>>();
+  private readonly typingRepeats = new TypingRepeats();
   /** When the recent pairing replies went out (monotonic ms). */
   private readonly pairingReplies = new PairingReplyLimit();
   /** When Homing last removed a webhook set on the bot (monotonic ms). */
@@ -161,8 +162,7 @@ export class TelegramAdapter implements PlatformAdapter {
     this.loop.stop();
     this.pollAbort?.abort();
     this.pollAbort = undefined;
-    for (const timer of this.typingTimers) clearInterval(timer);
-    this.typingTimers.clear();
+    this.typingRepeats.stopAll();
     this.api = undefined;
     this.setState('disconnected');
   }
@@ -553,14 +553,7 @@ export class TelegramAdapter implements PlatformAdapter {
         this.logger.debug('telegram: typing not shown', { error: classifyFailure(error, this.redactor).description });
       });
     };
-    tick();
-    const timer = setInterval(tick, this.options.typingIntervalMs ?? 4_000);
-    timer.unref?.();
-    this.typingTimers.add(timer);
-    return () => {
-      clearInterval(timer);
-      this.typingTimers.delete(timer);
-    };
+    return this.typingRepeats.start(tick, this.options.typingIntervalMs ?? 4_000);
   }
 
   // ---- plumbing --------------------------------------------------------
