@@ -134,7 +134,6 @@ export class MatrixAdapter implements PlatformAdapter {
   private session: Session | undefined;
   private syncState: MatrixSyncState | undefined;
   private rooms: MatrixRooms | undefined;
-  private pollAbort: AbortController | undefined;
   /** When the homeserver lets us send again after a 429 (wall-clock ms). */
   private gateUntil = 0;
   private readonly typingRepeats = new TypingRepeats();
@@ -196,8 +195,6 @@ export class MatrixAdapter implements PlatformAdapter {
 
   async disconnect(): Promise<void> {
     this.loop.stop();
-    this.pollAbort?.abort();
-    this.pollAbort = undefined;
     this.typingRepeats.stopAll();
     this.session = undefined;
     this.setState('disconnected');
@@ -205,9 +202,7 @@ export class MatrixAdapter implements PlatformAdapter {
 
   /** After a sleep the long poll's socket may be dead: start a fresh poll now. */
   async probe(): Promise<void> {
-    if (!this.loop.running) return;
-    this.loop.wakeForProbe();
-    this.pollAbort?.abort();
+    this.loop.probe();
   }
 
   // ---- receiving -------------------------------------------------------
@@ -367,7 +362,6 @@ export class MatrixAdapter implements PlatformAdapter {
   private authFailed(failure: MatrixFailure): void {
     this.loop.stop();
     this.session = undefined;
-    this.pollAbort?.abort();
     this.setState('auth-failed', this.loginWords(failure));
   }
 
@@ -383,18 +377,17 @@ export class MatrixAdapter implements PlatformAdapter {
     const alive = () => this.loop.alive(generation);
     const state = this.syncState!;
     while (alive()) {
-      const abort = new AbortController();
-      this.pollAbort = abort;
+      const signal = this.loop.pollSignal();
       const since = state.since ?? undefined;
       let answer: CallResult<SyncBatch>;
       try {
-        answer = await this.syncOnce(session, since, SYNC_FILTER, this.pollTimeoutMs(), abort.signal);
+        answer = await this.syncOnce(session, since, SYNC_FILTER, this.pollTimeoutMs(), signal);
       } finally {
-        if (this.pollAbort === abort) this.pollAbort = undefined;
+        this.loop.pollEnded(signal);
       }
       if (!alive()) return 'stopped';
       if (!answer.ok) {
-        if (abort.signal.aborted) continue; // probe(): poll again at once
+        if (signal.aborted) continue; // probe(): poll again at once
         if (answer.failure.kind === 'unauthorized') {
           if (!this.canLogInAgain()) {
             this.authFailed(answer.failure);
@@ -806,7 +799,7 @@ export class MatrixAdapter implements PlatformAdapter {
             // The poll finds the same refusal and logs in again; the reply waits for that.
             this.session = undefined;
             this.setState('disconnected', `the homeserver ended the bot's session (${failure.description}); logging in again`);
-            this.pollAbort?.abort();
+            this.loop.abortPoll();
           } else this.authFailed(failure);
           return { ok: false, retryable: true, permanent: false, notDelivered: true, error: `the homeserver refused the access token (${failure.description})` };
         case 'forbidden':

@@ -17,6 +17,8 @@ export class ReceiveLoop {
   private isRunning = false;
   private currentGeneration = 0;
   private readonly sleepers = new Set<{ readonly wake: () => void; readonly probeEnds: boolean }>();
+  /** The long poll in flight (Telegram's getUpdates, Matrix's /sync), if any. */
+  private poll: AbortController | undefined;
 
   constructor(
     private readonly platform: string,
@@ -67,11 +69,22 @@ export class ReceiveLoop {
     }
   }
 
-  /** Stops the loop and everything of its generation; pauses end at once. */
+  /** Stops the loop and everything of its generation; pauses and the long poll end at once. */
   stop(): void {
     this.isRunning = false;
     this.currentGeneration++;
     this.wakeAll();
+    this.abortPoll();
+  }
+
+  /**
+   * After a sleep the long poll's socket may be dead and a backoff may have
+   * outlived the outage: both end now, and the loop polls again at once.
+   */
+  probe(): void {
+    if (!this.isRunning) return;
+    this.wakeForProbe();
+    this.abortPoll();
   }
 
   /**
@@ -108,6 +121,24 @@ export class ReceiveLoop {
   /** After a sleep: ends the pauses the adapter chose (a backoff), not the ones the service asked for. */
   wakeForProbe(): void {
     for (const sleeper of [...this.sleepers]) if (sleeper.probeEnds) sleeper.wake();
+  }
+
+  /** The signal for a long poll about to start: stop(), probe() and abortPoll() cut it short. */
+  pollSignal(): AbortSignal {
+    const poll = new AbortController();
+    this.poll = poll;
+    return poll.signal;
+  }
+
+  /** The poll of `signal` answered (or failed): nothing is left to cut short. */
+  pollEnded(signal: AbortSignal): void {
+    if (this.poll?.signal === signal) this.poll = undefined;
+  }
+
+  /** Cuts the long poll in flight short (Matrix: the session ended, so the loop logs in again now). */
+  abortPoll(): void {
+    this.poll?.abort();
+    this.poll = undefined;
   }
 }
 

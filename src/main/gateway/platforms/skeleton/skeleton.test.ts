@@ -153,6 +153,21 @@ describe('ReceiveLoop', () => {
   });
 });
 
+describe('ReceiveLoop long poll', () => {
+  it('cuts the poll in flight short on probe and on stop, and leaves an answered one alone', () => {
+    const loop = new ReceiveLoop('test', recordingLogger());
+    loop.start(() => new Promise(() => {}), () => {});
+    const probed = loop.pollSignal();
+    loop.probe();
+    expect(probed.aborted).toBe(true);
+    const answered = loop.pollSignal();
+    loop.pollEnded(answered);
+    const stopped = loop.pollSignal();
+    loop.stop();
+    expect([answered.aborted, stopped.aborted]).toEqual([false, true]);
+  });
+});
+
 describe('ReconnectTimer and ReconnectBackoff', () => {
   it('runs the waiting attempt early on hurry, once', async () => {
     vi.useFakeTimers();

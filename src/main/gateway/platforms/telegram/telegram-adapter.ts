@@ -105,7 +105,6 @@ export class TelegramAdapter implements PlatformAdapter {
   private api: Api | undefined;
   private bot: BotIdentity | undefined;
   private updates: TelegramUpdateState | undefined;
-  private pollAbort: AbortController | undefined;
   /** Per chat (and 'all'), when Telegram lets us send again after a 429. */
   private readonly gates = new Map<string, number>();
   private lastSendAt = 0;
@@ -160,8 +159,6 @@ export class TelegramAdapter implements PlatformAdapter {
 
   async disconnect(): Promise<void> {
     this.loop.stop();
-    this.pollAbort?.abort();
-    this.pollAbort = undefined;
     this.typingRepeats.stopAll();
     this.api = undefined;
     this.setState('disconnected');
@@ -169,9 +166,7 @@ export class TelegramAdapter implements PlatformAdapter {
 
   /** After a sleep the long poll's socket may be dead: start a fresh poll now. */
   async probe(): Promise<void> {
-    if (!this.loop.running) return;
-    this.loop.wakeForProbe();
-    this.pollAbort?.abort();
+    this.loop.probe();
   }
 
   // ---- receiving -------------------------------------------------------
@@ -225,8 +220,7 @@ export class TelegramAdapter implements PlatformAdapter {
   private async pollLoop(api: Api, generation: number): Promise<'stopped' | 'reconnect'> {
     const alive = () => this.loop.alive(generation);
     while (alive()) {
-      const abort = new AbortController();
-      this.pollAbort = abort;
+      const signal = this.loop.pollSignal();
       let raw: unknown[];
       const handled = this.updates!.handled;
       const offset = handled > 0 ? handled + 1 : undefined;
@@ -238,11 +232,11 @@ export class TelegramAdapter implements PlatformAdapter {
             timeout: this.config.pollTimeoutSeconds,
             allowed_updates: ['message'],
           },
-          abort.signal as never, // grammY types its own AbortSignal shim; node-fetch takes the native one
+          signal as never, // grammY types its own AbortSignal shim; node-fetch takes the native one
         );
       } catch (error) {
         if (!alive()) return 'stopped';
-        if (abort.signal.aborted) continue; // probe(): poll again at once
+        if (signal.aborted) continue; // probe(): poll again at once
         const failure = classifyFailure(error, this.redactor);
         if (failure.kind === 'unauthorized') {
           this.loop.halt();
@@ -270,7 +264,7 @@ export class TelegramAdapter implements PlatformAdapter {
         await this.pause(this.backoff.next(), generation);
         return 'reconnect';
       } finally {
-        if (this.pollAbort === abort) this.pollAbort = undefined;
+        this.loop.pollEnded(signal);
       }
       if (!alive()) return 'stopped';
       this.backoff.reset();
