@@ -7,6 +7,11 @@ import type { IntakeContract } from './intake';
  * What every chat platform implements. The gateway knows platforms only through
  * this interface: connection state as events, inbound messages, and `send`, whose
  * result says whether a failure is worth retrying.
+ *
+ * What adapters share is not inherited but held, as parts from skeleton/: the
+ * state and its events, the intake hand-on, admission, the receive loop or the
+ * reconnect wait, "typing…". An adapter keeps only what is its platform's: the
+ * transport, inbound parsing, the send call and its errors.
  */
 
 export type AdapterState = 'connecting' | 'connected' | 'degraded' | 'disconnected' | 'auth-failed';
