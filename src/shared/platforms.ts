@@ -8,6 +8,8 @@
  * Pure data: the window's bundle imports it, so nothing here may touch Node.
  */
 
+import { DISCORD_FORM, EMAIL_FORM, IRC_FORM, MATRIX_FORM, TELEGRAM_FORM, XMPP_FORM, type PlatformForm } from './platform-forms';
+
 export interface PlatformInfo {
   /** The platform's name in session keys, the ledger, config.json's `platforms` and the API. */
   readonly name: string;
@@ -21,15 +23,17 @@ export interface PlatformInfo {
   readonly pairing: boolean;
   /** A short glyph for its badge where no chat type is known. */
   readonly glyph: string;
+  /** Its settings form in the window: the fields of its config.json section, with their words and help. */
+  readonly form: PlatformForm;
 }
 
 export const PLATFORM_INFO = [
-  { name: 'telegram', label: 'Telegram', inSentence: 'Telegram', secrets: ['telegram.token'], pairing: true, glyph: '✈' },
-  { name: 'matrix', label: 'Matrix', inSentence: 'Matrix', secrets: ['matrix.accessToken', 'matrix.password'], pairing: true, glyph: '[m]' },
-  { name: 'discord', label: 'Discord', inSentence: 'Discord', secrets: ['discord.token'], pairing: true, glyph: 'D' },
-  { name: 'xmpp', label: 'XMPP', inSentence: 'XMPP', secrets: ['xmpp.password'], pairing: true, glyph: 'X' },
-  { name: 'irc', label: 'IRC', inSentence: 'IRC', secrets: ['irc.password'], pairing: true, glyph: 'I' },
-  { name: 'email', label: 'Email', inSentence: 'email', secrets: ['email.password'], pairing: false, glyph: '✉' },
+  { name: 'telegram', label: 'Telegram', inSentence: 'Telegram', secrets: ['telegram.token'], pairing: true, glyph: '✈', form: TELEGRAM_FORM },
+  { name: 'matrix', label: 'Matrix', inSentence: 'Matrix', secrets: ['matrix.accessToken', 'matrix.password'], pairing: true, glyph: '[m]', form: MATRIX_FORM },
+  { name: 'discord', label: 'Discord', inSentence: 'Discord', secrets: ['discord.token'], pairing: true, glyph: 'D', form: DISCORD_FORM },
+  { name: 'xmpp', label: 'XMPP', inSentence: 'XMPP', secrets: ['xmpp.password'], pairing: true, glyph: 'X', form: XMPP_FORM },
+  { name: 'irc', label: 'IRC', inSentence: 'IRC', secrets: ['irc.password'], pairing: true, glyph: 'I', form: IRC_FORM },
+  { name: 'email', label: 'Email', inSentence: 'email', secrets: ['email.password'], pairing: false, glyph: '✉', form: EMAIL_FORM },
 ] as const satisfies readonly PlatformInfo[];
 
 /** The network platforms' names (the local chat is not one of them: it is always there). */
