@@ -97,7 +97,12 @@ export function formFields(form: PlatformForm): FormField[] {
   return form.parts.flatMap((part) => (part.part === 'field' ? [part.field] : part.part === 'grid' ? part.fields : []));
 }
 
-const enabled = (label: string): FormPart => ({ part: 'field', field: { key: 'enabled', kind: 'checkbox', label, initial: true } });
+/** The parts, briefly (each form below reads top to bottom as the window shows it). */
+const note = (text: string): FormPart => ({ part: 'note', text });
+const field = (one: FormField): FormPart => ({ part: 'field', field: one });
+const grid = (...fields: FormField[]): FormPart => ({ part: 'grid', fields });
+const secret = (name: string, label: string): FormPart => ({ part: 'secret', name, label });
+const enabled = (label: string): FormPart => field({ key: 'enabled', kind: 'checkbox', label, initial: true });
 
 /** Who may write to the bot directly: `dmPolicy`, in each platform's words. */
 const dmPolicy = (label: string, listed: string): SelectField => ({
@@ -135,47 +140,36 @@ function mailServer(key: 'imap' | 'smtp', legend: string, security: string, port
 
 export const TELEGRAM_FORM: PlatformForm = {
   parts: [
-    { part: 'note', text: 'Create a bot with @BotFather (/newbot), paste its token here, then save.' },
+    note('Create a bot with @BotFather (/newbot), paste its token here, then save.'),
     enabled('Connect to Telegram'),
-    { part: 'secret', name: 'telegram.token', label: 'Bot token' },
-    {
-      part: 'grid',
-      fields: [
-        dmPolicy('Who may write to the bot', 'Only the ids listed here'),
-        { key: 'allowFrom', kind: 'list', label: 'Always allowed (Telegram user ids)', placeholder: '123456789' },
-        { key: 'groups', kind: 'ids', label: 'Groups the agent answers in (chat ids)', placeholder: '-1001234567890' },
-      ],
-    },
+    secret('telegram.token', 'Bot token'),
+    grid(
+      dmPolicy('Who may write to the bot', 'Only the ids listed here'),
+      { key: 'allowFrom', kind: 'list', label: 'Always allowed (Telegram user ids)', placeholder: '123456789' },
+      { key: 'groups', kind: 'ids', label: 'Groups the agent answers in (chat ids)', placeholder: '-1001234567890' },
+    ),
   ],
 };
 
 export const MATRIX_FORM: PlatformForm = {
   parts: [
-    {
-      part: 'note',
-      text:
-        'Make an account for the bot on your homeserver, then enter its access token (Element: Settings → Help & About → Access token) or its ' +
-        'password. Rooms with end-to-end encryption are not supported yet.',
-    },
+    note(
+      'Make an account for the bot on your homeserver, then enter its access token (Element: Settings → Help & About → Access token) or its ' +
+      'password. Rooms with end-to-end encryption are not supported yet.'
+    ),
     enabled('Connect to Matrix'),
-    {
-      part: 'grid',
-      fields: [
-        { key: 'homeserver', kind: 'text', label: 'Homeserver URL', placeholder: 'https://matrix.example.org', required: true },
-        { key: 'user', kind: 'text', label: 'Bot user', placeholder: '@homing:example.org', required: true },
-      ],
-    },
+    grid(
+      { key: 'homeserver', kind: 'text', label: 'Homeserver URL', placeholder: 'https://matrix.example.org', required: true },
+      { key: 'user', kind: 'text', label: 'Bot user', placeholder: '@homing:example.org', required: true },
+    ),
     // Either one: the gateway logs in with the password when there is no access token.
-    { part: 'secret', name: 'matrix.accessToken', label: 'Access token' },
-    { part: 'secret', name: 'matrix.password', label: 'Password (if no access token)' },
-    {
-      part: 'grid',
-      fields: [
-        dmPolicy('Who may write to the bot', 'Only the users listed here'),
-        { key: 'allowFrom', kind: 'list', label: 'Always allowed (Matrix user ids)', placeholder: '@alice:example.org' },
-        { key: 'rooms', kind: 'ids', label: 'Rooms with their own settings (room ids)', placeholder: '!AbCdEf:example.org' },
-      ],
-    },
+    secret('matrix.accessToken', 'Access token'),
+    secret('matrix.password', 'Password (if no access token)'),
+    grid(
+      dmPolicy('Who may write to the bot', 'Only the users listed here'),
+      { key: 'allowFrom', kind: 'list', label: 'Always allowed (Matrix user ids)', placeholder: '@alice:example.org' },
+      { key: 'rooms', kind: 'ids', label: 'Rooms with their own settings (room ids)', placeholder: '!AbCdEf:example.org' },
+    ),
   ],
 };
 
@@ -183,61 +177,50 @@ const DISCORD_ID = '123456789012345678';
 
 export const DISCORD_FORM: PlatformForm = {
   parts: [
-    {
-      part: 'note',
-      text:
-        'In the Discord Developer Portal create an application, open Bot, reset and copy its token, and switch on “Message Content Intent”. Paste the token here, save, ' +
-        'then Test connection: it gives the link that adds the bot to your server.',
-    },
+    note(
+      'In the Discord Developer Portal create an application, open Bot, reset and copy its token, and switch on “Message Content Intent”. Paste the token here, save, ' +
+      'then Test connection: it gives the link that adds the bot to your server.'
+    ),
     enabled('Connect to Discord'),
-    { part: 'secret', name: 'discord.token', label: 'Discord bot token' },
-    {
-      part: 'grid',
-      fields: [
-        dmPolicy('Who may send the bot direct messages', 'Only the ids listed here'),
-        { key: 'allowFrom', kind: 'list', label: 'Always allowed (Discord user ids)', placeholder: DISCORD_ID },
-        { key: 'guilds', kind: 'ids', label: 'Servers the agent answers in when mentioned (server ids)', placeholder: DISCORD_ID },
-        { key: 'channels', kind: 'ids', answers: 'when-mentioned', label: 'Channels the agent answers in when mentioned (channel ids)', placeholder: DISCORD_ID },
-        { key: 'channels', kind: 'ids', answers: 'every-message', label: 'Channels the agent answers every message in (channel ids)', placeholder: DISCORD_ID },
-      ],
-    },
-    { part: 'note', text: 'Ids: Discord → User Settings → Advanced → Developer Mode, then right-click a server, channel or person → Copy ID. A thread follows its channel.' },
+    secret('discord.token', 'Discord bot token'),
+    grid(
+      dmPolicy('Who may send the bot direct messages', 'Only the ids listed here'),
+      { key: 'allowFrom', kind: 'list', label: 'Always allowed (Discord user ids)', placeholder: DISCORD_ID },
+      { key: 'guilds', kind: 'ids', label: 'Servers the agent answers in when mentioned (server ids)', placeholder: DISCORD_ID },
+      { key: 'channels', kind: 'ids', answers: 'when-mentioned', label: 'Channels the agent answers in when mentioned (channel ids)', placeholder: DISCORD_ID },
+      { key: 'channels', kind: 'ids', answers: 'every-message', label: 'Channels the agent answers every message in (channel ids)', placeholder: DISCORD_ID },
+    ),
+    note('Ids: Discord → User Settings → Advanced → Developer Mode, then right-click a server, channel or person → Copy ID. A thread follows its channel.'),
   ],
 };
 
 export const XMPP_FORM: PlatformForm = {
   parts: [
-    { part: 'note', text: 'An account of its own for the agent (create one on your server), then save. Rooms are joined without their history.' },
+    note('An account of its own for the agent (create one on your server), then save. Rooms are joined without their history.'),
     enabled('Connect to XMPP'),
-    {
-      part: 'grid',
-      fields: [
-        { key: 'jid', kind: 'text', label: 'Account (JID)', placeholder: 'homing@example.org', autoComplete: 'username', required: true },
-        { key: 'host', kind: 'text', label: 'Server (default: the JID’s domain)', placeholder: 'xmpp.example.org', optional: true },
-        { key: 'port', kind: 'port', label: 'Port', placeholder: '5222' },
-        {
-          key: 'security',
-          kind: 'select',
-          label: 'Encryption',
-          initial: 'starttls',
-          options: [
-            { value: 'starttls', label: 'STARTTLS (required)' },
-            { value: 'direct-tls', label: 'Direct TLS (port 5223)' },
-            { value: 'none', label: 'None (a server on this machine only)' },
-          ],
-        },
-      ],
-    },
-    { part: 'secret', name: 'xmpp.password', label: 'Password' },
-    {
-      part: 'grid',
-      fields: [
-        dmPolicy('Who may write to the agent', 'Only the JIDs listed here'),
-        { key: 'allowFrom', kind: 'list', label: 'Always allowed (JIDs)', placeholder: 'alice@example.org' },
-        { key: 'rooms', kind: 'ids', label: 'Rooms the agent joins and answers in', placeholder: 'family@conference.example.org' },
-        { key: 'nick', kind: 'text', label: 'Nick in rooms (default: the JID’s name)', placeholder: 'homing', optional: true },
-      ],
-    },
+    grid(
+      { key: 'jid', kind: 'text', label: 'Account (JID)', placeholder: 'homing@example.org', autoComplete: 'username', required: true },
+      { key: 'host', kind: 'text', label: 'Server (default: the JID’s domain)', placeholder: 'xmpp.example.org', optional: true },
+      { key: 'port', kind: 'port', label: 'Port', placeholder: '5222' },
+      {
+        key: 'security',
+        kind: 'select',
+        label: 'Encryption',
+        initial: 'starttls',
+        options: [
+          { value: 'starttls', label: 'STARTTLS (required)' },
+          { value: 'direct-tls', label: 'Direct TLS (port 5223)' },
+          { value: 'none', label: 'None (a server on this machine only)' },
+        ],
+      },
+    ),
+    secret('xmpp.password', 'Password'),
+    grid(
+      dmPolicy('Who may write to the agent', 'Only the JIDs listed here'),
+      { key: 'allowFrom', kind: 'list', label: 'Always allowed (JIDs)', placeholder: 'alice@example.org' },
+      { key: 'rooms', kind: 'ids', label: 'Rooms the agent joins and answers in', placeholder: 'family@conference.example.org' },
+      { key: 'nick', kind: 'text', label: 'Nick in rooms (default: the JID’s name)', placeholder: 'homing', optional: true },
+    ),
   ],
 };
 
@@ -245,54 +228,42 @@ export const XMPP_FORM: PlatformForm = {
 export const IRC_FORM: PlatformForm = {
   parts: [
     enabled('Connect to IRC'),
-    {
-      part: 'grid',
-      fields: [
-        { key: 'host', kind: 'text', label: 'Server', placeholder: 'irc.libera.chat', required: true },
-        { key: 'port', kind: 'port', label: 'Port', initial: 6697 },
-        { key: 'nick', kind: 'text', label: 'Nick', initial: 'homing', required: true },
-        { key: 'tls', kind: 'checkbox', label: 'TLS', initial: true },
-        { key: 'channels', kind: 'list', label: 'Channels', placeholder: '#homing, #family' },
-        // Account entries ({ nick, account }) are edited in config.json; the form shows and edits the nicks.
-        { key: 'allow', kind: 'list', label: 'Who may talk to the agent (nicks)', placeholder: 'your nick' },
-      ],
-    },
-    { part: 'secret', name: 'irc.password', label: 'Server password' },
+    grid(
+      { key: 'host', kind: 'text', label: 'Server', placeholder: 'irc.libera.chat', required: true },
+      { key: 'port', kind: 'port', label: 'Port', initial: 6697 },
+      { key: 'nick', kind: 'text', label: 'Nick', initial: 'homing', required: true },
+      { key: 'tls', kind: 'checkbox', label: 'TLS', initial: true },
+      { key: 'channels', kind: 'list', label: 'Channels', placeholder: '#homing, #family' },
+      // Account entries ({ nick, account }) are edited in config.json; the form shows and edits the nicks.
+      { key: 'allow', kind: 'list', label: 'Who may talk to the agent (nicks)', placeholder: 'your nick' },
+    ),
+    secret('irc.password', 'Server password'),
   ],
 };
 
 export const EMAIL_FORM: PlatformForm = {
   parts: [
-    { part: 'note', text: 'A mailbox of its own for the assistant is best: it answers new mail from the senders listed here, one email per reply, in the same thread.' },
+    note('A mailbox of its own for the assistant is best: it answers new mail from the senders listed here, one email per reply, in the same thread.'),
     enabled('Read and answer email'),
-    {
-      part: 'grid',
-      fields: [
-        { key: 'address', kind: 'text', label: 'Address', placeholder: 'assistant@example.org', required: true },
-        { key: 'name', kind: 'text', label: 'Name on replies', placeholder: 'Assistant', optional: true },
-      ],
-    },
-    { part: 'secret', name: 'email.password', label: 'Mailbox password' },
+    grid(
+      { key: 'address', kind: 'text', label: 'Address', placeholder: 'assistant@example.org', required: true },
+      { key: 'name', kind: 'text', label: 'Name on replies', placeholder: 'Assistant', optional: true },
+    ),
+    secret('email.password', 'Mailbox password'),
     mailServer('imap', 'Incoming mail (IMAP)', 'tls', { tls: '993', starttls: '143', none: '143' }),
     mailServer('smtp', 'Outgoing mail (SMTP)', 'starttls', { tls: '465', starttls: '587', none: '587' }),
-    {
-      part: 'grid',
-      fields: [
-        { key: 'folder', kind: 'text', label: 'Folder to read', initial: 'INBOX', placeholder: 'INBOX', optional: true },
-        { key: 'allowFrom', kind: 'list', label: 'Answer mail from (addresses)', placeholder: 'you@example.org' },
-      ],
-    },
-    { part: 'field', field: { key: 'requireAuthenticated', kind: 'checkbox', label: 'Answer only mail the server verified (SPF or DKIM pass)', initial: false } },
-    {
-      part: 'field',
-      field: {
-        key: 'trustedAuthServId',
-        kind: 'list',
-        label: 'Mail server trusted to verify senders',
-        placeholder: 'mx.example.org (Gmail: known)',
-        optional: true,
-        help: 'The first word of the Authentication-Results header your mail server adds (open a message’s source). Without it no sender counts as verified: anyone can write that header.',
-      },
-    },
+    grid(
+      { key: 'folder', kind: 'text', label: 'Folder to read', initial: 'INBOX', placeholder: 'INBOX', optional: true },
+      { key: 'allowFrom', kind: 'list', label: 'Answer mail from (addresses)', placeholder: 'you@example.org' },
+    ),
+    field({ key: 'requireAuthenticated', kind: 'checkbox', label: 'Answer only mail the server verified (SPF or DKIM pass)', initial: false }),
+    field({
+      key: 'trustedAuthServId',
+      kind: 'list',
+      label: 'Mail server trusted to verify senders',
+      placeholder: 'mx.example.org (Gmail: known)',
+      optional: true,
+      help: 'The first word of the Authentication-Results header your mail server adds (open a message’s source). Without it no sender counts as verified: anyone can write that header.',
+    }),
   ],
 };
