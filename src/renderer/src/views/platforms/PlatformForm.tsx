@@ -30,7 +30,7 @@ export function PlatformForm({ api, view, platform, onSaved }: PlatformFormProps
   useEffect(() => setValues(shown), [shown]);
   const labels = useMemo(() => fieldLabels(description.parts), [description]);
   // Saves patch config.json's own contents, never the defaults filled in.
-  const form = useSettingsForm(api, () => (view.written ?? {}) as Record<string, unknown>, view.error !== null, { section: `platforms.${name}`, labels });
+  const form = useSettingsForm(api, () => (view.written ?? {}) as Record<string, unknown>, view.error !== null, { path: `platforms.${name}`, labels });
   const set = (id: string, value: string | boolean) => setValues((previous) => ({ ...previous, [id]: value }));
 
   const field = (each: FormField) => (

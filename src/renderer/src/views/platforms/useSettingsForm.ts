@@ -23,15 +23,15 @@ export interface SettingsForm {
 }
 
 /** Where a form's fields live in config.json, for naming the one a schema error is about. */
-export interface FormFields {
+export interface FormSection {
   /** `platforms.irc`, `agent`. */
-  readonly section: string;
+  readonly path: string;
   /** Each field's label, by its key in the section. */
   readonly labels: Readonly<Record<string, string>>;
 }
 
 /** Save and "test connection" for a settings form; the gateway's answer is shown at the form. */
-export function useSettingsForm(api: HomingApi, current: () => Record<string, unknown>, fileHasError: boolean, fields: FormFields): SettingsForm {
+export function useSettingsForm(api: HomingApi, current: () => Record<string, unknown>, fileHasError: boolean, section: FormSection): SettingsForm {
   const [message, setMessage] = useState<{ text: string; ok: boolean } | null>(null);
   const [busy, setBusy] = useState(false);
   const [refusedForFile, setRefused] = useState<Record<string, unknown> | null>(null);
@@ -54,7 +54,7 @@ export function useSettingsForm(api: HomingApi, current: () => Record<string, un
         // The file on disk has an error (the window may not have seen it yet: the gateway polls every 2 s).
         const forFile = conflict && (fileHasError || /has an error/.test(result.error.message));
         setRefused(forFile ? config : null);
-        const field = conflict ? null : fieldAtFault(result.error.message, fields.section, fields.labels);
+        const field = conflict ? null : fieldAtFault(result.error.message, section.path, section.labels);
         setInvalid(field?.name ?? null);
         setMessage({
           text: conflict ? `Not saved: ${fileProblem(result.error.message)}` : field ? `Not saved: ${field.words}` : explainApiError('save', result.error),
@@ -86,7 +86,7 @@ export function useSettingsForm(api: HomingApi, current: () => Record<string, un
       const result = await api.testConnection({ target, config });
       setBusy(false);
       const outcome: ConnectionTestResult = result.ok ? result.value : { ok: false, message: explainApiError('test', result.error) };
-      const field = outcome.ok ? null : fieldAtFault(outcome.message, fields.section, fields.labels);
+      const field = outcome.ok ? null : fieldAtFault(outcome.message, section.path, section.labels);
       setInvalid(field?.name ?? null);
       setMessage({ text: field ? field.words : plainConnectionError(outcome.message), ok: outcome.ok });
     },
