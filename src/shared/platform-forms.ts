@@ -88,12 +88,13 @@ export type FormPart =
   /** A secret, saved to the secret store and never shown back; one of the platform's `secrets`. */
   | { readonly part: 'secret'; readonly name: string; readonly label: string };
 
-export interface PlatformForm {
+/** A platform's settings form: its parts, top to bottom as the window shows them. */
+export interface FormDescription {
   readonly parts: readonly FormPart[];
 }
 
 /** Every field of a form, in order. */
-export function formFields(form: PlatformForm): FormField[] {
+export function formFields(form: FormDescription): FormField[] {
   return form.parts.flatMap((part) => (part.part === 'field' ? [part.field] : part.part === 'grid' ? part.fields : []));
 }
 
@@ -138,7 +139,7 @@ function mailServer(key: 'imap' | 'smtp', legend: string, security: string, port
   };
 }
 
-export const TELEGRAM_FORM: PlatformForm = {
+export const TELEGRAM_FORM: FormDescription = {
   parts: [
     note('Create a bot with @BotFather (/newbot), paste its token here, then save.'),
     enabled('Connect to Telegram'),
@@ -151,7 +152,7 @@ export const TELEGRAM_FORM: PlatformForm = {
   ],
 };
 
-export const MATRIX_FORM: PlatformForm = {
+export const MATRIX_FORM: FormDescription = {
   parts: [
     note(
       'Make an account for the bot on your homeserver, then enter its access token (Element: Settings → Help & About → Access token) or its ' +
@@ -175,7 +176,7 @@ export const MATRIX_FORM: PlatformForm = {
 
 const DISCORD_ID = '123456789012345678';
 
-export const DISCORD_FORM: PlatformForm = {
+export const DISCORD_FORM: FormDescription = {
   parts: [
     note(
       'In the Discord Developer Portal create an application, open Bot, reset and copy its token, and switch on “Message Content Intent”. Paste the token here, save, ' +
@@ -194,7 +195,7 @@ export const DISCORD_FORM: PlatformForm = {
   ],
 };
 
-export const XMPP_FORM: PlatformForm = {
+export const XMPP_FORM: FormDescription = {
   parts: [
     note('An account of its own for the agent (create one on your server), then save. Rooms are joined without their history.'),
     enabled('Connect to XMPP'),
@@ -225,7 +226,7 @@ export const XMPP_FORM: PlatformForm = {
 };
 
 /** What the IRC form does not show (requireAccount, pairing, realname, passwordEnv…) is kept as config.json has it. */
-export const IRC_FORM: PlatformForm = {
+export const IRC_FORM: FormDescription = {
   parts: [
     enabled('Connect to IRC'),
     grid(
@@ -241,7 +242,7 @@ export const IRC_FORM: PlatformForm = {
   ],
 };
 
-export const EMAIL_FORM: PlatformForm = {
+export const EMAIL_FORM: FormDescription = {
   parts: [
     note('A mailbox of its own for the assistant is best: it answers new mail from the senders listed here, one email per reply, in the same thread.'),
     enabled('Read and answer email'),

@@ -8,7 +8,7 @@
  * Pure data: the window's bundle imports it, so nothing here may touch Node.
  */
 
-import { DISCORD_FORM, EMAIL_FORM, IRC_FORM, MATRIX_FORM, TELEGRAM_FORM, XMPP_FORM, type PlatformForm } from './platform-forms';
+import { DISCORD_FORM, EMAIL_FORM, IRC_FORM, MATRIX_FORM, TELEGRAM_FORM, XMPP_FORM, type FormDescription } from './platform-forms';
 
 export interface PlatformInfo {
   /** The platform's name in session keys, the ledger, config.json's `platforms` and the API. */
@@ -24,7 +24,7 @@ export interface PlatformInfo {
   /** A short glyph for its badge where no chat type is known. */
   readonly glyph: string;
   /** Its settings form in the window: the fields of its config.json section, with their words and help. */
-  readonly form: PlatformForm;
+  readonly form: FormDescription;
 }
 
 export const PLATFORM_INFO = [

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { ConfigView, HomingApi } from '../../../../shared/api';
-import { formFields, type FormField, type FormPart } from '../../../../shared/platform-forms';
+import { formFields, type FormDescription, type FormField, type FormPart } from '../../../../shared/platform-forms';
 import type { PlatformInfo, PlatformName, SecretName } from '../../../../shared/platforms';
 import { FormMessage } from './FormMessage';
 import { fieldId, formValues, platformSection, sectionToWrite, sectionWith, type FormValues } from './form-values';
@@ -28,7 +28,7 @@ export function PlatformForm({ api, view, platform, onSaved }: PlatformFormProps
   const shown = useMemo(() => formValues(description, JSON.parse(saved) as Record<string, unknown>), [description, saved]);
   const [values, setValues] = useState<FormValues>(shown);
   useEffect(() => setValues(shown), [shown]);
-  const labels = useMemo(() => fieldLabels(description.parts), [description]);
+  const labels = useMemo(() => fieldLabels(description), [description]);
   // Saves patch config.json's own contents, never the defaults filled in.
   const form = useSettingsForm(api, () => (view.written ?? {}) as Record<string, unknown>, view.error !== null, { path: `platforms.${name}`, labels });
   const set = (id: string, value: string | boolean) => setValues((previous) => ({ ...previous, [id]: value }));
@@ -90,9 +90,9 @@ export function PlatformForm({ api, view, platform, onSaved }: PlatformFormProps
 }
 
 /** The fields' labels by key, for naming the one a schema error is about (of two fields sharing a key, the first). */
-function fieldLabels(parts: readonly FormPart[]): Record<string, string> {
+function fieldLabels(description: FormDescription): Record<string, string> {
   const labels: Record<string, string> = {};
-  for (const field of formFields({ parts })) labels[field.key] ??= field.label;
+  for (const field of formFields(description)) labels[field.key] ??= field.label;
   return labels;
 }
 

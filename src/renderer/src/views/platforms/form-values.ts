@@ -1,4 +1,4 @@
-import { formFields, type FormField, type IdsField, type PlatformForm } from '../../../../shared/platform-forms';
+import { formFields, type FormDescription, type FormField, type IdsField } from '../../../../shared/platform-forms';
 
 /**
  * A platform form's values as typed (text, or a checkbox's state), by field id,
@@ -20,12 +20,12 @@ export function platformSection(config: unknown, name: string): Section {
 }
 
 /** What the form shows for a section. */
-export function formValues(form: PlatformForm, section: Section): FormValues {
+export function formValues(form: FormDescription, section: Section): FormValues {
   return Object.fromEntries(formFields(form).map((field) => [fieldId(field), shown(field, valueAt(section, field.key))]));
 }
 
 /** The section with every field's value: what Test connection tries (`base` being the section in force). */
-export function sectionWith(form: PlatformForm, values: FormValues, base: Section): Section {
+export function sectionWith(form: FormDescription, values: FormValues, base: Section): Section {
   const section = structuredClone(base);
   for (const field of formFields(form)) {
     setValueAt(section, field.key, written(field, values[fieldId(field)]!, valueAt(section, field.key), valueAt(base, field.key)));
@@ -39,7 +39,7 @@ export function sectionWith(form: PlatformForm, values: FormValues, base: Sectio
  * written unless the file has it already or the schema requires it, so defaults
  * stay implicit; what the form does not show is kept.
  */
-export function sectionToWrite(form: PlatformForm, values: FormValues, shownValues: FormValues, written: Section): Section {
+export function sectionToWrite(form: FormDescription, values: FormValues, shownValues: FormValues, written: Section): Section {
   const now = sectionWith(form, values, written);
   const before = sectionWith(form, shownValues, written);
   const section = structuredClone(written);
