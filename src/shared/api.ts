@@ -291,6 +291,8 @@ export interface PairingRequest {
   /** `user_<12 hex>`. */
   readonly sender: string;
   readonly requestedAt: number;
+  /** Whether the code went out; false while the platform's reply budget (or a lost connection) holds it back. */
+  readonly told: boolean;
 }
 
 export interface PairedSender {
@@ -300,10 +302,27 @@ export interface PairedSender {
   readonly at: number;
 }
 
+/**
+ * More new senders asked on one platform in the last hour than a person
+ * plausibly brings in (a crowd of throwaway nicks): the window shows these
+ * counts instead of a card for each of them.
+ */
+export interface PairingFlood {
+  readonly platform: string;
+  /** New senders who asked in the last hour, kept or not. */
+  readonly lastHour: number;
+  /** Of them, those not kept because the platform's list was full: not listed, and not told a code. */
+  readonly notKept: number;
+  /** When the first of them asked. */
+  readonly since: number;
+}
+
 export interface PairingOverview {
   readonly requests: readonly PairingRequest[];
   readonly approved: readonly PairedSender[];
   readonly denied: readonly PairedSender[];
+  /** Platforms under a flood of requests (empty when none is). */
+  readonly floods: readonly PairingFlood[];
 }
 
 const deliveryId = z.string().regex(/^[0-9a-f]{24}$/, 'a delivery id is 24 hex characters');

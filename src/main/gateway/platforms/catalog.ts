@@ -61,6 +61,8 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
           access: {
             isApproved: (senderId) => deps.pairing.isApproved('irc', senderId),
             requestPairing: (sender) => deps.pairing.request('irc', sender),
+            owedPairing: () => deps.pairing.owed('irc'),
+            pairingTold: (senderId, code) => deps.pairing.told('irc', senderId, code),
           },
           ...(deps.onRefused ? { onRefused: (nick: string) => deps.onRefused!('irc', nick) } : {}),
           ...deps.tuning.irc,
@@ -86,6 +88,8 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
           access: {
             isApproved: (senderId) => deps.pairing.isApproved('telegram', senderId),
             requestPairing: (sender) => deps.pairing.request('telegram', sender),
+            owedPairing: () => deps.pairing.owed('telegram'),
+            pairingTold: (senderId, code) => deps.pairing.told('telegram', senderId, code),
           },
           logger: deps.logger,
           clock: deps.clock,
@@ -116,6 +120,8 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
           access: {
             isApproved: (senderId) => deps.pairing.isApproved('matrix', senderId),
             requestPairing: (sender) => deps.pairing.request('matrix', sender),
+            owedPairing: () => deps.pairing.owed('matrix'),
+            pairingTold: (senderId, code) => deps.pairing.told('matrix', senderId, code),
           },
           logger: deps.logger,
           clock: deps.clock,
@@ -165,6 +171,8 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
           access: {
             isApproved: (senderId) => deps.pairing.isApproved('discord', senderId),
             requestPairing: (sender) => deps.pairing.request('discord', sender),
+            owedPairing: () => deps.pairing.owed('discord'),
+            pairingTold: (senderId, code) => deps.pairing.told('discord', senderId, code),
           },
           logger: deps.logger,
           clock: deps.clock,
@@ -191,6 +199,8 @@ export function platformWanted(config: HomingConfig, deps: CatalogDeps): Map<str
           access: {
             isApproved: (senderId) => deps.pairing.isApproved('xmpp', senderId),
             requestPairing: (sender) => deps.pairing.request('xmpp', sender),
+            owedPairing: () => deps.pairing.owed('xmpp'),
+            pairingTold: (senderId, code) => deps.pairing.told('xmpp', senderId, code),
           },
           logger: deps.logger,
           clock: deps.clock,
