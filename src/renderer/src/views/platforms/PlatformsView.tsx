@@ -44,6 +44,7 @@ export function PlatformsView({ api, overview }: { api: HomingApi; overview: Gat
           <XmppForm api={api} view={config.view} onSaved={config.reload} />
           <PairingRequests api={api} platform="xmpp" />
           <IrcForm api={api} view={config.view} onSaved={config.reload} />
+          <PairingRequests api={api} platform="irc" hideWhenEmpty />
           <EmailForm api={api} view={config.view} onSaved={config.reload} />
           <AgentForm api={api} view={config.view} onSaved={config.reload} />
         </div>
