@@ -14,7 +14,7 @@ import { explainApiError, platformLabel } from '../../plain-words';
  * Under a flood (a crowd of new senders within the hour) the requests of the
  * last hour are counted, not listed: the owner cannot pick a person out of a
  * hundred cards, but the person can tell them their code, which is approved
- * here by typing it. Requests from before the flood keep their cards.
+ * here by typing it. Requests older than the flood's hour keep their cards.
  */
 export function PairingRequests({ api, platform, hideWhenEmpty = false }: { api: HomingApi; platform: 'telegram' | 'matrix' | 'discord' | 'xmpp' | 'irc'; hideWhenEmpty?: boolean }) {
   const read = useCallback(() => api.listPairing(), [api]);
