@@ -128,6 +128,13 @@ describe('a pairing flood on IRC (real gateway process, real ngircd, the real bu
     for (const nick of crowd.slice(0, 5)) nick.say(BOT, 'and me?');
     await carol.roundTrip();
     expect(started()).toHaveLength(1);
+
+    // The flood is over: the owner forgets its requests; Carol stays approved.
+    await card.getByRole('button', { name: "Forget the last hour's requests" }).click();
+    await card.getByTestId('pairing-flood').waitFor({ state: 'detached' });
+    const after = await pairing();
+    expect(after.requests.filter((request) => request.platform === 'irc')).toEqual([]);
+    expect(after.approved.map((entry) => entry.name)).toEqual(['carol']);
     expect(errors).toEqual([]);
   }, 180_000);
 });

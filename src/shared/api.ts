@@ -419,6 +419,8 @@ export const apiParams = {
     .strict(),
   /** Takes back an approval or a denial (the sender must ask again). */
   revokePairing: z.object({ platform: platformName, sender: z.string().regex(/^user_[0-9a-f]{12}$/) }).strict(),
+  /** Forgets the requests of a platform's flood (the last hour's); a real person among them gets a new code when they write again. */
+  dismissPairingFlood: z.object({ platform: platformName }).strict(),
 } as const;
 
 /** The value each method returns. */
@@ -452,6 +454,7 @@ export interface ApiResults {
   listPairing: PairingOverview;
   decidePairing: { readonly decision: 'approve' | 'deny'; readonly platform: string; readonly name: string | null };
   revokePairing: { readonly revoked: boolean };
+  dismissPairingFlood: { readonly forgotten: number };
 }
 
 export type MethodName = keyof typeof apiParams & keyof ApiResults;

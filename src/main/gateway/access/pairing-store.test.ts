@@ -91,6 +91,21 @@ describe('pairing new senders', () => {
     expect(store.view().requests).toHaveLength(MAX_PENDING);
   });
 
+  it('the owner can forget a flood that filled the list: the hour\'s requests go, older ones and decisions stay, and new senders are kept again', () => {
+    const store = open();
+    const old = store.request('irc', { id: 'carol', chatId: 'carol', name: 'carol' })!.code;
+    store.request('irc', { id: 'eve', chatId: 'eve', name: 'eve' });
+    store.decide(store.view().requests[1]!.code, 'deny');
+    now += 2 * 60 * 60 * 1000;
+    for (let i = 0; i < MAX_PENDING + 5; i++) store.request('irc', { id: `bot${i}`, chatId: `bot${i}`, name: undefined });
+    expect(store.request('irc', { id: 'dave', chatId: 'dave', name: 'dave' })).toBeUndefined();
+    expect(store.dismissFlood('irc')).toBe(MAX_PENDING - 1);
+    expect(store.view().requests.map((request) => request.code)).toEqual([old]);
+    expect(store.view().floods).toEqual([]);
+    expect(store.view().denied.map((entry) => entry.name)).toEqual(['eve']);
+    expect(store.request('irc', { id: 'dave', chatId: 'dave', name: 'dave' })).toBeDefined();
+  });
+
   it('a few new senders in an hour are no flood', () => {
     const store = open();
     for (let i = 0; i < 10; i++) store.request('telegram', { id: String(i), chatId: String(i), name: undefined });

@@ -188,6 +188,21 @@ export class PairingStore {
     };
   }
 
+  /**
+   * Forgets the platform's requests of the last hour and its count of senders
+   * not kept: the owner's way out of a flood that filled the list (otherwise
+   * it stays full until its requests expire). Approvals and denials stay.
+   */
+  dismissFlood(platform: string): number {
+    const now = this.deps.clock.now();
+    const flood = (request: StoredRequest) => request.platform === platform && now - request.requestedAt < FLOOD_WINDOW_MS;
+    const forgotten = this.data.requests.filter(flood).length;
+    this.notKept.delete(platform);
+    this.write({ ...this.data, requests: this.data.requests.filter((request) => !flood(request)) });
+    this.deps.logger.info('pairing: the owner dismissed a flood of requests', { platform, forgotten });
+    return forgotten;
+  }
+
   /** Platforms where more new senders asked in the last hour than FLOOD_THRESHOLD, kept or not. */
   private floods(): PairingFlood[] {
     const now = this.deps.clock.now();

@@ -34,6 +34,14 @@ export function PairingRequests({ api, platform, hideWhenEmpty = false }: { api:
     if (!result.ok) setError(explainApiError(decision === 'approve' ? 'approve the request' : 'deny the request', result.error));
     pairing.load();
   };
+  const dismiss = async () => {
+    setBusy('flood');
+    setError(null);
+    const result = await api.dismissPairingFlood({ platform });
+    setBusy(null);
+    if (!result.ok) setError(explainApiError('forget the requests', result.error));
+    pairing.load();
+  };
   const requests = (pairing.value?.requests ?? []).filter((request) => request.platform === platform);
   const approved = (pairing.value?.approved ?? []).filter((entry) => entry.platform === platform);
   const flood = (pairing.value?.floods ?? []).find((entry) => entry.platform === platform);
@@ -61,6 +69,12 @@ export function PairingRequests({ api, platform, hideWhenEmpty = false }: { api:
               Approve code
             </button>
           </form>
+          <p className="muted">
+            <button type="button" disabled={busy !== null} onClick={() => void dismiss()}>
+              Forget the last hour&apos;s requests
+            </button>{' '}
+            when the flood is over: a real person among them gets a new code when they write again.
+          </p>
         </>
       )}
       {listed.length === 0 ? (
