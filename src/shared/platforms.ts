@@ -21,15 +21,17 @@ export interface PlatformInfo {
   readonly pairing: boolean;
   /** A short glyph for its badge where no chat type is known. */
   readonly glyph: string;
+  /** What the card says when the server refuses the login: who refused, and what to do. */
+  readonly loginRefused: string;
 }
 
 export const PLATFORM_INFO = [
-  { name: 'telegram', label: 'Telegram', inSentence: 'Telegram', secrets: ['telegram.token'], pairing: true, glyph: '✈' },
-  { name: 'matrix', label: 'Matrix', inSentence: 'Matrix', secrets: ['matrix.accessToken', 'matrix.password'], pairing: true, glyph: '[m]' },
-  { name: 'discord', label: 'Discord', inSentence: 'Discord', secrets: ['discord.token'], pairing: true, glyph: 'D' },
-  { name: 'xmpp', label: 'XMPP', inSentence: 'XMPP', secrets: ['xmpp.password'], pairing: true, glyph: 'X' },
-  { name: 'irc', label: 'IRC', inSentence: 'IRC', secrets: ['irc.password'], pairing: true, glyph: 'I' },
-  { name: 'email', label: 'Email', inSentence: 'email', secrets: ['email.password'], pairing: false, glyph: '✉' },
+  { name: 'telegram', label: 'Telegram', inSentence: 'Telegram', secrets: ['telegram.token'], pairing: true, glyph: '✈', loginRefused: 'Telegram refused the bot token: paste it again (from @BotFather) in Platforms → Telegram.' },
+  { name: 'matrix', label: 'Matrix', inSentence: 'Matrix', secrets: ['matrix.accessToken', 'matrix.password'], pairing: true, glyph: '[m]', loginRefused: 'the homeserver refused the login: store a new access token (or check the password) in Platforms → Matrix.' },
+  { name: 'discord', label: 'Discord', inSentence: 'Discord', secrets: ['discord.token'], pairing: true, glyph: 'D', loginRefused: 'Discord refused the bot token: paste it again (Developer Portal → your application → Bot → Reset Token) in Platforms → Discord.' },
+  { name: 'xmpp', label: 'XMPP', inSentence: 'XMPP', secrets: ['xmpp.password'], pairing: true, glyph: 'X', loginRefused: 'the XMPP server refused the login: check the JID and password in Platforms → XMPP.' },
+  { name: 'irc', label: 'IRC', inSentence: 'IRC', secrets: ['irc.password'], pairing: true, glyph: 'I', loginRefused: 'the server refused the login: check the nick and password in Platforms.' },
+  { name: 'email', label: 'Email', inSentence: 'email', secrets: ['email.password'], pairing: false, glyph: '✉', loginRefused: 'the mail server refused the login: check the address, login name and password in Platforms → Email.' },
 ] as const satisfies readonly PlatformInfo[];
 
 /** The network platforms' names (the local chat is not one of them: it is always there). */
