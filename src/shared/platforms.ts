@@ -19,8 +19,12 @@ export interface PlatformInfo {
   readonly inSentence: string;
   /** The secrets the window can save for it, as the secret store names them (`<platform>.<secret>`). */
   readonly secrets: readonly string[];
-  /** Whether an unknown sender can ask for a pairing code (the window lists their requests). */
-  readonly pairing: boolean;
+  /**
+   * Whether an unknown sender can ask for a pairing code, so the window lists
+   * their requests: `default` where pairing is the default for direct messages,
+   * `opt-in` where a setting turns it on (the list shows once someone asked).
+   */
+  readonly pairing: 'default' | 'opt-in' | 'none';
   /** A short glyph for its badge where no chat type is known. */
   readonly glyph: string;
   /** What the card says when the server refuses the login: who refused, and what to do. */
@@ -35,7 +39,7 @@ export const PLATFORM_INFO = [
     label: 'Telegram',
     inSentence: 'Telegram',
     secrets: ['telegram.token'],
-    pairing: true,
+    pairing: 'default',
     glyph: '✈',
     loginRefused: 'Telegram refused the bot token: paste it again (from @BotFather) in Platforms → Telegram.',
     form: TELEGRAM_FORM,
@@ -45,7 +49,7 @@ export const PLATFORM_INFO = [
     label: 'Matrix',
     inSentence: 'Matrix',
     secrets: ['matrix.accessToken', 'matrix.password'],
-    pairing: true,
+    pairing: 'default',
     glyph: '[m]',
     loginRefused: 'the homeserver refused the login: store a new access token (or check the password) in Platforms → Matrix.',
     form: MATRIX_FORM,
@@ -55,7 +59,7 @@ export const PLATFORM_INFO = [
     label: 'Discord',
     inSentence: 'Discord',
     secrets: ['discord.token'],
-    pairing: true,
+    pairing: 'default',
     glyph: 'D',
     loginRefused: 'Discord refused the bot token: paste it again (Developer Portal → your application → Bot → Reset Token) in Platforms → Discord.',
     form: DISCORD_FORM,
@@ -65,7 +69,7 @@ export const PLATFORM_INFO = [
     label: 'XMPP',
     inSentence: 'XMPP',
     secrets: ['xmpp.password'],
-    pairing: true,
+    pairing: 'default',
     glyph: 'X',
     loginRefused: 'the XMPP server refused the login: check the JID and password in Platforms → XMPP.',
     form: XMPP_FORM,
@@ -75,7 +79,7 @@ export const PLATFORM_INFO = [
     label: 'IRC',
     inSentence: 'IRC',
     secrets: ['irc.password'],
-    pairing: true,
+    pairing: 'opt-in',
     glyph: 'I',
     loginRefused: 'the server refused the login: check the nick and password in Platforms.',
     form: IRC_FORM,
@@ -85,7 +89,7 @@ export const PLATFORM_INFO = [
     label: 'Email',
     inSentence: 'email',
     secrets: ['email.password'],
-    pairing: false,
+    pairing: 'none',
     glyph: '✉',
     loginRefused: 'the mail server refused the login: check the address, login name and password in Platforms → Email.',
     form: EMAIL_FORM,

@@ -62,7 +62,7 @@ export interface PlatformDeps extends SecretSources {
   /** Where adapters keep what they must remember (Telegram's update position). */
   readonly dataDir: string;
   /** Who may talk to the agent (pairing of new senders). */
-  readonly pairing: Pick<PairingStore, 'isApproved' | 'request'>;
+  readonly pairing: Pick<PairingStore, 'isApproved' | 'request' | 'owed' | 'told'>;
   /** Told when a platform refuses a sender who is not allowed to talk to the agent (the window's activity log shows it). */
   readonly onRefused?: (platform: string, sender: string) => void;
 }
@@ -113,6 +113,9 @@ export function pairingAccess(platform: string, pairing: PlatformDeps['pairing']
   return {
     isApproved: (senderId: string) => pairing.isApproved(platform, senderId),
     requestPairing: (sender: Parameters<PairingStore['request']>[1]) => pairing.request(platform, sender),
+    // The adapter's PairingTeller (access/pairing-teller.ts) reads what is owed and says what it told.
+    owedPairing: () => pairing.owed(platform),
+    pairingTold: (senderId: string, code: string) => pairing.told(platform, senderId, code),
   };
 }
 

@@ -30,7 +30,7 @@ const deps: PlatformDeps = {
   logger: silentLogger,
   clock: { now: () => 0, monotonic: () => 0 } as never,
   dataDir,
-  pairing: { isApproved: () => false, request: () => undefined },
+  pairing: { isApproved: () => false, request: () => undefined, owed: () => [], told: () => {} },
 };
 
 describe('the platform registry', () => {

@@ -54,7 +54,7 @@ describe('the Matrix adapter against the fake homeserver', () => {
       config: settings,
       credentials,
       dataDir: dir,
-      access: { isApproved: () => false, requestPairing: () => undefined },
+      access: { isApproved: () => false, requestPairing: () => undefined, owedPairing: () => [], pairingTold: () => {} },
       logger: silentLogger,
       reconnectDelayMs: () => 100,
     });

@@ -9,14 +9,6 @@ import { PairingRequests } from './PairingRequests';
 import { PlatformCard } from './PlatformCard';
 import { PlatformForm } from './PlatformForm';
 
-type ListedPairing = Parameters<typeof PairingRequests>[0]['platform'];
-const LISTS_PAIRING: readonly string[] = ['telegram', 'matrix', 'discord', 'xmpp'] satisfies ListedPairing[];
-
-/** Whether the platform's pairing requests are listed under its form. */
-function listsPairing(name: string): name is ListedPairing {
-  return LISTS_PAIRING.includes(name);
-}
-
 /** A card per platform (state, last error, reconnect, rooms), the forms for Telegram, Matrix, Discord, XMPP, IRC, email and the agent, and the pairing requests. */
 export function PlatformsView({ api, overview }: { api: HomingApi; overview: GatewayOverview | null }) {
   const config = useConfig(api);
@@ -44,7 +36,7 @@ export function PlatformsView({ api, overview }: { api: HomingApi; overview: Gat
           {PLATFORM_INFO.map((platform) => (
             <Fragment key={platform.name}>
               <PlatformForm api={api} view={view} platform={platform} onSaved={config.reload} />
-              {listsPairing(platform.name) && <PairingRequests api={api} platform={platform.name} />}
+              {platform.pairing !== 'none' && <PairingRequests api={api} platform={platform.name} hideWhenEmpty={platform.pairing === 'opt-in'} />}
             </Fragment>
           ))}
           <AgentForm api={api} view={view} onSaved={config.reload} />
