@@ -1,5 +1,5 @@
 import { compareIds, FakeDiscord, type FakeDiscordUser } from '../support/fake-discord';
-import { emptyStreams, firstHandings, isMidReply, outage, pollUntil, requestIn, sleep, type ChaosPlatform } from './platform';
+import { emptyStreams, firstHandings, isMidReply, outage, pollUntil, requestIn, sleep, startFake, type ChaosPlatform } from './platform';
 
 const CHANNEL_NAME = 'group';
 
@@ -16,9 +16,7 @@ const CHANNEL_NAME = 'group';
  * missed messages.
  */
 export async function startDiscordPlatform(users: readonly string[], register: (dispose: () => Promise<void>) => void): Promise<ChaosPlatform> {
-  const fake = new FakeDiscord();
-  register(() => fake.stop());
-  await fake.start();
+  const fake = await startFake(new FakeDiscord(), register);
   const port = Number(new URL(fake.apiUrl).port);
   const guild = fake.addGuild('Chaos');
   const channel = fake.addChannel(guild, 'chaos');

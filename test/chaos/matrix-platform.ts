@@ -1,5 +1,5 @@
 import { FakeMatrix } from '../support/fake-matrix';
-import { emptyStreams, isMidReply, pollUntil, requestIn, type ChaosPlatform } from './platform';
+import { emptyStreams, isMidReply, pollUntil, requestIn, startFake, type ChaosPlatform } from './platform';
 
 const GROUP_NAME = 'group';
 
@@ -16,9 +16,7 @@ const GROUP_NAME = 'group';
  * run expects no repeat at all, marked or not.
  */
 export async function startMatrixPlatform(users: readonly string[], register: (dispose: () => Promise<void>) => void): Promise<ChaosPlatform> {
-  const fake = new FakeMatrix();
-  register(() => fake.stop());
-  await fake.start();
+  const fake = await startFake(new FakeMatrix(), register);
   const bot = fake.addUser('homing', { displayName: 'Homing' });
   const token = fake.issueToken(bot, 'HOMINGCHAOS');
   const people = new Map<string, string>(users.map((name) => [name, fake.addUser(name, { displayName: name })]));

@@ -76,3 +76,10 @@ export function firstHandings(entries: readonly { id: string; at: number }[]): {
   }
   return { handed, handedOrder };
 }
+
+/** Starts a fake service, its stop registered first so that a failure while starting still stops it. */
+export async function startFake<T extends { start(): Promise<unknown>; stop(): Promise<void> }>(fake: T, register: (dispose: () => Promise<void>) => void): Promise<T> {
+  register(() => fake.stop());
+  await fake.start();
+  return fake;
+}

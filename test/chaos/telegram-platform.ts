@@ -1,5 +1,5 @@
 import { FakeTelegram, type FakeUser } from '../support/fake-telegram';
-import { emptyStreams, firstHandings, isMidReply, outage, pollUntil, requestIn, type ChaosPlatform } from './platform';
+import { emptyStreams, firstHandings, isMidReply, outage, pollUntil, requestIn, startFake, type ChaosPlatform } from './platform';
 
 const GROUP = -1001234567890;
 const GROUP_NAME = 'group';
@@ -15,9 +15,7 @@ const GROUP_NAME = 'group';
  * the fake handed (at least once) counts as handed to Homing.
  */
 export async function startTelegramPlatform(users: readonly string[], register: (dispose: () => Promise<void>) => void): Promise<ChaosPlatform> {
-  const fake = new FakeTelegram();
-  register(() => fake.stop());
-  await fake.start();
+  const fake = await startFake(new FakeTelegram(), register);
   const port = Number(new URL(fake.apiRoot).port);
   const people = new Map<string, FakeUser>(users.map((name, i) => [name, fake.addUser({ id: 7000000001 + i, first_name: name })]));
   fake.addChat({ id: GROUP, type: 'supergroup', title: 'Chaos' });

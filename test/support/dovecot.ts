@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ImapFlow } from 'imapflow';
 import { canConnect, freePort } from './ports';
-import { requireInstalled, serverProcess } from './server-process';
+import { requireInstalled, serverProcess, type RunningServer } from './server-process';
 
 /** Debian's dovecot-imapd installs it here; the absolute path works outside root's PATH too. */
 export const DOVECOT_PATH = process.env.HOMING_DOVECOT ?? '/usr/sbin/dovecot';
@@ -18,21 +18,12 @@ export interface MailUser {
   readonly password: string;
 }
 
-export interface RunningDovecot {
-  readonly host: '127.0.0.1';
-  readonly port: number;
-  /** Everything dovecot logged since the first start, for failure messages. */
-  output(): string;
+/** Across `stop()` and `start()` its users and their mail stay. */
+export interface RunningDovecot extends RunningServer {
   /** Puts a raw RFC 5322 message into the user's folder by IMAP APPEND (as a mail server's delivery would); its UID. */
   deliver(address: string, raw: string | Buffer, folder?: string): Promise<number>;
   /** The folder's messages (UID and raw source), read as the user. */
   messages(address: string, folder?: string): Promise<{ uid: number; source: string }[]>;
-  /** Stops the server (SIGTERM, then SIGKILL after 3 s) and waits for it to exit. */
-  stop(): Promise<void>;
-  /** Starts it again on the same port with the same users and mail. */
-  start(): Promise<void>;
-  /** Stops it and removes its temp dir. */
-  dispose(): Promise<void>;
 }
 
 /**

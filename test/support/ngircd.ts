@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports';
-import { requireInstalled, serverProcess } from './server-process';
+import { requireInstalled, serverProcess, type RunningServer } from './server-process';
 
 /** Debian installs it outside a normal user's PATH; the absolute path works for everyone. */
 export const NGIRCD_PATH = process.env.HOMING_NGIRCD ?? '/usr/sbin/ngircd';
@@ -14,15 +14,7 @@ export interface NgircdOptions {
   readonly maxNickLength?: number;
 }
 
-export interface RunningNgircd {
-  readonly host: '127.0.0.1';
-  readonly port: number;
-  /** Everything ngircd printed since the first start, for failure messages. */
-  output(): string;
-  /** Stops the server (SIGTERM, then SIGKILL after 2 s) and waits for it to exit. */
-  stop(): Promise<void>;
-  /** Starts it again on the same port with the same config. */
-  start(): Promise<void>;
+export interface RunningNgircd extends RunningServer {
   /**
    * Freezes the server (SIGSTOP): sockets stay open but nothing answers, which is
    * what a connection looks like after the laptop slept through the server dropping it.
@@ -30,8 +22,6 @@ export interface RunningNgircd {
   pause(): void;
   /** Thaws a paused server (SIGCONT). */
   resume(): void;
-  /** Stops it and removes its temp dir. */
-  dispose(): Promise<void>;
 }
 
 /**

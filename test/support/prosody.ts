@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './ports';
-import { requireInstalled, serverProcess } from './server-process';
+import { requireInstalled, serverProcess, type RunningServer } from './server-process';
 
 /** Debian's prosody (TEST-SERVERS.md); the absolute paths work outside root's PATH too. */
 export const PROSODY_PATH = process.env.HOMING_PROSODY ?? '/usr/bin/prosody';
@@ -25,28 +25,19 @@ export interface ProsodyOptions {
   readonly hibernationSeconds?: number;
 }
 
-export interface RunningProsody {
-  readonly host: '127.0.0.1';
-  readonly port: number;
+/** Across `stop()` and `start()` its accounts stay and its MUC rooms go. */
+export interface RunningProsody extends RunningServer {
   readonly domain: string;
   readonly mucDomain: string;
   /** The server's pid while it runs (our own child: `prosody -F`). */
   pid(): number | undefined;
-  /** Everything prosody logged since the first start, for failure messages. */
-  output(): string;
   /** Creates (or re-passwords) an account with prosodyctl. */
   register(user: string, password: string): Promise<void>;
-  /** SIGTERM by pid (SIGKILL after 3 s), and waits for the process to exit. Accounts stay; MUC rooms go. */
-  stop(): Promise<void>;
-  /** Starts it again with the same config on the same port. */
-  start(): Promise<void>;
   /** SIGKILL by pid: the server dies without closing anything. */
   kill(): Promise<void>;
   /** SIGSTOP / SIGCONT: sockets stay open, nothing answers. */
   pause(): void;
   resume(): void;
-  /** Stops it and removes its temp dir. */
-  dispose(): Promise<void>;
 }
 
 /**

@@ -40,6 +40,20 @@ export interface ServerProcess {
   resume(): void;
 }
 
+/** What a test sees of a running server (ngircd.ts, prosody.ts, dovecot.ts add their own). */
+export interface RunningServer {
+  readonly host: '127.0.0.1';
+  readonly port: number;
+  /** Everything the server printed since its first start, for failure messages. */
+  output(): string;
+  /** Stops it (SIGTERM, then SIGKILL after a grace of seconds) and waits for it to exit. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port with the same config. */
+  start(): Promise<void>;
+  /** Stops it and removes its temp dir. */
+  dispose(): Promise<void>;
+}
+
 /** Throws, naming the Debian package, when the server is not installed. */
 export function requireInstalled(path: string, name: string, debianPackage: string): void {
   if (!existsSync(path)) throw new Error(`no ${name} at ${path}: install Debian's ${debianPackage} package (npm test does it as root)`);
