@@ -1,5 +1,5 @@
 import { compareIds, FakeDiscord, type FakeDiscordUser } from '../support/fake-discord';
-import { emptyStreams, firstHandings, isMidReply, outage, pollUntil, requestIn, sleep, startFake, type ChaosPlatform } from './platform';
+import { firstHandings, isMidReply, pollUntil, requestIn, restartFake, sleep, startFake, streamsOf, type ChaosPlatform } from './platform';
 
 const CHANNEL_NAME = 'group';
 
@@ -52,9 +52,7 @@ export async function startDiscordPlatform(users: readonly string[], register: (
       return true;
     },
     async restartServer(random) {
-      await fake.stop();
-      await outage(random);
-      await fake.start(port);
+      await restartFake(fake, port, random);
       // Back once the bot is: reconnected, with what was written meanwhile in its hands (replayed or fetched).
       for (let waited = 0; waited < 60_000; waited += 50) {
         if (fake.connectedSessions > 0 && [...requestOf.keys()].every((id) => fake.handed.has(id))) return;
@@ -62,15 +60,7 @@ export async function startDiscordPlatform(users: readonly string[], register: (
       }
     },
     lastMidReplyAt: () => lastMidReplyAt,
-    streams() {
-      const map = emptyStreams(CHANNEL_NAME, users);
-      for (const message of fake.sent) {
-        const conversation = byChannel.get(message.channel_id);
-        if (!conversation) continue;
-        for (const text of message.content.split('\n')) map.get(conversation)!.push({ at: message.at, text });
-      }
-      return map;
-    },
+    streams: () => streamsOf(CHANNEL_NAME, users, fake.sent.map((message) => ({ conversation: byChannel.get(message.channel_id), at: message.at, text: message.content }))),
     handed() {
       // Discord's order is its messages' order (their ids), however the bot came to see them
       // (live, replayed on resume, or fetched after a restart): replies must follow it.

@@ -1,5 +1,5 @@
 import { FakeMatrix } from '../support/fake-matrix';
-import { emptyStreams, isMidReply, pollUntil, requestIn, startFake, type ChaosPlatform } from './platform';
+import { isMidReply, pollUntil, requestIn, startFake, streamsOf, type ChaosPlatform } from './platform';
 
 const GROUP_NAME = 'group';
 
@@ -75,15 +75,7 @@ export async function startMatrixPlatform(users: readonly string[], register: (d
       }
     },
     lastMidReplyAt: () => lastMidReplyAt,
-    streams() {
-      const map = emptyStreams(GROUP_NAME, users);
-      for (const message of fake.postedBy(bot)) {
-        const conversation = byRoom.get(message.roomId);
-        if (!conversation) continue;
-        for (const text of message.body.split('\n')) map.get(conversation)!.push({ at: message.at, text });
-      }
-      return map;
-    },
+    streams: () => streamsOf(GROUP_NAME, users, fake.postedBy(bot).map((message) => ({ conversation: byRoom.get(message.roomId), at: message.at, text: message.body }))),
     handed() {
       const entries = [...postedAt].sort((a, b) => a[1] - b[1]);
       return { handed: new Map(entries), handedOrder: new Map(entries.map(([id], index) => [id, index])) };

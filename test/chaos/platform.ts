@@ -61,9 +61,18 @@ export async function pollUntil(ready: () => boolean, timeoutMs: number, failure
   }
 }
 
-/** An empty stream for the group and for each person's direct messages. */
-export function emptyStreams(group: string, users: readonly string[]): Map<string, BotLine[]> {
-  return new Map<string, BotLine[]>([[group, []], ...users.map((name) => [name, []] as [string, BotLine[]])]);
+/**
+ * The streams of a platform whose conversations are the group and each person's
+ * direct messages, from the bot's messages (each split into its lines); a message
+ * in no conversation of the run is left out.
+ */
+export function streamsOf(group: string, users: readonly string[], messages: Iterable<{ conversation: string | undefined; at: number; text: string }>): Map<string, BotLine[]> {
+  const streams = new Map<string, BotLine[]>([[group, []], ...users.map((name) => [name, []] as [string, BotLine[]])]);
+  for (const { conversation, at, text } of messages) {
+    const stream = conversation === undefined ? undefined : streams.get(conversation);
+    for (const line of stream ? text.split('\n') : []) stream!.push({ at, text: line });
+  }
+  return streams;
 }
 
 /** From every time a request was handed, in the platform's order: when it first was, and the order of first handings. */
@@ -75,6 +84,13 @@ export function firstHandings(entries: readonly { id: string; at: number }[]): {
     if (!handedOrder.has(id)) handedOrder.set(id, handedOrder.size);
   }
   return { handed, handedOrder };
+}
+
+/** Takes a fake service away for an outage, then brings it back on the same port (as an outage of the real one ends). */
+export async function restartFake(fake: { stop(): Promise<void>; start(port: number): Promise<unknown> }, port: number, random: () => number): Promise<void> {
+  await fake.stop();
+  await outage(random);
+  await fake.start(port);
 }
 
 /** Starts a fake service, its stop registered first so that a failure while starting still stops it. */

@@ -1,5 +1,5 @@
 import { FakeTelegram, type FakeUser } from '../support/fake-telegram';
-import { emptyStreams, firstHandings, isMidReply, outage, pollUntil, requestIn, startFake, type ChaosPlatform } from './platform';
+import { firstHandings, isMidReply, pollUntil, requestIn, restartFake, startFake, streamsOf, type ChaosPlatform } from './platform';
 
 const GROUP = -1001234567890;
 const GROUP_NAME = 'group';
@@ -52,20 +52,10 @@ export async function startTelegramPlatform(users: readonly string[], register: 
       return true;
     },
     async restartServer(random) {
-      await fake.stop();
-      await outage(random);
-      await fake.start(port);
+      await restartFake(fake, port, random);
     },
     lastMidReplyAt: () => lastMidReplyAt,
-    streams() {
-      const map = emptyStreams(GROUP_NAME, users);
-      for (const message of fake.sent) {
-        const conversation = byChat.get(message.chatId);
-        if (!conversation) continue;
-        for (const text of message.text.split('\n')) map.get(conversation)!.push({ at: message.at, text });
-      }
-      return map;
-    },
+    streams: () => streamsOf(GROUP_NAME, users, fake.sent.map((message) => ({ conversation: byChat.get(message.chatId), at: message.at, text: message.text }))),
     handed() {
       const firsts = [...fake.handed].flatMap(([updateId, times]) => {
         const id = requestOf.get(updateId);

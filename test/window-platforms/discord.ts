@@ -14,6 +14,7 @@ async function start(): Promise<WindowPlatform> {
   const carol = fake.addUser('carol');
   return {
     config: { platforms: { discord: { apiUrl: fake.apiUrl } } },
+    dispose: () => fake.stop(),
     async exercise({ page, api }) {
       const card = page.getByTestId('platform-discord');
       await card.getByText(/bot token is not set/).waitFor();
@@ -40,7 +41,6 @@ async function start(): Promise<WindowPlatform> {
       fake.userSays({ from: carol, channelId: dm.id, content: 'am I in?' });
       await waitUntil('the answer', () => fake.messages(dm.id).some((m) => m.author.id === fake.bot.id && m.content === 'You said: am I in?'), 20_000);
     },
-    dispose: () => fake.stop(),
   };
 }
 

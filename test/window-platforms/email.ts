@@ -15,6 +15,7 @@ async function start(): Promise<WindowPlatform> {
   return {
     // No password variable: the window stores the password.
     config: { platforms: world.platformsConfig(AGENT.address, { passwordEnv: undefined, allowFrom: ['alice@example.org'] }), delivery: { leaseSeconds: 2 } },
+    dispose: () => world.dispose(),
     async exercise({ page, api, dataDir }) {
       const card = page.getByTestId('platform-email');
       await card.getByText(/mailbox password is not set/).waitFor({ timeout: 15_000 });
@@ -40,7 +41,6 @@ async function start(): Promise<WindowPlatform> {
       await message.getByText(/IMAP: logged in to 127\.0\.0\.1:\d+ as agent@test\.local/).waitFor({ timeout: 20_000 });
       expect(await message.textContent()).toMatch(/SMTP: 127\.0\.0\.1:\d+ accepted the login as agent@test\.local/);
     },
-    dispose: () => world.dispose(),
   };
 }
 

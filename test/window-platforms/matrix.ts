@@ -20,6 +20,7 @@ async function start(): Promise<WindowPlatform> {
   return {
     // Nothing of Matrix in the config: the window sets it all.
     config: {},
+    dispose: () => fake.stop(),
     async exercise({ page, api }) {
       const form = page.locator('form[aria-labelledby="matrix-form-title"]');
       await form.getByLabel('Homeserver URL').fill(fake.baseUrl);
@@ -57,7 +58,6 @@ async function start(): Promise<WindowPlatform> {
       fake.userSays(bob, dm, 'now?');
       await waitUntil('Bob answered', () => fake.postedBy(bot, dm).some((message) => message.body === 'You said: now?'), 15_000);
     },
-    dispose: () => fake.stop(),
   };
 }
 

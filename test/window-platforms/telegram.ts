@@ -16,6 +16,7 @@ async function start(): Promise<WindowPlatform> {
   const mallory = fake.addUser({ id: 5550002, first_name: 'Mallory' });
   return {
     config: { platforms: { telegram: { apiRoot: fake.apiRoot, pollTimeoutSeconds: 2 } } },
+    dispose: () => fake.stop(),
     async exercise({ page, api }) {
       // No token yet: the card says why it is not connected.
       const card = page.getByTestId('platform-telegram');
@@ -53,7 +54,6 @@ async function start(): Promise<WindowPlatform> {
       const sessions = await api.call<SessionPage>('listSessions', {});
       expect(sessions.sessions.map((session) => session.title)).toEqual(['Carol']);
     },
-    dispose: () => fake.stop(),
   };
 }
 

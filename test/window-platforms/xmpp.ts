@@ -14,6 +14,10 @@ async function start(): Promise<WindowPlatform> {
   const users: XmppUser[] = [];
   return {
     config: { platforms: { xmpp: { jid: 'homing@localhost', host: '127.0.0.1', port: prosody.port, security: 'none', allowFrom: ['alice@localhost'] } } },
+    async dispose() {
+      for (const user of users) await user.stop();
+      await prosody.dispose();
+    },
     async exercise({ page, api }) {
       const form = page.locator('form[aria-labelledby="xmpp-form-title"]');
       const card = page.getByTestId('platform-xmpp');
@@ -47,10 +51,6 @@ async function start(): Promise<WindowPlatform> {
       await alice.start();
       await alice.say('homing@localhost', 'hello from the window test');
       await waitUntil('the answer', () => alice.bodiesFrom('homing@localhost').some((message) => message.body === 'You said: hello from the window test'), 20_000);
-    },
-    async dispose() {
-      for (const user of users) await user.stop();
-      await prosody.dispose();
     },
   };
 }
