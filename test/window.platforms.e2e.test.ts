@@ -35,7 +35,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-describe.each(ROWS)('the window with $title', (row) => {
+describe.each(ROWS.map((row) => [row.title, row] as const))('the window with %s', (_title, row) => {
   let platform: WindowPlatform | undefined;
   let gateway: RunningGateway | undefined;
   let api: ApiSocket | undefined;

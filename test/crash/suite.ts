@@ -66,7 +66,7 @@ export function defineCrashSuite(row: CrashRow): void {
     let env: NodeJS.ProcessEnv = {};
 
     beforeEach(() => {
-      dataDir = mkdtempSync(join(tmpdir(), `homing-crash-${row.platform.toLowerCase()}-`));
+      dataDir = mkdtempSync(join(tmpdir(), `homing-crash-${row.platform.toLowerCase().replace(/[^a-z]+/g, '-')}-`));
       platforms = {};
       env = {};
     });
