@@ -22,8 +22,8 @@ interface ChaosSuite {
   /** The promise the run checks, as the test's name. */
   readonly promise: string;
   readonly seed: string;
-  /** How many requests must count as handed to Homing for the run to mean anything. */
-  handedOver(figures: ChaosFigures): void;
+  /** What must have reached Homing for the run to mean anything: every request, where the service keeps them for the bot. */
+  reached(figures: ChaosFigures): void;
   /** Figures beyond the ones every platform must hold at zero. */
   readonly alsoZero: readonly ZeroFigure[];
   readonly timeoutMs: number;
@@ -41,7 +41,7 @@ const SUITES: Record<ChaosPlatformName, ChaosSuite> = {
     outage: 'SIGKILLs, IRC server restarts',
     promise: 'answers every message that reached Homing, once or visibly marked, in order, with no orphan agents',
     seed: '2',
-    handedOver: (f) => expect(f.reachedHoming, 'some requests must reach Homing for the run to mean anything').toBeGreaterThan(0),
+    reached: (f) => expect(f.reachedHoming, 'some requests must reach Homing for the run to mean anything').toBeGreaterThan(0),
     alsoZero: [],
     timeoutMs: 4 * MINUTES,
   },
@@ -52,7 +52,7 @@ const SUITES: Record<ChaosPlatformName, ChaosSuite> = {
     outage: 'SIGKILLs, the Bot API away',
     promise: 'answers every message Telegram handed over, once or visibly marked, in order, never taking one twice',
     seed: '2',
-    handedOver: (f) => expect(f.handedToHoming, 'with durable intake every request is handed over').toBe(f.sent),
+    reached: (f) => expect(f.handedToHoming, 'with durable intake every request is handed over').toBe(f.sent),
     alsoZero: ['duplicateUserTurns'],
     timeoutMs: 3 * MINUTES,
   },
@@ -63,7 +63,7 @@ const SUITES: Record<ChaosPlatformName, ChaosSuite> = {
     outage: 'SIGKILLs, the homeserver restarted',
     promise: 'answers every message the homeserver held, exactly once and in order, never taking one twice',
     seed: '2',
-    handedOver: (f) => expect(f.handedToHoming, 'with durable intake every request is handed over').toBe(f.sent),
+    reached: (f) => expect(f.handedToHoming, 'with durable intake every request is handed over').toBe(f.sent),
     alsoZero: ['duplicateUserTurns', 'repeatsMarked'],
     timeoutMs: 3 * MINUTES,
   },
@@ -74,7 +74,7 @@ const SUITES: Record<ChaosPlatformName, ChaosSuite> = {
     outage: 'SIGKILLs, dovecot restarted',
     promise: 'answers every message that reached the inbox, once or visibly marked, in order, never taking one twice',
     seed: '3',
-    handedOver: (f) => expect(f.handedToHoming, 'every request reached the inbox').toBe(f.sent),
+    reached: (f) => expect(f.handedToHoming, 'every request reached the inbox').toBe(f.sent),
     alsoZero: ['duplicateUserTurns'],
     timeoutMs: 4 * MINUTES,
   },
@@ -85,7 +85,7 @@ const SUITES: Record<ChaosPlatformName, ChaosSuite> = {
     outage: 'SIGKILLs, Discord away',
     promise: 'answers every message Discord handed over, once or visibly marked, in order, never taking one twice',
     seed: '2',
-    handedOver: (f) => expect(f.handedToHoming, 'with durable intake every request is handed over').toBe(f.sent),
+    reached: (f) => expect(f.handedToHoming, 'with durable intake every request is handed over').toBe(f.sent),
     alsoZero: ['duplicateUserTurns'],
     timeoutMs: 3 * MINUTES,
   },
@@ -97,7 +97,7 @@ const SUITES: Record<ChaosPlatformName, ChaosSuite> = {
     outage: 'SIGKILLs, prosody restarted',
     promise: 'answers every message that reached Homing, once or visibly marked, in order, never taking one twice',
     seed: '2',
-    handedOver: (f) => expect(f.reachedHoming, 'some requests must reach Homing for the run to mean anything').toBeGreaterThan(f.sent / 2),
+    reached: (f) => expect(f.reachedHoming, 'some requests must reach Homing for the run to mean anything').toBeGreaterThan(f.sent / 2),
     alsoZero: ['duplicateUserTurns'],
     timeoutMs: 3 * MINUTES,
   },
@@ -116,7 +116,7 @@ export function defineChaosSuite(platform: ChaosPlatformName): void {
         const result = await runChaos(options, (line) => process.env.HOMING_TEST_LOG && console.error(line));
         console.log(result.report);
         const f = result.figures;
-        suite.handedOver(f);
+        suite.reached(f);
         expect(f.kills).toBe(options.kills);
         const zero = {
           lostBeforeSaved: f.lostBeforeSaved,
