@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discordPlatformSchema } from '../src/main/gateway/config/schema';
+import { discordPlatformSchema } from '../src/main/gateway/platforms/discord/config-schema';
 import { silentLogger } from '../src/main/gateway/logger';
 import { testConnection } from '../src/main/gateway/platforms/connection-test';
 import { FileSecretStore } from '../src/main/gateway/secrets/secret-store';

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiResults, MethodName } from '../src/shared/api';
 import { startGatewayHarness, type GatewayHarness } from './support/gateway-harness';
@@ -66,5 +69,39 @@ describe('pairing on IRC (real ngircd)', () => {
     expect(linesFrom(mallory, BOT)).toEqual([]);
     expect(mallory.notices).toHaveLength(1);
     expect(harness.events.filter((event) => event.type === 'turn.started')).toHaveLength(1);
+  });
+
+  it('keeps a code the budget held back owed across a restart, and tells it once the new gateway connects', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'homing-pairing-restart-'));
+    const config = { agent: { type: 'builtin' }, platforms: { irc: { host: server.host, port: server.port, tls: false, nick: BOT, channels: [], allow: [], pairing: true } } };
+    // One courtesy line an hour: the second stranger's code cannot go out before the restart.
+    const tuning = { irc: { ...FAST_IRC, courtesy: { perSenderMs: 60_000, overall: 1, windowMs: 60 * 60 * 1000 } } };
+    try {
+      harness = await startGatewayHarness(config, { dataDir, tuning });
+      await harness.waitFor('platform.state', (event) => event.platform.name === 'irc' && event.platform.state === 'connected');
+      const carol = await connectIrcUser(server, 'carol');
+      const dave = await connectIrcUser(server, 'dave');
+      users.push(carol, dave);
+      carol.client.say(BOT, 'hello?');
+      await waitUntil('carol\'s code', () => carol.notices.length === 1);
+      dave.client.say(BOT, 'me too');
+      await waitUntil('dave\'s request', async () => (await call('listPairing')).requests.length === 2);
+      await dave.roundTrip();
+      expect(dave.notices).toEqual([]);
+      const daveCode = (await call('listPairing')).requests.find((request) => request.name === 'dave')!;
+      expect(daveCode.told).toBe(false);
+      await harness.close();
+
+      harness = await startGatewayHarness(null, { dataDir, tuning });
+      await waitUntil('dave\'s code after the restart', () => dave.notices.length === 1, 15_000);
+      expect(dave.notices[0]!.message).toContain(daveCode.code);
+      expect((await call('listPairing')).requests.every((request) => request.told)).toBe(true);
+      expect(carol.notices).toHaveLength(1);
+      expect(harness.events.filter((event) => event.type === 'turn.started')).toHaveLength(0);
+    } finally {
+      await harness?.close();
+      harness = undefined;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -291,6 +291,8 @@ export interface PairingRequest {
   /** `user_<12 hex>`. */
   readonly sender: string;
   readonly requestedAt: number;
+  /** Whether the code went out; false while the platform's reply budget (or a lost connection) holds it back. */
+  readonly told: boolean;
 }
 
 export interface PairedSender {
@@ -300,10 +302,27 @@ export interface PairedSender {
   readonly at: number;
 }
 
+/**
+ * More new senders asked on one platform in the last hour than a person
+ * plausibly brings in (a crowd of throwaway nicks): the window shows these
+ * counts instead of a card for each of them.
+ */
+export interface PairingFlood {
+  readonly platform: string;
+  /** New senders who asked in the last hour, kept or not. */
+  readonly lastHour: number;
+  /** Of them, those not kept because the platform's list was full: not listed, and not told a code. */
+  readonly notKept: number;
+  /** When the first of them asked. */
+  readonly since: number;
+}
+
 export interface PairingOverview {
   readonly requests: readonly PairingRequest[];
   readonly approved: readonly PairedSender[];
   readonly denied: readonly PairedSender[];
+  /** Platforms under a flood of requests (empty when none is). */
+  readonly floods: readonly PairingFlood[];
 }
 
 const deliveryId = z.string().regex(/^[0-9a-f]{24}$/, 'a delivery id is 24 hex characters');
@@ -400,6 +419,8 @@ export const apiParams = {
     .strict(),
   /** Takes back an approval or a denial (the sender must ask again). */
   revokePairing: z.object({ platform: platformName, sender: z.string().regex(/^user_[0-9a-f]{12}$/) }).strict(),
+  /** Forgets the requests of a platform's flood (the last hour's); a real person among them gets a new code when they write again. */
+  dismissPairingFlood: z.object({ platform: platformName }).strict(),
 } as const;
 
 /** The value each method returns. */
@@ -433,6 +454,7 @@ export interface ApiResults {
   listPairing: PairingOverview;
   decidePairing: { readonly decision: 'approve' | 'deny'; readonly platform: string; readonly name: string | null };
   revokePairing: { readonly revoked: boolean };
+  dismissPairingFlood: { readonly forgotten: number };
 }
 
 export type MethodName = keyof typeof apiParams & keyof ApiResults;

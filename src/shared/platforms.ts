@@ -8,6 +8,8 @@
  * Pure data: the window's bundle imports it, so nothing here may touch Node.
  */
 
+import { DISCORD_FORM, EMAIL_FORM, IRC_FORM, MATRIX_FORM, TELEGRAM_FORM, XMPP_FORM, type FormDescription } from './platform-forms';
+
 export interface PlatformInfo {
   /** The platform's name in session keys, the ledger, config.json's `platforms` and the API. */
   readonly name: string;
@@ -17,19 +19,81 @@ export interface PlatformInfo {
   readonly inSentence: string;
   /** The secrets the window can save for it, as the secret store names them (`<platform>.<secret>`). */
   readonly secrets: readonly string[];
-  /** Whether an unknown sender can ask for a pairing code (the window lists their requests). */
-  readonly pairing: boolean;
+  /**
+   * Whether an unknown sender can ask for a pairing code, so the window lists
+   * their requests: `default` where pairing is the default for direct messages,
+   * `opt-in` where a setting turns it on (the list shows once someone asked).
+   */
+  readonly pairing: 'default' | 'opt-in' | 'none';
   /** A short glyph for its badge where no chat type is known. */
   readonly glyph: string;
+  /** What the card says when the server refuses the login: who refused, and what to do. */
+  readonly loginRefused: string;
+  /** Its settings form in the window: the fields of its config.json section, with their words and help. */
+  readonly form: FormDescription;
 }
 
 export const PLATFORM_INFO = [
-  { name: 'telegram', label: 'Telegram', inSentence: 'Telegram', secrets: ['telegram.token'], pairing: true, glyph: '✈' },
-  { name: 'matrix', label: 'Matrix', inSentence: 'Matrix', secrets: ['matrix.accessToken', 'matrix.password'], pairing: true, glyph: '[m]' },
-  { name: 'discord', label: 'Discord', inSentence: 'Discord', secrets: ['discord.token'], pairing: true, glyph: 'D' },
-  { name: 'xmpp', label: 'XMPP', inSentence: 'XMPP', secrets: ['xmpp.password'], pairing: true, glyph: 'X' },
-  { name: 'irc', label: 'IRC', inSentence: 'IRC', secrets: ['irc.password'], pairing: true, glyph: 'I' },
-  { name: 'email', label: 'Email', inSentence: 'email', secrets: ['email.password'], pairing: false, glyph: '✉' },
+  {
+    name: 'telegram',
+    label: 'Telegram',
+    inSentence: 'Telegram',
+    secrets: ['telegram.token'],
+    pairing: 'default',
+    glyph: '✈',
+    loginRefused: 'Telegram refused the bot token: paste it again (from @BotFather) in Platforms → Telegram.',
+    form: TELEGRAM_FORM,
+  },
+  {
+    name: 'matrix',
+    label: 'Matrix',
+    inSentence: 'Matrix',
+    secrets: ['matrix.accessToken', 'matrix.password'],
+    pairing: 'default',
+    glyph: '[m]',
+    loginRefused: 'the homeserver refused the login: store a new access token (or check the password) in Platforms → Matrix.',
+    form: MATRIX_FORM,
+  },
+  {
+    name: 'discord',
+    label: 'Discord',
+    inSentence: 'Discord',
+    secrets: ['discord.token'],
+    pairing: 'default',
+    glyph: 'D',
+    loginRefused: 'Discord refused the bot token: paste it again (Developer Portal → your application → Bot → Reset Token) in Platforms → Discord.',
+    form: DISCORD_FORM,
+  },
+  {
+    name: 'xmpp',
+    label: 'XMPP',
+    inSentence: 'XMPP',
+    secrets: ['xmpp.password'],
+    pairing: 'default',
+    glyph: 'X',
+    loginRefused: 'the XMPP server refused the login: check the JID and password in Platforms → XMPP.',
+    form: XMPP_FORM,
+  },
+  {
+    name: 'irc',
+    label: 'IRC',
+    inSentence: 'IRC',
+    secrets: ['irc.password'],
+    pairing: 'opt-in',
+    glyph: 'I',
+    loginRefused: 'the server refused the login: check the nick and password in Platforms.',
+    form: IRC_FORM,
+  },
+  {
+    name: 'email',
+    label: 'Email',
+    inSentence: 'email',
+    secrets: ['email.password'],
+    pairing: 'none',
+    glyph: '✉',
+    loginRefused: 'the mail server refused the login: check the address, login name and password in Platforms → Email.',
+    form: EMAIL_FORM,
+  },
 ] as const satisfies readonly PlatformInfo[];
 
 /** The network platforms' names (the local chat is not one of them: it is always there). */

@@ -1,10 +1,7 @@
 import { compareIds, FakeDiscord, type FakeDiscordUser } from '../support/fake-discord';
-import { parseBotLine, type BotLine } from './analyze';
-import type { ChaosPlatform } from './platform';
+import { firstHandings, isMidReply, pollUntil, requestIn, restartFake, sleep, startFake, streamsOf, type ChaosPlatform } from './platform';
 
 const CHANNEL_NAME = 'group';
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
  * The chaos run on Discord: the fake Discord (REST on real HTTP, the Gateway on
@@ -19,9 +16,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * missed messages.
  */
 export async function startDiscordPlatform(users: readonly string[], register: (dispose: () => Promise<void>) => void): Promise<ChaosPlatform> {
-  const fake = new FakeDiscord();
-  register(() => fake.stop());
-  await fake.start();
+  const fake = await startFake(new FakeDiscord(), register);
   const port = Number(new URL(fake.apiUrl).port);
   const guild = fake.addGuild('Chaos');
   const channel = fake.addChannel(guild, 'chaos');
@@ -32,10 +27,7 @@ export async function startDiscordPlatform(users: readonly string[], register: (
   const requestOf = new Map<string, string>();
   let lastMidReplyAt = 0;
   fake.onSend((message) => {
-    for (const line of message.content.split('\n')) {
-      const parsed = parseBotLine(line);
-      if (parsed.kind === 'reply' && parsed.index > 1 && parsed.index < parsed.total) lastMidReplyAt = message.at;
-    }
+    if (message.content.split('\n').some(isMidReply)) lastMidReplyAt = message.at;
   });
 
   return {
@@ -50,23 +42,17 @@ export async function startDiscordPlatform(users: readonly string[], register: (
     env: { DISCORD_TOKEN: fake.token },
     users,
     group: CHANNEL_NAME,
-    async whenBotReady(timeoutMs) {
-      for (let waited = 0; fake.connectedSessions === 0; waited += 20) {
-        if (waited > timeoutMs) throw new Error(`the bot did not connect to the fake Discord Gateway in ${timeoutMs / 1000} s`);
-        await sleep(20);
-      }
-    },
+    whenBotReady: (timeoutMs) =>
+      pollUntil(() => fake.connectedSessions > 0, timeoutMs, `the bot did not connect to the fake Discord Gateway in ${timeoutMs / 1000} s`),
     send(user, inGroup, text) {
       const from = people.get(user)!;
       const message = inGroup ? fake.userSays({ from, channelId: channel.id, content: text, mentionBot: true }) : fake.userSays({ from, channelId: dms.get(user)!, content: text });
-      const id = /\breq-\d+\b/.exec(text)?.[0];
+      const id = requestIn(text);
       if (id) requestOf.set(message.id, id);
       return true;
     },
     async restartServer(random) {
-      await fake.stop();
-      await sleep(1_000 + random() * 2_000);
-      await fake.start(port);
+      await restartFake(fake, port, random);
       // Back once the bot is: reconnected, with what was written meanwhile in its hands (replayed or fetched).
       for (let waited = 0; waited < 60_000; waited += 50) {
         if (fake.connectedSessions > 0 && [...requestOf.keys()].every((id) => fake.handed.has(id))) return;
@@ -74,29 +60,17 @@ export async function startDiscordPlatform(users: readonly string[], register: (
       }
     },
     lastMidReplyAt: () => lastMidReplyAt,
-    streams() {
-      const map = new Map<string, BotLine[]>([[CHANNEL_NAME, []], ...users.map((name) => [name, []] as [string, BotLine[]])]);
-      for (const message of fake.sent) {
-        const conversation = byChannel.get(message.channel_id);
-        if (!conversation) continue;
-        for (const text of message.content.split('\n')) map.get(conversation)!.push({ at: message.at, text });
-      }
-      return map;
-    },
+    streams: () => streamsOf(CHANNEL_NAME, users, fake.sent.map((message) => ({ conversation: byChannel.get(message.channel_id), at: message.at, text: message.content }))),
     handed() {
       // Discord's order is its messages' order (their ids), however the bot came to see them
       // (live, replayed on resume, or fetched after a restart): replies must follow it.
       const firsts = [...fake.handed]
-        .map(([messageId, times]) => ({ messageId, id: requestOf.get(messageId), at: times[0]! }))
-        .filter((entry) => entry.id !== undefined)
+        .flatMap(([messageId, times]) => {
+          const id = requestOf.get(messageId);
+          return id === undefined ? [] : [{ messageId, id, at: times[0]! }];
+        })
         .sort((a, b) => compareIds(a.messageId, b.messageId));
-      const handed = new Map<string, number>();
-      const handedOrder = new Map<string, number>();
-      for (const { id, at } of firsts) {
-        if (!handed.has(id!)) handed.set(id!, at);
-        if (!handedOrder.has(id!)) handedOrder.set(id!, handedOrder.size);
-      }
-      return { handed, handedOrder };
+      return firstHandings(firsts);
     },
     observerGaps: () => 0,
     dispose: () => fake.stop(),

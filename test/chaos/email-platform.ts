@@ -2,15 +2,13 @@ import { simpleParser } from 'mailparser';
 import { startDovecot, type RunningDovecot } from '../support/dovecot';
 import { rawMail } from '../support/mail';
 import { headerOf, SmtpSink } from '../support/smtp-sink';
-import { parseBotLine, type BotLine } from './analyze';
-import type { ChaosPlatform } from './platform';
+import type { BotLine } from './analyze';
+import { isMidReply, outage, pollUntil, requestIn, sleep, type ChaosPlatform } from './platform';
 
 const AGENT = { address: 'agent@test.local', password: 'agentpw' };
 const GROUP_NAME = 'second thread';
 /** Dovecot logs each login; after it the adapter opens the folder and saves its position within a moment. */
 const READY_GRACE_MS = 1_500;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
  * The chaos run on email: a real dovecot holding the assistant's inbox, the
@@ -86,8 +84,7 @@ export async function startEmailPlatform(users: readonly string[], register: (di
       for (const text of (parsed.text ?? '').split('\n')) {
         if (text === '') continue;
         stream.push({ at: message.at, text });
-        const line = parseBotLine(text);
-        if (line.kind === 'reply' && line.index > 1 && line.index < line.total) lastMidReplyAt = message.at;
+        if (isMidReply(text)) lastMidReplyAt = message.at;
       }
     });
   });
@@ -109,10 +106,7 @@ export async function startEmailPlatform(users: readonly string[], register: (di
     conversationOf,
     async whenBotReady(timeoutMs) {
       const login = `user=<${AGENT.address}>`;
-      for (let waited = 0; !server.output().includes(login); waited += 20) {
-        if (waited > timeoutMs) throw new Error(`the assistant did not log in to dovecot in ${timeoutMs / 1000} s`);
-        await sleep(20);
-      }
+      await pollUntil(() => server.output().includes(login), timeoutMs, `the assistant did not log in to dovecot in ${timeoutMs / 1000} s`);
       await sleep(READY_GRACE_MS);
     },
     send(user, inGroup, text) {
@@ -133,13 +127,13 @@ export async function startEmailPlatform(users: readonly string[], register: (di
         ...(root ? { inReplyTo: root, references: [root] } : {}),
         text,
       });
-      queue.push({ id: /\breq-\d+\b/.exec(text)?.[0], address, raw });
+      queue.push({ id: requestIn(text), address, raw });
       wake?.();
       return true;
     },
     async restartServer(random) {
       await server.stop();
-      await sleep(1_000 + random() * 2_000);
+      await outage(random);
       await server.start();
     },
     lastMidReplyAt: () => lastMidReplyAt,

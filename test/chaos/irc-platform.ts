@@ -1,18 +1,16 @@
 import { startNgircd, type RunningNgircd } from '../support/ngircd';
 import { freePort } from '../support/ports';
-import { parseBotLine, type BotLine, type KillRecord } from './analyze';
+import type { BotLine, KillRecord } from './analyze';
 import { BotProxy } from './bot-proxy';
 import { ChaosIrcClient } from './irc-client';
 import type { IrcLine } from './irc-line';
-import type { ChaosPlatform } from './platform';
+import { isMidReply, outage, pollUntil, requestIn, type ChaosPlatform } from './platform';
 
 const BOT = 'homing';
 const CHANNEL = '#chaos';
 const OBSERVER = 'watcher';
 /** A request counts as handed to Homing when its line reached the bot's socket this long before the connection ended. */
 const HANDED_MARGIN_MS = 1_000;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
  * The chaos run on IRC: a real ngircd on loopback, the gateway's IRC adapter
@@ -42,9 +40,7 @@ export async function startIrcPlatform(users: readonly string[], register: (disp
     else if (line.command === 'NICK' && line.nick === botNick) botNick = line.params[0];
   };
   const watchReplies = (line: IrcLine, at: number) => {
-    if (line.command !== 'PRIVMSG' || !line.nick.startsWith(BOT)) return;
-    const parsed = parseBotLine(line.params[1] ?? '');
-    if (parsed.kind === 'reply' && parsed.index > 1 && parsed.index < parsed.total) lastMidReplyAt = at;
+    if (line.command === 'PRIVMSG' && line.nick.startsWith(BOT) && isMidReply(line.params[1] ?? '')) lastMidReplyAt = at;
   };
   const observer = new ChaosIrcClient({
     host: '127.0.0.1',
@@ -66,12 +62,7 @@ export async function startIrcPlatform(users: readonly string[], register: (disp
     env: {},
     users,
     group: CHANNEL,
-    async whenBotReady(timeoutMs) {
-      for (let waited = 0; !botNick; waited += 20) {
-        if (waited > timeoutMs) throw new Error(`the bot did not join ${CHANNEL} in ${timeoutMs / 1000} s`);
-        await sleep(20);
-      }
-    },
+    whenBotReady: (timeoutMs) => pollUntil(() => botNick !== undefined, timeoutMs, `the bot did not join ${CHANNEL} in ${timeoutMs / 1000} s`),
     send(user, inGroup, text) {
       const client = people.get(user)!;
       return inGroup ? client.say(CHANNEL, `${BOT}: ${text}`) : client.say(botNick ?? BOT, text);
@@ -80,7 +71,7 @@ export async function startIrcPlatform(users: readonly string[], register: (disp
       // The bot's port refuses first, so our people are back in the channel before the bot.
       await liveProxy.close();
       await liveServer.stop();
-      await sleep(1_000 + random() * 2_000);
+      await outage(random);
       await liveServer.start();
       await Promise.all(clients.map((client) => client.whenReady(15_000)));
       await liveProxy.open();
@@ -100,7 +91,7 @@ export async function startIrcPlatform(users: readonly string[], register: (disp
       const nicks = new Set(users);
       for (const { at, connection, line } of liveProxy.handed) {
         if (!nicks.has(line.nick)) continue;
-        const id = /\breq-\d+\b/.exec(line.params[1] ?? '')?.[0];
+        const id = requestIn(line.params[1] ?? '');
         if (!id) continue;
         if (!handedOrder.has(id)) handedOrder.set(id, handedOrder.size);
         // A connection that ended with a kill: the last lines may still have sat unread in

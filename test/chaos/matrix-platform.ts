@@ -1,10 +1,7 @@
 import { FakeMatrix } from '../support/fake-matrix';
-import { parseBotLine, type BotLine } from './analyze';
-import type { ChaosPlatform } from './platform';
+import { isMidReply, pollUntil, requestIn, startFake, streamsOf, type ChaosPlatform } from './platform';
 
 const GROUP_NAME = 'group';
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
  * The chaos run on Matrix: the fake homeserver (real HTTP on loopback, /sync
@@ -19,9 +16,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * run expects no repeat at all, marked or not.
  */
 export async function startMatrixPlatform(users: readonly string[], register: (dispose: () => Promise<void>) => void): Promise<ChaosPlatform> {
-  const fake = new FakeMatrix();
-  register(() => fake.stop());
-  await fake.start();
+  const fake = await startFake(new FakeMatrix(), register);
   const bot = fake.addUser('homing', { displayName: 'Homing' });
   const token = fake.issueToken(bot, 'HOMINGCHAOS');
   const people = new Map<string, string>(users.map((name) => [name, fake.addUser(name, { displayName: name })]));
@@ -37,11 +32,7 @@ export async function startMatrixPlatform(users: readonly string[], register: (d
   const postedAt = new Map<string, number>();
   let lastMidReplyAt = 0;
   fake.onPost((message) => {
-    if (message.sender !== bot) return;
-    for (const line of message.body.split('\n')) {
-      const parsed = parseBotLine(line);
-      if (parsed.kind === 'reply' && parsed.index > 1 && parsed.index < parsed.total) lastMidReplyAt = message.at;
-    }
+    if (message.sender === bot && message.body.split('\n').some(isMidReply)) lastMidReplyAt = message.at;
   });
   let down = false;
 
@@ -60,17 +51,18 @@ export async function startMatrixPlatform(users: readonly string[], register: (d
     group: GROUP_NAME,
     async whenBotReady(timeoutMs) {
       const rooms = [group, ...directs.values()];
-      for (let waited = 0; !(fake.isPolling(bot) && rooms.every((room) => fake.membership(bot, room) === 'join')); waited += 20) {
-        if (waited > timeoutMs) throw new Error(`the bot did not join its rooms and sync on the fake homeserver in ${timeoutMs / 1000} s`);
-        await sleep(20);
-      }
+      await pollUntil(
+        () => fake.isPolling(bot) && rooms.every((room) => fake.membership(bot, room) === 'join'),
+        timeoutMs,
+        `the bot did not join its rooms and sync on the fake homeserver in ${timeoutMs / 1000} s`,
+      );
     },
     send(user, inGroup, text) {
       if (down) return false;
       const from = people.get(user)!;
       if (inGroup) fake.userSays(from, group, `homing: ${text}`, { mentions: [bot] });
       else fake.userSays(from, directs.get(user)!, text);
-      const id = /\breq-\d+\b/.exec(text)?.[0];
+      const id = requestIn(text);
       if (id && !postedAt.has(id)) postedAt.set(id, Date.now());
       return true;
     },
@@ -83,15 +75,7 @@ export async function startMatrixPlatform(users: readonly string[], register: (d
       }
     },
     lastMidReplyAt: () => lastMidReplyAt,
-    streams() {
-      const map = new Map<string, BotLine[]>([[GROUP_NAME, []], ...users.map((name) => [name, []] as [string, BotLine[]])]);
-      for (const message of fake.postedBy(bot)) {
-        const conversation = byRoom.get(message.roomId);
-        if (!conversation) continue;
-        for (const text of message.body.split('\n')) map.get(conversation)!.push({ at: message.at, text });
-      }
-      return map;
-    },
+    streams: () => streamsOf(GROUP_NAME, users, fake.postedBy(bot).map((message) => ({ conversation: byRoom.get(message.roomId), at: message.at, text: message.body }))),
     handed() {
       const entries = [...postedAt].sort((a, b) => a[1] - b[1]);
       return { handed: new Map(entries), handedOrder: new Map(entries.map(([id], index) => [id, index])) };

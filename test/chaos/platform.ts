@@ -1,4 +1,4 @@
-import type { BotLine, KillRecord } from './analyze';
+import { parseBotLine, type BotLine, type KillRecord } from './analyze';
 
 /**
  * What the chaos run needs from the chat platform it runs on: the real server
@@ -35,4 +35,67 @@ export interface ChaosPlatform {
   /** Bot lines nobody could observe (the person was away). */
   observerGaps(): number;
   dispose(): Promise<void>;
+}
+
+// What the platforms share in making themselves a ChaosPlatform.
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** How long a restarted server stays away: one to three seconds, from the run's seed. */
+export const outage = (random: () => number) => sleep(1_000 + random() * 2_000);
+
+/** The request a person's text carries (`req-0042`), if any. */
+export const requestIn = (text: string): string | undefined => /\breq-\d+\b/.exec(text)?.[0];
+
+/** Whether a bot line is line k/N of a reply with 1 < k < N: a reply seen mid-way. */
+export function isMidReply(text: string): boolean {
+  const parsed = parseBotLine(text);
+  return parsed.kind === 'reply' && parsed.index > 1 && parsed.index < parsed.total;
+}
+
+/** Polls every 20 ms until `ready()`; throws `failure` once `timeoutMs` has passed. */
+export async function pollUntil(ready: () => boolean, timeoutMs: number, failure: string): Promise<void> {
+  for (let waited = 0; !ready(); waited += 20) {
+    if (waited > timeoutMs) throw new Error(failure);
+    await sleep(20);
+  }
+}
+
+/**
+ * The streams of a platform whose conversations are the group and each person's
+ * direct messages, from the bot's messages (each split into its lines); a message
+ * in no conversation of the run is left out.
+ */
+export function streamsOf(group: string, users: readonly string[], messages: Iterable<{ conversation: string | undefined; at: number; text: string }>): Map<string, BotLine[]> {
+  const streams = new Map<string, BotLine[]>([[group, []], ...users.map((name) => [name, []] as [string, BotLine[]])]);
+  for (const { conversation, at, text } of messages) {
+    const stream = conversation === undefined ? undefined : streams.get(conversation);
+    for (const line of stream ? text.split('\n') : []) stream!.push({ at, text: line });
+  }
+  return streams;
+}
+
+/** From every time a request was handed, in the platform's order: when it first was, and the order of first handings. */
+export function firstHandings(entries: readonly { id: string; at: number }[]): { handed: Map<string, number>; handedOrder: Map<string, number> } {
+  const handed = new Map<string, number>();
+  const handedOrder = new Map<string, number>();
+  for (const { id, at } of entries) {
+    if (!handed.has(id)) handed.set(id, at);
+    if (!handedOrder.has(id)) handedOrder.set(id, handedOrder.size);
+  }
+  return { handed, handedOrder };
+}
+
+/** Takes a fake service away for an outage, then brings it back on the same port (as an outage of the real one ends). */
+export async function restartFake(fake: { stop(): Promise<void>; start(port: number): Promise<unknown> }, port: number, random: () => number): Promise<void> {
+  await fake.stop();
+  await outage(random);
+  await fake.start(port);
+}
+
+/** Starts a fake service, its stop registered first so that a failure while starting still stops it. */
+export async function startFake<T extends { start(): Promise<unknown>; stop(): Promise<void> }>(fake: T, register: (dispose: () => Promise<void>) => void): Promise<T> {
+  register(() => fake.stop());
+  await fake.start();
+  return fake;
 }

@@ -1,11 +1,8 @@
 import { FakeTelegram, type FakeUser } from '../support/fake-telegram';
-import { parseBotLine, type BotLine } from './analyze';
-import type { ChaosPlatform } from './platform';
+import { firstHandings, isMidReply, pollUntil, requestIn, restartFake, startFake, streamsOf, type ChaosPlatform } from './platform';
 
 const GROUP = -1001234567890;
 const GROUP_NAME = 'group';
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
  * The chaos run on Telegram: the fake Bot API (real HTTP on loopback, the
@@ -18,9 +15,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * the fake handed (at least once) counts as handed to Homing.
  */
 export async function startTelegramPlatform(users: readonly string[], register: (dispose: () => Promise<void>) => void): Promise<ChaosPlatform> {
-  const fake = new FakeTelegram();
-  register(() => fake.stop());
-  await fake.start();
+  const fake = await startFake(new FakeTelegram(), register);
   const port = Number(new URL(fake.apiRoot).port);
   const people = new Map<string, FakeUser>(users.map((name, i) => [name, fake.addUser({ id: 7000000001 + i, first_name: name })]));
   fake.addChat({ id: GROUP, type: 'supergroup', title: 'Chaos' });
@@ -29,10 +24,7 @@ export async function startTelegramPlatform(users: readonly string[], register: 
   const requestOf = new Map<number, string>();
   let lastMidReplyAt = 0;
   fake.onSend((message) => {
-    for (const line of message.text.split('\n')) {
-      const parsed = parseBotLine(line);
-      if (parsed.kind === 'reply' && parsed.index > 1 && parsed.index < parsed.total) lastMidReplyAt = message.at;
-    }
+    if (message.text.split('\n').some(isMidReply)) lastMidReplyAt = message.at;
   });
   const mention = `@${fake.bot.username}`;
 
@@ -49,46 +41,27 @@ export async function startTelegramPlatform(users: readonly string[], register: 
     env: { TELEGRAM_TOKEN: fake.token },
     users,
     group: GROUP_NAME,
-    async whenBotReady(timeoutMs) {
-      for (let waited = 0; !fake.polling; waited += 20) {
-        if (waited > timeoutMs) throw new Error(`the bot did not poll the fake Bot API in ${timeoutMs / 1000} s`);
-        await sleep(20);
-      }
-    },
+    whenBotReady: (timeoutMs) => pollUntil(() => fake.polling, timeoutMs, `the bot did not poll the fake Bot API in ${timeoutMs / 1000} s`),
     send(user, inGroup, text) {
       const from = people.get(user)!;
       if (inGroup) fake.userSays({ from, chatId: GROUP, text: `${mention} ${text}`, entities: [{ type: 'mention', offset: 0, length: mention.length }] });
       else fake.userSays({ from, text });
       const update = fake.pendingUpdates().at(-1)!;
-      const id = /\breq-\d+\b/.exec(text)?.[0];
+      const id = requestIn(text);
       if (id) requestOf.set(update.update_id, id);
       return true;
     },
     async restartServer(random) {
-      await fake.stop();
-      await sleep(1_000 + random() * 2_000);
-      await fake.start(port);
+      await restartFake(fake, port, random);
     },
     lastMidReplyAt: () => lastMidReplyAt,
-    streams() {
-      const map = new Map<string, BotLine[]>([[GROUP_NAME, []], ...users.map((name) => [name, []] as [string, BotLine[]])]);
-      for (const message of fake.sent) {
-        const conversation = byChat.get(message.chatId);
-        if (!conversation) continue;
-        for (const text of message.text.split('\n')) map.get(conversation)!.push({ at: message.at, text });
-      }
-      return map;
-    },
+    streams: () => streamsOf(GROUP_NAME, users, fake.sent.map((message) => ({ conversation: byChat.get(message.chatId), at: message.at, text: message.text }))),
     handed() {
-      const handed = new Map<string, number>();
-      const firsts = [...fake.handed].map(([updateId, times]) => ({ id: requestOf.get(updateId), at: times[0]! })).filter((entry) => entry.id !== undefined);
-      firsts.sort((a, b) => a.at - b.at);
-      const handedOrder = new Map<string, number>();
-      for (const { id, at } of firsts) {
-        if (!handed.has(id!)) handed.set(id!, at);
-        if (!handedOrder.has(id!)) handedOrder.set(id!, handedOrder.size);
-      }
-      return { handed, handedOrder };
+      const firsts = [...fake.handed].flatMap(([updateId, times]) => {
+        const id = requestOf.get(updateId);
+        return id === undefined ? [] : [{ id, at: times[0]! }];
+      });
+      return firstHandings(firsts.sort((a, b) => a.at - b.at));
     },
     observerGaps: () => 0,
     dispose: () => fake.stop(),

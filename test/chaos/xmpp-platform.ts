@@ -2,8 +2,8 @@ import { freePort } from '../support/ports';
 import { startProsody, type RunningProsody } from '../support/prosody';
 import { XmppRelay } from '../support/xmpp-relay';
 import { XmppUser } from '../support/xmpp-user';
-import { parseBotLine, type BotLine, type KillRecord } from './analyze';
-import type { ChaosPlatform } from './platform';
+import type { BotLine, KillRecord } from './analyze';
+import { isMidReply, outage, pollUntil, type ChaosPlatform } from './platform';
 
 const BOT = 'homing';
 const BOT_PASSWORD = 'homing-chaos-pw';
@@ -12,8 +12,6 @@ const OBSERVER = 'watcher';
 const HANDED_MARGIN_MS = 1_000;
 /** A request's body: `req-0001`, `homing: req-0001 long 12`; never the bot's own `req-0001 line 1/1`. */
 const REQUEST = /\breq-\d+\b(?! line \d)/;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
  * The chaos run on XMPP: a real prosody on loopback (its own, started here),
@@ -72,12 +70,8 @@ export async function startXmppPlatform(users: readonly string[], register: (dis
     env: { XMPP_PASSWORD: BOT_PASSWORD },
     users,
     group: room,
-    async whenBotReady(timeoutMs) {
-      for (let waited = 0; ![...watcher.occupants].some((occupant) => occupant.startsWith(`${room}/${BOT}`)); waited += 20) {
-        if (waited > timeoutMs) throw new Error(`the bot did not join ${room} in ${timeoutMs / 1000} s`);
-        await sleep(20);
-      }
-    },
+    whenBotReady: (timeoutMs) =>
+      pollUntil(() => [...watcher.occupants].some((occupant) => occupant.startsWith(`${room}/${BOT}`)), timeoutMs, `the bot did not join ${room} in ${timeoutMs / 1000} s`),
     send(user, inGroup, text) {
       const person = people.get(user)!;
       if (!person.isOnline || (inGroup && !person.isIn(room))) return false;
@@ -88,7 +82,7 @@ export async function startXmppPlatform(users: readonly string[], register: (dis
       // The bot's port refuses first, so our people are back in the room before the bot.
       await liveRelay.close();
       await server.stop();
-      await sleep(1_000 + random() * 2_000);
+      await outage(random);
       await server.start();
       await Promise.all(everyone.map((user) => user.restart()));
       await liveRelay.open();
@@ -98,10 +92,7 @@ export async function startXmppPlatform(users: readonly string[], register: (dis
       for (const user of everyone) {
         for (const message of user.received) {
           if (message.body === null || !isBot(message.from) || message.at <= last) continue;
-          for (const line of message.body.split('\n')) {
-            const parsed = parseBotLine(line);
-            if (parsed.kind === 'reply' && parsed.index > 1 && parsed.index < parsed.total) last = message.at;
-          }
+          if (message.body.split('\n').some(isMidReply)) last = message.at;
         }
       }
       return last;

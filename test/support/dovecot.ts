@@ -1,12 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ImapFlow } from 'imapflow';
-import { freePort } from './ports';
+import { canConnect, freePort } from './ports';
+import { requireInstalled, serverProcess, type RunningServer } from './server-process';
 
 /** Debian's dovecot-imapd installs it here; the absolute path works outside root's PATH too. */
 export const DOVECOT_PATH = process.env.HOMING_DOVECOT ?? '/usr/sbin/dovecot';
@@ -19,33 +18,21 @@ export interface MailUser {
   readonly password: string;
 }
 
-export interface RunningDovecot {
-  readonly host: '127.0.0.1';
-  readonly port: number;
-  /** Everything dovecot logged since the first start, for failure messages. */
-  output(): string;
+/** Across `stop()` and `start()` its users and their mail stay. */
+export interface RunningDovecot extends RunningServer {
   /** Puts a raw RFC 5322 message into the user's folder by IMAP APPEND (as a mail server's delivery would); its UID. */
   deliver(address: string, raw: string | Buffer, folder?: string): Promise<number>;
   /** The folder's messages (UID and raw source), read as the user. */
   messages(address: string, folder?: string): Promise<{ uid: number; source: string }[]>;
-  /** Stops the server (SIGTERM, then SIGKILL after 3 s) and waits for it to exit. */
-  stop(): Promise<void>;
-  /** Starts it again on the same port with the same users and mail. */
-  start(): Promise<void>;
-  /** Stops it and removes its temp dir. */
-  dispose(): Promise<void>;
 }
 
 /**
  * A real dovecot (IMAP) on 127.0.0.1: the config from test/fixtures in a
  * fresh temp dir, a free port, a users file, `dovecot -F -c <cfg>` as our own
- * child (its pid kept, so the process we stop is the server). Each test file
- * starts its own.
+ * child (server-process.ts). Each test file starts its own.
  */
 export async function startDovecot(users: readonly MailUser[]): Promise<RunningDovecot> {
-  if (!existsSync(DOVECOT_PATH)) {
-    throw new Error(`no dovecot at ${DOVECOT_PATH}: install Debian's dovecot-imapd package (npm test does it as root)`);
-  }
+  requireInstalled(DOVECOT_PATH, 'dovecot', 'dovecot-imapd');
   const dir = await mkdtemp(join(tmpdir(), 'homing-dovecot-'));
   // The mail processes (uid 65534) must reach their homes inside it.
   chmodSync(dir, 0o755);
@@ -57,31 +44,12 @@ export async function startDovecot(users: readonly MailUser[]): Promise<RunningD
   await writeFile(configPath, readFileSync(CONFIG_TEMPLATE, 'utf8').replaceAll('@DIR@', dir).replaceAll('@PORT@', String(port)));
   const passwords = new Map(users.map((user) => [user.address, user.password]));
 
-  let child: ChildProcess | undefined;
-  let output = '';
-
-  const start = async (): Promise<void> => {
-    if (child && child.exitCode === null && child.signalCode === null) return;
-    const proc = spawn(DOVECOT_PATH, ['-F', '-c', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child = proc;
-    proc.stdout!.on('data', (data: Buffer) => (output += data.toString()));
-    proc.stderr!.on('data', (data: Buffer) => (output += data.toString()));
-    await waitForPort(port, proc, () => output);
-  };
+  const server = serverProcess({ name: 'dovecot', path: DOVECOT_PATH, args: ['-F', '-c', configPath], port: () => port, startMs: 10_000, stopMs: 3_000 });
 
   const stop = async (): Promise<void> => {
-    const proc = child;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      const kill = setTimeout(() => proc.kill('SIGKILL'), 3_000);
-      proc.once('exit', () => {
-        clearTimeout(kill);
-        resolve();
-      });
-      proc.kill('SIGTERM');
-    });
+    await server.stop();
     // Its login and mail processes follow the master out; wait until the port is free again.
-    for (let i = 0; i < 200 && (await portOpen(port)); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 200 && (await canConnect(port)); i++) await new Promise((resolve) => setTimeout(resolve, 20));
   };
 
   const asUser = async <T>(address: string, work: (client: ImapFlow) => Promise<T>): Promise<T> => {
@@ -97,11 +65,11 @@ export async function startDovecot(users: readonly MailUser[]): Promise<RunningD
     }
   };
 
-  await start();
+  await server.start();
   return {
     host: '127.0.0.1',
     port,
-    output: () => output,
+    output: server.output,
     deliver: (address, raw, folder = 'INBOX') =>
       asUser(address, async (client) => {
         const appended = await client.append(folder, raw);
@@ -116,32 +84,10 @@ export async function startDovecot(users: readonly MailUser[]): Promise<RunningD
         return list;
       }),
     stop,
-    start,
+    start: server.start,
     dispose: async () => {
       await stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-async function waitForPort(port: number, proc: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`dovecot exited (${proc.exitCode ?? proc.signalCode}):\n${output()}`);
-    if (await portOpen(port)) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  proc.kill('SIGKILL');
-  throw new Error(`dovecot did not open port ${port} in 10 s:\n${output()}`);
 }

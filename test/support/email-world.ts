@@ -45,6 +45,20 @@ export class EmailWorld {
     return world;
   }
 
+  /** The config's `platforms` section for one assistant address on this world's servers, with `email` over the defaults. */
+  platformsConfig(address: string, email: Record<string, unknown>): Record<string, unknown> {
+    return {
+      email: {
+        address,
+        imap: { host: '127.0.0.1', port: this.dovecot.port, security: 'none' },
+        smtp: { host: '127.0.0.1', port: this.sink.address.port, security: 'none' },
+        passwordEnv: 'EMAIL_PASSWORD',
+        pollIntervalSeconds: 5,
+        ...email,
+      },
+    };
+  }
+
   /** A data directory with a config.json for one assistant address; returns the directory. */
   dataDir(address: string, email: Record<string, unknown>, agentArgs: string[] = [], extra: Record<string, unknown> = {}): string {
     const dir = mkdtempSync(join(tmpdir(), 'homing-email-e2e-'));
@@ -53,16 +67,7 @@ export class EmailWorld {
       join(dir, 'config.json'),
       JSON.stringify({
         agent: { type: 'command', command: process.execPath, args: [REPLY_AGENT, ...agentArgs] },
-        platforms: {
-          email: {
-            address,
-            imap: { host: '127.0.0.1', port: this.dovecot.port, security: 'none' },
-            smtp: { host: '127.0.0.1', port: this.sink.address.port, security: 'none' },
-            passwordEnv: 'EMAIL_PASSWORD',
-            pollIntervalSeconds: 5,
-            ...email,
-          },
-        },
+        platforms: this.platformsConfig(address, email),
         delivery: { leaseSeconds: 2 },
         ...extra,
       }),
@@ -70,18 +75,18 @@ export class EmailWorld {
     return dir;
   }
 
+  /** What a gateway on this world needs in its environment to log in as `address`. */
+  envFor(address: string): NodeJS.ProcessEnv {
+    return { EMAIL_PASSWORD: this.users.find((user) => user.address === address)!.password };
+  }
+
   /** Starts the headless gateway on a data directory and waits until its email platform is connected. */
   async start(dataDir: string, address: string): Promise<{ gateway: RunningGateway; api: ApiSocket }> {
-    const password = this.users.find((user) => user.address === address)!.password;
-    const gateway = await startHeadlessGateway(['--data-dir', dataDir], { EMAIL_PASSWORD: password });
+    const gateway = await startHeadlessGateway(['--data-dir', dataDir], this.envFor(address));
     this.gateways.push(gateway);
     const api = await connectApi(gateway);
     this.sockets.push(api);
-    await waitUntil(
-      'email connected',
-      async () => (await api.call<PlatformStatus[]>('listPlatforms')).some((platform) => platform.name === 'email' && platform.state === 'connected'),
-      30_000,
-    );
+    await whenEmailConnected(api);
     return { gateway, api };
   }
 
@@ -103,6 +108,15 @@ export class EmailWorld {
     await this.dovecot.dispose();
     for (const dir of this.dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Resolves once the gateway behind `api` says its email platform is connected. */
+export function whenEmailConnected(api: ApiSocket): Promise<void> {
+  return waitUntil(
+    'email connected',
+    async () => (await api.call<PlatformStatus[]>('listPlatforms')).some((platform) => platform.name === 'email' && platform.state === 'connected'),
+    30_000,
+  );
 }
 
 /** A received message's body as the recipient's mail program shows it (quoted-printable decoded). */

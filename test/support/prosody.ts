@@ -1,11 +1,11 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './ports';
+import { requireInstalled, serverProcess, type RunningServer } from './server-process';
 
 /** Debian's prosody (TEST-SERVERS.md); the absolute paths work outside root's PATH too. */
 export const PROSODY_PATH = process.env.HOMING_PROSODY ?? '/usr/bin/prosody';
@@ -25,41 +25,30 @@ export interface ProsodyOptions {
   readonly hibernationSeconds?: number;
 }
 
-export interface RunningProsody {
-  readonly host: '127.0.0.1';
-  readonly port: number;
+/** Across `stop()` and `start()` its accounts stay and its MUC rooms go. */
+export interface RunningProsody extends RunningServer {
   readonly domain: string;
   readonly mucDomain: string;
   /** The server's pid while it runs (our own child: `prosody -F`). */
   pid(): number | undefined;
-  /** Everything prosody logged since the first start, for failure messages. */
-  output(): string;
   /** Creates (or re-passwords) an account with prosodyctl. */
   register(user: string, password: string): Promise<void>;
-  /** SIGTERM by pid (SIGKILL after 3 s), and waits for the process to exit. Accounts stay; MUC rooms go. */
-  stop(): Promise<void>;
-  /** Starts it again with the same config on the same port. */
-  start(): Promise<void>;
   /** SIGKILL by pid: the server dies without closing anything. */
   kill(): Promise<void>;
   /** SIGSTOP / SIGCONT: sockets stay open, nothing answers. */
   pause(): void;
   resume(): void;
-  /** Stops it and removes its temp dir. */
-  dispose(): Promise<void>;
 }
 
 /**
  * A real prosody on 127.0.0.1 for one test file: the config from
  * test/fixtures/prosody.cfg.lua in a temp dir, a free port, accounts made with
- * prosodyctl, `prosody -F --config CFG` as our own child with its pid kept.
- * Started means the port answers and the log says nothing is wrong (a prosody
- * that refuses to run as root opens its port briefly before it hangs).
+ * prosodyctl, `prosody -F --config CFG` as our own child (server-process.ts).
+ * Started means the port answers and the log says the c2s listener is up (a
+ * prosody that refuses to run as root opens its port briefly before it hangs).
  */
 export async function startProsody(options: ProsodyOptions = {}): Promise<RunningProsody> {
-  if (!existsSync(PROSODY_PATH)) {
-    throw new Error(`no prosody at ${PROSODY_PATH}: install Debian's prosody package (npm test does it as root)`);
-  }
+  requireInstalled(PROSODY_PATH, 'prosody', 'prosody');
   const dir = await mkdtemp(join(tmpdir(), 'homing-prosody-'));
   await mkdir(join(dir, 'data'), { recursive: true });
   const configPath = join(dir, 'prosody.cfg.lua');
@@ -76,9 +65,17 @@ export async function startProsody(options: ProsodyOptions = {}): Promise<Runnin
     );
   };
 
-  let child: ChildProcess | undefined;
-  let output = '';
-  const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
+  const server = serverProcess({
+    name: 'prosody',
+    path: PROSODY_PATH,
+    args: ['-F', '--config', configPath],
+    port: () => port,
+    startMs: 15_000,
+    stopMs: 3_000,
+    // "Activated service 'c2s'" is logged once the listener is up; the port check confirms it.
+    serving: /Activated service 'c2s' on \[127\.0\.0\.1\]:\d+/,
+    refusal: /Refusing to run as root|Failed to open server port|address already in use|\berror\b.*config/i,
+  });
 
   const register = (user: string, password: string) =>
     new Promise<void>((resolve, reject) => {
@@ -88,31 +85,6 @@ export async function startProsody(options: ProsodyOptions = {}): Promise<Runnin
       });
     });
 
-  const launch = async (): Promise<void> => {
-    if (running()) return;
-    const startedAt = output.length;
-    const proc = spawn(PROSODY_PATH, ['-F', '--config', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child = proc;
-    proc.stdout!.on('data', (data: Buffer) => (output += data.toString()));
-    proc.stderr!.on('data', (data: Buffer) => (output += data.toString()));
-    proc.on('error', (error) => (output += `\n[spawn error] ${error.message}\n`));
-    await waitUntilServing(port, proc, () => output.slice(startedAt));
-  };
-
-  const stopWith = async (signal: NodeJS.Signals): Promise<void> => {
-    const proc = child;
-    if (!proc || !running()) return;
-    proc.kill('SIGCONT'); // a paused server cannot act on SIGTERM
-    await new Promise<void>((resolve) => {
-      const kill = setTimeout(() => proc.kill('SIGKILL'), 3_000);
-      proc.once('exit', () => {
-        clearTimeout(kill);
-        resolve();
-      });
-      proc.kill(signal);
-    });
-  };
-
   for (const [user, password] of Object.entries(options.users ?? {})) {
     if (port === 0) await writeConfig(await freePort());
     await register(user, password);
@@ -121,11 +93,11 @@ export async function startProsody(options: ProsodyOptions = {}): Promise<Runnin
   for (let attempt = 1; ; attempt++) {
     if (port === 0 || attempt > 1) await writeConfig(await freePort());
     try {
-      await launch();
+      await server.start();
       break;
     } catch (error) {
-      await stopWith('SIGKILL');
-      if (attempt >= 5 || !/address already in use|Failed to open server port/i.test(output)) {
+      await server.stop('SIGKILL');
+      if (attempt >= 5 || !/address already in use|Failed to open server port/i.test(server.output())) {
         await rm(dir, { recursive: true, force: true });
         throw error;
       }
@@ -139,46 +111,17 @@ export async function startProsody(options: ProsodyOptions = {}): Promise<Runnin
     },
     domain: XMPP_DOMAIN,
     mucDomain: MUC_DOMAIN,
-    pid: () => (running() ? child!.pid : undefined),
-    output: () => output,
+    pid: server.pid,
+    output: server.output,
     register,
-    stop: () => stopWith('SIGTERM'),
-    kill: () => stopWith('SIGKILL'),
-    start: launch,
-    pause: () => void (running() && child!.kill('SIGSTOP')),
-    resume: () => void (running() && child!.kill('SIGCONT')),
+    stop: () => server.stop('SIGTERM'),
+    kill: () => server.stop('SIGKILL'),
+    start: server.start,
+    pause: server.pause,
+    resume: server.resume,
     dispose: async () => {
-      await stopWith('SIGTERM');
+      await server.stop('SIGTERM');
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** Waits for the port to answer and for prosody's log to show it started without complaint. */
-async function waitUntilServing(port: number, proc: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const text = log();
-    if (proc.exitCode !== null || proc.signalCode !== null) {
-      throw new Error(`prosody exited (${proc.exitCode ?? proc.signalCode}) before serving port ${port}:\n${text}`);
-    }
-    if (/Refusing to run as root|Failed to open server port|address already in use|\berror\b.*config/i.test(text)) {
-      throw new Error(`prosody did not start on port ${port}:\n${text}`);
-    }
-    // "Activated service 'c2s'" is logged once the listener is up; the port check confirms it.
-    if (/Activated service 'c2s' on \[127\.0\.0\.1\]:\d+/.test(text) && (await canConnect(port))) return;
-    if (Date.now() > deadline) throw new Error(`prosody did not serve port ${port} in 15 s:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }

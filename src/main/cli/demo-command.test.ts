@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { homingConfigSchema } from '../gateway/config/schema';
+import { homingConfigSchema } from '../gateway/homing-config';
 import { capture } from './fixtures/capture';
 import { withLedger } from './ledger-access';
 import { runCli } from './run';

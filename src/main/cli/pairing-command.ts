@@ -40,7 +40,7 @@ export const pairingCommand: Command = {
       case 'list': {
         if (code !== undefined) throw new UsageError(`pairing list: unexpected argument "${code}"`);
         const outcome = await throughGatewayOrHere(dataDir, { method: 'listPairing', params: undefined, read: (value) => value as PairingOverview }, () =>
-          existsSync(dataDir) ? offlineStore(dataDir).view() : { requests: [], approved: [], denied: [] },
+          existsSync(dataDir) ? offlineStore(dataDir).view() : { requests: [], approved: [], denied: [], floods: [] },
         );
         if (values.json) context.stdout(JSON.stringify(outcome.value, null, 2));
         else printOverview(outcome.value, context);
@@ -83,11 +83,16 @@ function offlineStore(dataDir: string): PairingStore {
 }
 
 function printOverview(overview: PairingOverview, context: CliContext): void {
+  // `?? []`: a gateway from before floods were counted answers without them.
+  for (const flood of overview.floods ?? []) {
+    const notKept = flood.notKept > 0 ? ` (${flood.notKept} not kept: the list is full)` : '';
+    context.stdout(`A flood? ${flood.lastHour} new senders asked on ${flood.platform} in the last hour${notKept}, since ${formatTime(flood.since)}.`);
+  }
   if (overview.requests.length === 0) context.stdout('No pairing requests waiting.');
   else {
     context.stdout('Waiting for approval:');
     for (const request of overview.requests) {
-      context.stdout(`  ${request.code}  ${request.platform}  ${request.name ?? '(no name)'}  ${request.sender}  asked ${formatTime(request.requestedAt)}`);
+      context.stdout(`  ${request.code}  ${request.platform}  ${request.name ?? '(no name)'}  ${request.sender}  asked ${formatTime(request.requestedAt)}${request.told === false ? '  (code not sent yet)' : ''}`);
     }
   }
   if (overview.approved.length > 0) {

@@ -12,7 +12,7 @@ import { ApiServer, type ApiHandlers } from './api/server';
 import { systemClock, type Clock } from './clock';
 import { ConfigService } from './config/config-service';
 import { ledgerPolicy } from './config/delivery-policy';
-import type { HomingConfig } from './config/schema';
+import { homingConfigSchema, type HomingConfig } from './homing-config';
 import { ensureDataDir } from './data-dir';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 import { controlSocketPath, serveControlSocket, type ControlSocket } from './control-socket';
@@ -27,9 +27,13 @@ import type { Logger } from './logger';
 import { ConversationQueue } from './pipeline/conversation-queue';
 import { readInstructions } from './pipeline/conversation-context';
 import { Pipeline, type AnsweringAgent, type RouteSubject } from './pipeline/pipeline';
-import { pipelineApiHandlers } from './pipeline/api-handlers';
+import { localChatApiHandlers } from './pipeline/api-handlers';
+import { platformApiHandlers } from './platforms/api-handlers';
+import { configApiHandlers } from './config/api-handlers';
+import { secretApiHandlers } from './secrets/api-handlers';
 import { recoverInterruptedTurns, type RecoveryReport } from './pipeline/recovery';
-import { digest, platformWanted, type PlatformTuning } from './platforms/catalog';
+import { platformWanted, type PlatformTuning } from './platforms/catalog';
+import { digest } from './platforms/platform-module';
 import { withIntakeHold } from './intake-hold';
 import { LogTail, teeLogger } from './log-tail';
 import { LocalAdapter } from './platforms/local/local-adapter';
@@ -86,7 +90,7 @@ export class Gateway {
   readonly deliveries: DeliveryService;
   readonly platforms: PlatformManager;
   readonly pipeline: Pipeline;
-  readonly config: ConfigService;
+  readonly config: ConfigService<HomingConfig>;
   readonly local: LocalAdapter;
   readonly secrets: SecretStore;
   /** Who may talk to the agent: pairing requests and approved senders. */
@@ -122,9 +126,9 @@ export class Gateway {
     this.db = db;
     this.bus = new EventBus(logger);
     this.secrets = options.secrets ?? new FileSecretStore(dataDir, logger);
-    this.config = new ConfigService(options.configFile ?? join(dataDir, 'config.json'), logger, (config, error) =>
-      this.onConfig(config, error),
-    );
+    this.config = new ConfigService(options.configFile ?? join(dataDir, 'config.json'), logger, (config, error) => this.onConfig(config, error), {
+      schema: homingConfigSchema,
+    });
     const config = this.config.current;
     const pseudonyms = createPseudonymiser(options.installSecret ?? loadOrCreateInstallSecret(dataDir));
     this.pairing = new PairingStore(dataDir, { clock: this.clock, logger, pseudonym: (platform, senderId) => pseudonyms.person(platform, senderId) });
@@ -460,7 +464,11 @@ export class Gateway {
       },
       ...sessionApiHandlers(() => this.sessionStore),
       ...deliveryApiHandlers(() => this.deliveries),
-      ...pipelineApiHandlers(this),
+      ...localChatApiHandlers(this),
+      ...platformApiHandlers({ platforms: this.platforms, secrets: this.secrets, env: this.env, savedConfig: () => this.config.current }),
+      ...configApiHandlers({ config: this.config, view: () => this.configView(), clock: this.clock }),
+      ...secretApiHandlers({ secrets: this.secrets, applied: () => this.refresh() }),
+      getLogTail: (params) => ({ lines: this.logTail.tail(params?.lines ?? 200) }),
       ...pairingApiHandlers(
         () => this.pairing,
         ({ platform, chatId }) => void this.platforms.get(platform)?.sendNotice?.(chatId, APPROVED_NOTICE),

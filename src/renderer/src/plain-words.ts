@@ -1,5 +1,5 @@
 import type { ApiError, DeliveryRow, GatewayOverview, PlatformStatus } from '../../shared/api';
-import { platformInSentence } from '../../shared/platforms';
+import { platformInfo, platformInSentence } from '../../shared/platforms';
 
 /** Whose move it is: the answer to "is it my fault, the platform's, or Homing's?". */
 export type Blame = 'none' | 'you' | 'platform' | 'homing';
@@ -114,12 +114,7 @@ export function explainPlatform(platform: PlatformStatus): string {
     case 'degraded':
       return `connected, but not working well${platform.error ? ` (${errorWords(platform.error)})` : '.'}`;
     case 'auth-failed':
-      if (platform.name === 'matrix') return `the homeserver refused the login: store a new access token (or check the password) in Platforms → Matrix.${platform.error ? ` (${platform.error})` : ''}`;
-      if (platform.name === 'discord') return `Discord refused the bot token: paste it again (Developer Portal → your application → Bot → Reset Token) in Platforms → Discord.${platform.error ? ` (${platform.error})` : ''}`;
-      if (platform.name === 'telegram') return `Telegram refused the bot token: paste it again (from @BotFather) in Platforms → Telegram.${platform.error ? ` (${platform.error})` : ''}`;
-      if (platform.name === 'email') return `the mail server refused the login: check the address, login name and password in Platforms → Email.${platform.error ? ` (${platform.error})` : ''}`;
-      if (platform.name === 'xmpp') return `the XMPP server refused the login: check the JID and password in Platforms → XMPP.${platform.error ? ` (${platform.error})` : ''}`;
-      return `the server refused the login: check the nick and password in Platforms.${platform.error ? ` (${platform.error})` : ''}`;
+      return `${platformInfo(platform.name)?.loginRefused ?? 'the server refused the login: check the settings in Platforms.'}${platform.error ? ` (${platform.error})` : ''}`;
     case 'disconnected':
       return platform.error ? `not connected — ${errorWords(platform.error)}` : 'not connected.';
   }

@@ -1,7 +1,7 @@
 import { ApiFailure, type ApiHandlers } from '../api/server';
 import type { PairingStore } from './pairing-store';
 
-type PairingHandlers = Pick<ApiHandlers, 'listPairing' | 'decidePairing' | 'revokePairing'>;
+type PairingHandlers = Pick<ApiHandlers, 'listPairing' | 'decidePairing' | 'revokePairing' | 'dismissPairingFlood'>;
 
 /**
  * The window's (and `homing pairing`'s) view of pairing. `onApproved` lets the
@@ -17,5 +17,6 @@ export function pairingApiHandlers(pairing: () => PairingStore, onApproved: (app
       return { decision, platform: result.platform, name: result.name };
     },
     revokePairing: ({ platform, sender }) => ({ revoked: pairing().revoke(platform, sender) }),
+    dismissPairingFlood: ({ platform }) => ({ forgotten: pairing().dismissFlood(platform) }),
   };
 }

@@ -11,6 +11,15 @@ describe('PairingReplyLimit', () => {
     expect(limit.take(1_001)).toBe(false);
   });
 
+  it('says how long until the next reply may go', () => {
+    const limit = new PairingReplyLimit(2, 1_000);
+    expect(limit.waitMs(0)).toBe(0);
+    limit.take(0);
+    limit.take(300);
+    expect(limit.waitMs(400)).toBe(600);
+    expect(limit.waitMs(1_000)).toBe(0);
+  });
+
   it('defaults to 20 per 10 minutes', () => {
     const limit = new PairingReplyLimit();
     expect(Array.from({ length: 21 }, () => limit.take(5)).filter(Boolean)).toHaveLength(20);

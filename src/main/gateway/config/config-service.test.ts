@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../logger';
 import { ConfigService } from './config-service';
-import type { HomingConfig } from './schema';
+import { homingConfigSchema, type HomingConfig } from '../homing-config';
 
 let dir: string;
 let file: string;
 let applied: { maxConcurrentTurns: number; error: string | null }[];
 const open = (listener?: (config: HomingConfig, error: string | null) => void | Promise<void>) =>
-  new ConfigService(file, silentLogger, listener ?? ((config, error) => void applied.push({ maxConcurrentTurns: config.maxConcurrentTurns, error })), {
+  new ConfigService<HomingConfig>(file, silentLogger, listener ?? ((config, error) => void applied.push({ maxConcurrentTurns: config.maxConcurrentTurns, error })), {
+    schema: homingConfigSchema,
     settleMs: 20,
   });
 

@@ -3,15 +3,17 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ConfigView } from '../../../shared/api';
 import type { Logger } from '../logger';
 import { parseConfigText, parseConfigValue, writeConfigFile, type ConfigResult } from './load';
-import { DEFAULT_CONFIG, homingConfigSchema, type HomingConfig } from './schema';
+import type { z } from 'zod';
 
 /** Applies a configuration to the running gateway; awaited before the next one is applied. */
-export type ConfigListener = (config: HomingConfig, error: string | null) => void | Promise<void>;
+export type ConfigListener<Config> = (config: Config, error: string | null) => void | Promise<void>;
 
 /** Why a save from the window was refused without writing anything. */
-export type ConfigWriteResult = ConfigResult<HomingConfig> | { readonly ok: false; readonly error: string; readonly conflict: true };
+export type ConfigWriteResult<Config> = ConfigResult<Config> | { readonly ok: false; readonly error: string; readonly conflict: true };
 
-export interface ConfigServiceOptions {
+export interface ConfigServiceOptions<Config> {
+  /** What a valid file is (homing-config.ts: the sections and every platform's); `{}` parsed by it is the embedded default. */
+  readonly schema: z.ZodType<Config>;
   /**
    * How long a reload waits before reading again a file that is empty or not
    * JSON: an editor saving in place truncates first and writes after, and the
@@ -21,13 +23,13 @@ export interface ConfigServiceOptions {
 }
 
 /** What the file on disk holds right now. */
-type FileState =
+type FileState<Config> =
   | { readonly kind: 'missing' }
   | { readonly kind: 'empty' }
   | { readonly kind: 'unreadable'; readonly error: string }
   | { readonly kind: 'not-json'; readonly error: string }
   | { readonly kind: 'invalid'; readonly error: string }
-  | { readonly kind: 'valid'; readonly config: HomingConfig; readonly written: Record<string, unknown> };
+  | { readonly kind: 'valid'; readonly config: Config; readonly written: Record<string, unknown> };
 
 /**
  * The configuration in force. A file that fails validation never replaces a
@@ -39,8 +41,11 @@ type FileState =
  * stopped, whatever the timing. `applied()` resolves once everything queued so
  * far is in force.
  */
-export class ConfigService {
-  private config: HomingConfig = DEFAULT_CONFIG;
+export class ConfigService<Config> {
+  private readonly schema: z.ZodType<Config>;
+  /** The embedded defaults: what an empty or missing file means. */
+  private readonly defaults: Config;
+  private config: Config;
   /** The last valid file's own keys (no defaults filled in): what forms patch, so defaults stay implicit. */
   private written: Record<string, unknown> = {};
   private error: string | null = null;
@@ -51,9 +56,12 @@ export class ConfigService {
   constructor(
     readonly file: string,
     private readonly logger: Logger,
-    private readonly onChange: ConfigListener,
-    options: ConfigServiceOptions = {},
+    private readonly onChange: ConfigListener<Config>,
+    options: ConfigServiceOptions<Config>,
   ) {
+    this.schema = options.schema;
+    this.defaults = options.schema.parse({});
+    this.config = this.defaults;
     this.settleMs = options.settleMs ?? 300;
     // At start an empty file means the embedded defaults (nothing was in force before it).
     const state = this.readFile();
@@ -63,7 +71,7 @@ export class ConfigService {
     } else if (state.kind !== 'missing' && state.kind !== 'empty') this.fail(state.error, 'running on the embedded defaults');
   }
 
-  get current(): HomingConfig {
+  get current(): Config {
     return this.config;
   }
 
@@ -93,7 +101,7 @@ export class ConfigService {
         return this.adopt(state.config);
       case 'missing':
         this.written = {};
-        return this.adopt(DEFAULT_CONFIG);
+        return this.adopt(this.defaults);
       case 'empty':
         this.logger.info(`${this.file} is empty: keeping the configuration in force (delete the file to use the defaults)`);
         return this.applied();
@@ -112,8 +120,8 @@ export class ConfigService {
    * window has not seen (a file with an error, or one changed since it was
    * read): those are never overwritten silently.
    */
-  async write(input: unknown): Promise<ConfigWriteResult> {
-    const result = parseConfigValue(input, homingConfigSchema, 'config');
+  async write(input: unknown): Promise<ConfigWriteResult<Config>> {
+    const result = parseConfigValue(input, this.schema, 'config');
     if (!result.ok) return result;
     const onDisk = this.readFile();
     switch (onDisk.kind) {
@@ -151,8 +159,8 @@ export class ConfigService {
    * bytes are first copied to `config.json.<timestamp>.bak` beside it, so no
    * hand edit is ever lost. `at` names the backup (injected clock).
    */
-  async replace(input: unknown, at: Date): Promise<ConfigWriteResult & { backup?: string }> {
-    const result = parseConfigValue(input, homingConfigSchema, 'config');
+  async replace(input: unknown, at: Date): Promise<ConfigWriteResult<Config> & { backup?: string }> {
+    const result = parseConfigValue(input, this.schema, 'config');
     if (!result.ok) return result;
     let backup: string | undefined;
     if (existsSync(this.file)) {
@@ -195,7 +203,7 @@ export class ConfigService {
     return existsSync(this.file) && statSync(this.file).isFile();
   }
 
-  private readFile(): FileState {
+  private readFile(): FileState<Config> {
     let text: string;
     try {
       if (!existsSync(this.file)) return { kind: 'missing' };
@@ -209,14 +217,14 @@ export class ConfigService {
       raw = JSON.parse(text);
     } catch {
       // parseConfigText words the JSON error with its line and column.
-      const described = parseConfigText(text, homingConfigSchema, this.file);
+      const described = parseConfigText(text, this.schema, this.file);
       return { kind: 'not-json', error: described.ok ? `${this.file}: not valid JSON` : described.error };
     }
-    const result = parseConfigValue(raw, homingConfigSchema, this.file);
+    const result = parseConfigValue(raw, this.schema, this.file);
     return result.ok ? { kind: 'valid', config: result.value, written: raw as Record<string, unknown> } : { kind: 'invalid', error: result.error };
   }
 
-  private adopt(config: HomingConfig): Promise<void> {
+  private adopt(config: Config): Promise<void> {
     const changed = !isDeepStrictEqual(config, this.config);
     const hadError = this.error !== null;
     this.config = config;
@@ -226,7 +234,7 @@ export class ConfigService {
     return this.enqueue(config, null);
   }
 
-  private enqueue(config: HomingConfig, error: string | null): Promise<void> {
+  private enqueue(config: Config, error: string | null): Promise<void> {
     return this.serialized(() => this.onChange(config, error));
   }
 

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createPseudonymiser } from '../session/pseudonyms';
 import { createSessionKeyBuilder } from '../session/session-key';
 import { parseConfigText } from './load';
-import { DEFAULT_CONFIG, homingConfigSchema, identityLinksSchema } from './schema';
+import { DEFAULT_CONFIG, homingConfigSchema } from '../homing-config';
+import { identityLinksSchema } from './schema';
 
 const parse = (text: string) => parseConfigText(text, homingConfigSchema, 'config.json');
 

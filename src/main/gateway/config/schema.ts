@@ -1,12 +1,6 @@
 import { z } from 'zod';
 import { agentConfigSchema, DEFAULT_AGENT_CONFIG } from '../agents/config-schema';
-import { ircConfigSchema } from '../platforms/irc/config-schema';
-import { discordConfigSchema } from '../platforms/discord/config-schema';
-import { emailConfigSchema } from '../platforms/email/config-schema';
-import { matrixConfigSchema } from '../platforms/matrix/config-schema';
-import { telegramConfigSchema } from '../platforms/telegram/config-schema';
 import { routingSchema } from '../routing/routing';
-import { xmppConfigSchema } from '../platforms/xmpp/config-schema';
 import { continuationPolicySchema } from '../session/continuation';
 import { DM_SCOPES } from '../session/session-key';
 
@@ -16,92 +10,6 @@ import { DM_SCOPES } from '../session/session-key';
  * Secrets never live here: they are named (`apiKeyEnv`, `passwordEnv`) or kept in
  * the secret store (secrets.json, written through the API).
  */
-
-/**
- * The variable a password is read from must be named like one (`…_PASSWORD`,
- * `…_PASS`, `…_TOKEN`, `…_KEY`): a config cannot make Homing send HOME or PATH to
- * a server as its password. The same rule as `apiKeyEnv`'s.
- */
-const passwordEnvName = z.string().regex(/^(?:[A-Za-z_][A-Za-z0-9_]*_)?(?:PASSWORD|PASSWD|PASS|TOKEN|KEY|SECRET)$/i, {
-  error: 'must name a variable that holds a password: its name ends in _PASSWORD, _PASS, _TOKEN or _KEY, like IRC_PASSWORD',
-});
-
-export const ircPlatformSchema = ircConfigSchema
-  .omit({ password: true })
-  .extend({
-    enabled: z.boolean().default(true),
-    /** The environment variable holding the server password; else the secret store's `irc.password`. */
-    passwordEnv: passwordEnvName.optional(),
-    password: z
-      .never({ error: 'passwords do not belong in config.json: name an environment variable in "passwordEnv"' })
-      .optional(),
-  })
-  .strict()
-  .refine((irc) => !(irc.pairing && irc.requireAccount), {
-    path: ['pairing'],
-    message: 'pairing approves nicks, so it cannot be combined with requireAccount: list accounts in "allow" instead',
-  });
-
-export const telegramPlatformSchema = telegramConfigSchema
-  .extend({
-    enabled: z.boolean().default(true),
-    /** The environment variable holding the bot token; else the secret store's `telegram.token`. */
-    tokenEnv: passwordEnvName.optional(),
-    token: z.never({ error: 'the bot token does not belong in config.json: save it in the window, or name an environment variable in "tokenEnv"' }).optional(),
-  })
-  .strict();
-
-export const matrixPlatformSchema = matrixConfigSchema
-  .extend({
-    enabled: z.boolean().default(true),
-    /** The environment variable holding an access token; else the secret store's `matrix.accessToken`. */
-    accessTokenEnv: passwordEnvName.optional(),
-    /** The environment variable holding the account's password; else the secret store's `matrix.password`. */
-    passwordEnv: passwordEnvName.optional(),
-    accessToken: z.never({ error: 'the access token does not belong in config.json: save it in the window, or name an environment variable in "accessTokenEnv"' }).optional(),
-    password: z.never({ error: 'passwords do not belong in config.json: save it in the window, or name an environment variable in "passwordEnv"' }).optional(),
-  })
-  .strict();
-
-export const emailPlatformSchema = emailConfigSchema
-  .extend({
-    enabled: z.boolean().default(true),
-    /** The environment variable holding the mailbox password; else the secret store's `email.password`. */
-    passwordEnv: passwordEnvName.optional(),
-    password: z.never({ error: 'the mailbox password does not belong in config.json: save it in the window, or name an environment variable in "passwordEnv"' }).optional(),
-  })
-  .strict();
-
-export const discordPlatformSchema = discordConfigSchema
-  .extend({
-    enabled: z.boolean().default(true),
-    /** The environment variable holding the bot token; else the secret store's `discord.token`. */
-    tokenEnv: passwordEnvName.optional(),
-    token: z.never({ error: 'the bot token does not belong in config.json: save it in the window, or name an environment variable in "tokenEnv"' }).optional(),
-  })
-  .strict();
-
-export const xmppPlatformSchema = xmppConfigSchema
-  .extend({
-    enabled: z.boolean().default(true),
-    /** The environment variable holding the account's password; else the secret store's `xmpp.password`. */
-    passwordEnv: passwordEnvName.optional(),
-    password: z
-      .never({ error: 'passwords do not belong in config.json: save it in the window, or name an environment variable in "passwordEnv"' })
-      .optional(),
-  })
-  .strict();
-
-export const platformsSchema = z
-  .strictObject({
-    irc: ircPlatformSchema.optional(),
-    telegram: telegramPlatformSchema.optional(),
-    matrix: matrixPlatformSchema.optional(),
-    email: emailPlatformSchema.optional(),
-    discord: discordPlatformSchema.optional(),
-    xmpp: xmppPlatformSchema.optional(),
-  })
-  .default({});
 
 /**
  * `{ "alice": ["irc:alice", "telegram:123"] }`, checked here as completely as the
@@ -165,20 +73,23 @@ export const deliverySchema = z
   })
   .prefault({});
 
-export const homingConfigSchema = z.strictObject({
-  /** Ignored; lets an editor validate the file. */
-  $schema: z.string().optional(),
-  agent: agentConfigSchema.default(DEFAULT_AGENT_CONFIG),
-  platforms: platformsSchema,
-  sessions: sessionsSchema,
-  delivery: deliverySchema,
-  /** Per-chat agent settings: `[{ "match": { "platform", "chat"?, "sender"? }, "agent": { "model"?, "systemPrompt"? } }]`, first match wins. */
-  routing: routingSchema,
-  /** Conversations answered at the same time (one conversation is always answered in order). */
-  maxConcurrentTurns: z.number().int().min(1).max(64).default(4),
-});
-
-export type HomingConfig = z.output<typeof homingConfigSchema>;
-export type HomingConfigInput = z.input<typeof homingConfigSchema>;
-
-export const DEFAULT_CONFIG: HomingConfig = homingConfigSchema.parse({});
+/**
+ * The whole of config.json, given its `platforms` section. The platforms'
+ * sections come from their modules (platforms/registry.ts): the config stands
+ * below the platforms and names none of them. homing-config.ts puts the two together.
+ */
+export function configSchemaWith<Platforms extends z.ZodType>(platforms: Platforms) {
+  return z.strictObject({
+    /** Ignored; lets an editor validate the file. */
+    $schema: z.string().optional(),
+    agent: agentConfigSchema.default(DEFAULT_AGENT_CONFIG),
+    /** One optional section per platform, by its name (`irc`, `telegram`, …). */
+    platforms,
+    sessions: sessionsSchema,
+    delivery: deliverySchema,
+    /** Per-chat agent settings: `[{ "match": { "platform", "chat"?, "sender"? }, "agent": { "model"?, "systemPrompt"? } }]`, first match wins. */
+    routing: routingSchema,
+    /** Conversations answered at the same time (one conversation is always answered in order). */
+    maxConcurrentTurns: z.number().int().min(1).max(64).default(4),
+  });
+}

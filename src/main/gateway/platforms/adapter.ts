@@ -112,10 +112,11 @@ export interface PlatformAdapter {
    */
   typing?(target: TypingTarget): () => void;
   /**
-   * Optional: a short best-effort message outside the ledger (a pairing
-   * approval's greeting). Never throws; a failure is only logged.
+   * Optional: a short best-effort message outside the ledger (a pairing code,
+   * an approval's greeting). Never throws; a failure is only logged. True once
+   * it went out, so a pairing code is marked told only when it was sent.
    */
-  sendNotice?(chatId: string, text: string): Promise<void>;
+  sendNotice?(chatId: string, text: string): Promise<boolean>;
   onEvent(listener: (event: AdapterEvent) => void): () => void;
   /** Optional: the rooms the platform is in, with names (Matrix), for the window. */
   listRooms?(): readonly PlatformRoom[];

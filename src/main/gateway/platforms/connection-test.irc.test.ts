@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeIrcServer, type FakeIrcServer } from '../../../../test/support/fake-irc-server';
 import { startNgircd, type RunningNgircd } from '../../../../test/support/ngircd';
-import { homingConfigSchema } from '../config/schema';
+import { homingConfigSchema } from '../homing-config';
 import { silentLogger } from '../logger';
 import { FileSecretStore } from '../secrets/secret-store';
 import { testConnection } from './connection-test';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../logger';
 import { FileSecretStore } from '../secrets/secret-store';
-import { emailPlatformSchema } from '../config/schema';
+import { emailPlatformSchema } from './email/config-schema';
 import { testConnection } from './connection-test';
 
 let server: Server | undefined;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProsody, type RunningProsody } from '../../../../test/support/prosody';
-import { homingConfigSchema } from '../config/schema';
+import { homingConfigSchema } from '../homing-config';
 import { silentLogger } from '../logger';
 import { FileSecretStore } from '../secrets/secret-store';
 import { testConnection } from './connection-test';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { homingConfigSchema } from '../config/schema';
+import { homingConfigSchema } from '../homing-config';
 import { createPseudonymiser } from '../session/pseudonyms';
 import { matchRoute, routingSchema } from './routing';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { discordPlatformSchema } from '../../config/schema';
+import { discordPlatformSchema } from './config-schema';
 
 describe('the discord section of config.json', () => {
   it('has defaults that answer nowhere but paired DMs', () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretEnvName } from '../../config/secret-env';
 import { DM_POLICIES } from '../telegram/config-schema';
 
 /**
@@ -56,3 +57,17 @@ export const discordConfigSchema = z.object({
 
 export type DiscordConfig = z.output<typeof discordConfigSchema>;
 export type DiscordPlace = z.output<typeof discordPlaceSchema>;
+
+/**
+ * config.json's `platforms.discord` section: the adapter's settings, whether it runs,
+ * and where its secrets come from (a variable's name; never the secret itself).
+ */
+export const discordPlatformSchema = discordConfigSchema
+  .extend({
+    enabled: z.boolean().default(true),
+    /** The environment variable holding the bot token; else the secret store's `discord.token`. */
+    tokenEnv: secretEnvName.optional(),
+    token: z.never({ error: 'the bot token does not belong in config.json: save it in the window, or name an environment variable in "tokenEnv"' }).optional(),
+  })
+  .strict();
+export type DiscordPlatformSection = z.output<typeof discordPlatformSchema>;

@@ -17,10 +17,11 @@ import { ReconnectTimer } from '../skeleton/reconnect-timer';
 import { AdapterStatus } from '../skeleton/status';
 import { TypingRepeats } from '../skeleton/typing-repeats';
 import { PairingReplyLimit } from '../../access/pairing-replies';
+import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
 import { INTAKE } from '../intake';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
-export interface DiscordAccess {
+export interface DiscordAccess extends OwedCodes {
   isApproved(senderId: string): boolean;
   requestPairing(sender: { readonly id: string; readonly chatId: string; readonly name: string | undefined }): { readonly code: string } | undefined;
 }
@@ -119,7 +120,8 @@ export class DiscordAdapter implements PlatformAdapter {
   private readonly backoff: ReconnectBackoff;
   private readonly reconnect = new ReconnectTimer();
   private readonly typingRepeats = new TypingRepeats();
-  private readonly pairingReplies = new PairingReplyLimit();
+  /** Tells owed pairing codes, at most 20 per 10 minutes, and marks them told once sent. */
+  private readonly pairingTeller: PairingTeller;
   private readonly redactor: (text: string) => string;
 
   constructor(private readonly options: DiscordAdapterOptions) {
@@ -130,6 +132,17 @@ export class DiscordAdapter implements PlatformAdapter {
     this.handOn = new IntakeHandOn(this.status, options.intakeTimeoutMs);
     this.admission = new Admission(this.config, options.access);
     this.backoff = new ReconnectBackoff(options.reconnectDelayMs);
+    this.pairingTeller = new PairingTeller(
+      {
+        platform: 'discord',
+        access: options.access,
+        budget: new PairingReplyLimit().on(() => this.clock.monotonic()),
+        tell: (owed) => this.sendNotice(owed.chatId, PAIRING_REPLY(owed.code)),
+        connected: () => this.canSend(),
+        logger: this.logger,
+      },
+      () => this.clock.monotonic(),
+    );
     this.dedupWindowMs = options.nonceWindowMs ?? 120_000;
     const token = options.token;
     this.redactor = (text) => (token === '' ? text : text.split(token).join('[token]'));
@@ -457,7 +470,7 @@ export class DiscordAdapter implements PlatformAdapter {
     const decision = this.admit(message, place);
     if (decision === 'pair') {
       const request = this.options.access.requestPairing({ id: message.senderId, chatId: message.channelId, name: message.senderName });
-      if (request && this.takePairingReply()) void this.sendNotice(message.channelId, PAIRING_REPLY(request.code));
+      if (request) this.pairingTeller.kick();
     }
     if (decision !== 'agent') {
       if (!fetched) this.passOver(message.channelId, message.id);
@@ -536,12 +549,6 @@ export class DiscordAdapter implements PlatformAdapter {
     return this.config.channels[message.channelId] ?? (place?.parentId ? this.config.channels[place.parentId] : undefined) ?? this.config.guilds[message.guildId];
   }
 
-  private takePairingReply(): boolean {
-    if (this.pairingReplies.take(this.clock.monotonic())) return true;
-    this.logger.warn('discord: many strangers are asking to pair; not answering more of them for now');
-    return false;
-  }
-
   // ---- sending ---------------------------------------------------------
 
   async send(text: string, target: SendTarget): Promise<SendResult> {
@@ -569,13 +576,15 @@ export class DiscordAdapter implements PlatformAdapter {
     }
   }
 
-  /** A short plain message outside the ledger (a pairing code, an approval): best effort, never retried. */
-  async sendNotice(chatId: string, text: string): Promise<void> {
-    if (!/^\d{1,20}$/.test(chatId)) return;
+  /** A short plain message outside the ledger (a pairing code, an approval): best effort, never retried; true once it went out. */
+  async sendNotice(chatId: string, text: string): Promise<boolean> {
+    if (!/^\d{1,20}$/.test(chatId) || !this.client) return false;
     try {
-      await this.client?.rest.post(routes.channelMessages(chatId), { body: { content: toDiscordText(text).slice(0, 2000), allowed_mentions: { parse: [] } } });
+      await this.client.rest.post(routes.channelMessages(chatId), { body: { content: toDiscordText(text).slice(0, 2000), allowed_mentions: { parse: [] } } });
+      return true;
     } catch (error) {
       this.logger.warn('discord: a notice could not be sent', { error: classifyFailure(error, this.redactor).description });
+      return false;
     }
   }
 

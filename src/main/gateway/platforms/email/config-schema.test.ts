@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { homingConfigSchema } from '../../config/schema';
+import { homingConfigSchema } from '../../homing-config';
 import { imapPort, smtpPort } from './config-schema';
 
 const base = { address: 'Me@Example.org', imap: { host: 'imap.example.org' }, smtp: { host: 'smtp.example.org' } };

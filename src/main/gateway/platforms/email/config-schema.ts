@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretEnvName } from '../../config/secret-env';
 
 /**
  * The `email` section of config.json (the password is not here: it lives in
@@ -92,3 +93,17 @@ export function imapPort(config: Pick<EmailConfig, 'imap'>): number {
 export function smtpPort(config: Pick<EmailConfig, 'smtp'>): number {
   return config.smtp.port ?? (config.smtp.security === 'tls' ? 465 : 587);
 }
+
+/**
+ * config.json's `platforms.email` section: the adapter's settings, whether it runs,
+ * and where its secrets come from (a variable's name; never the secret itself).
+ */
+export const emailPlatformSchema = emailConfigSchema
+  .extend({
+    enabled: z.boolean().default(true),
+    /** The environment variable holding the mailbox password; else the secret store's `email.password`. */
+    passwordEnv: secretEnvName.optional(),
+    password: z.never({ error: 'the mailbox password does not belong in config.json: save it in the window, or name an environment variable in "passwordEnv"' }).optional(),
+  })
+  .strict();
+export type EmailPlatformSection = z.output<typeof emailPlatformSchema>;

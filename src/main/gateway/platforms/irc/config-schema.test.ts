@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ircPlatformSchema } from '../../config/schema';
+import { ircPlatformSchema } from './config-schema';
 import { ircConfigSchema } from './config-schema';
 
 const paths = (input: unknown) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretEnvName } from '../../config/secret-env';
 
 /**
  * The `irc` section of config.json. Nicks and channels are checked here, at the edge,
@@ -76,3 +77,24 @@ export const ircConfigSchema = z.object({
 export type IrcConfig = z.output<typeof ircConfigSchema>;
 /** What a config file may contain (defaults not applied yet). */
 export type IrcConfigInput = z.input<typeof ircConfigSchema>;
+
+/**
+ * config.json's `platforms.irc` section: the adapter's settings, whether it runs,
+ * and where its secrets come from (a variable's name; never the secret itself).
+ */
+export const ircPlatformSchema = ircConfigSchema
+  .omit({ password: true })
+  .extend({
+    enabled: z.boolean().default(true),
+    /** The environment variable holding the server password; else the secret store's `irc.password`. */
+    passwordEnv: secretEnvName.optional(),
+    password: z
+      .never({ error: 'passwords do not belong in config.json: name an environment variable in "passwordEnv"' })
+      .optional(),
+  })
+  .strict()
+  .refine((irc) => !(irc.pairing && irc.requireAccount), {
+    path: ['pairing'],
+    message: 'pairing approves nicks, so it cannot be combined with requireAccount: list accounts in "allow" instead',
+  });
+export type IrcPlatformSection = z.output<typeof ircPlatformSchema>;

@@ -17,6 +17,20 @@ describe('CourtesyBudget', () => {
     expect(budget.take('a')).toBe(true);
   });
 
+  it('spends pairing codes from the shared budget only, and says when it frees', () => {
+    let now = 0;
+    const budget = new CourtesyBudget({ perSenderMs: 60_000, overall: 2, windowMs: 10_000 }, () => now);
+    expect(budget.take('a')).toBe(true);
+    expect(budget.sharedWaitMs()).toBe(0);
+    expect(budget.takeShared()).toBe(true);
+    expect(budget.takeShared()).toBe(false);
+    expect(budget.take('b')).toBe(false); // the codes count against the courtesy lines too
+    now = 4_000;
+    expect(budget.sharedWaitMs()).toBe(6_000);
+    now = 10_000;
+    expect(budget.takeShared()).toBe(true);
+  });
+
   it('remembers a bounded number of senders', () => {
     let now = 0;
     const budget = new CourtesyBudget({ perSenderMs: 1_000_000, overall: 1_000_000, windowMs: 1 }, () => now);

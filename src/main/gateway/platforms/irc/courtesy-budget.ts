@@ -3,7 +3,9 @@
  * notices) strangers can draw from the bot: one per sender per `perSenderMs`,
  * and at most `overall` per `windowMs` from everyone together, so a crowd of
  * nicks cannot make the bot flood itself off the server either. The lines
- * themselves still wait for the pacer like every other line.
+ * themselves still wait for the pacer like every other line. Pairing codes
+ * draw on the same shared budget (`takeShared`); the ones it holds back are
+ * owed and go out as it frees (access/pairing-teller.ts).
  */
 export interface CourtesyLimits {
   readonly perSenderMs: number;
@@ -40,5 +42,25 @@ export class CourtesyBudget {
       if (oldest !== undefined) this.lastBySender.delete(oldest);
     }
     return true;
+  }
+
+  /**
+   * Spends one line from the shared budget only, for a line the per-sender rule
+   * need not cover: a pairing code, which the pairing store already sends each
+   * sender at most once an hour.
+   */
+  takeShared(): boolean {
+    const now = this.now();
+    this.recent = this.recent.filter((at) => now - at < this.limits.windowMs);
+    if (this.recent.length >= this.limits.overall) return false;
+    this.recent.push(now);
+    return true;
+  }
+
+  /** Milliseconds until the shared budget has a line free again (0 when it has one now). */
+  sharedWaitMs(): number {
+    const now = this.now();
+    this.recent = this.recent.filter((at) => now - at < this.limits.windowMs);
+    return this.recent.length < this.limits.overall ? 0 : this.recent[0]! + this.limits.windowMs - now;
   }
 }

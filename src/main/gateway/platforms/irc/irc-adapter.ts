@@ -16,6 +16,7 @@ import { ReconnectBackoff } from '../backoff';
 import { ReconnectTimer } from '../skeleton/reconnect-timer';
 import { AdapterStatus } from '../skeleton/status';
 import { INTAKE } from '../intake';
+import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
 
 export interface IrcAdapterOptions {
   readonly config: IrcConfig;
@@ -42,7 +43,7 @@ export interface IrcAdapterOptions {
   /** How long a WHOIS for a sender's account may take before the sender is refused (default 10 s). */
   readonly whoisTimeoutMs?: number;
   /** Pairing of new senders (config `pairing: true`); keys are case-folded nicks. */
-  readonly access?: {
+  readonly access?: OwedCodes & {
     isApproved(senderId: string): boolean;
     requestPairing(sender: { readonly id: string; readonly chatId: string; readonly name: string | undefined }): { readonly code: string } | undefined;
   };
@@ -52,6 +53,8 @@ export interface IrcAdapterOptions {
 const MAX_OPEN_WHOIS = 5;
 
 export const DEFAULT_REFUSAL = 'Sorry, this assistant only answers its owner.';
+
+const PAIRING_REPLY = (code: string) => `This assistant answers people its owner approved. Your pairing code: ${code} (the owner approves it with: homing pairing approve ${code})`;
 
 /**
  * IRC through irc-framework: joins the configured channels, turns lines addressed to
@@ -85,6 +88,8 @@ export class IrcAdapter implements PlatformAdapter {
   private refusedThisConnection = new Set<string>();
   private readonly allowlist: Allowlist;
   private readonly courtesy: CourtesyBudget;
+  /** Tells owed pairing codes within the courtesy budget, and marks them told once sent. */
+  private readonly pairingTeller: PairingTeller;
   /** Per sender, the message decision in progress: a sender's messages pass on in the order they came. */
   private inboundChains = new Map<string, Promise<void>>();
   private openWhois = 0;
@@ -107,6 +112,17 @@ export class IrcAdapter implements PlatformAdapter {
     this.limits = { maxLength: options.chunkBytes ?? 4000, unit: 'bytes' };
     this.allowlist = new Allowlist(this.config.allow, this.config.requireAccount);
     this.courtesy = new CourtesyBudget(options.courtesy ?? DEFAULT_COURTESY, () => this.clock.monotonic());
+    this.pairingTeller = new PairingTeller(
+      {
+        platform: 'irc',
+        access: this.config.pairing ? options.access : undefined,
+        budget: { take: () => this.courtesy.takeShared(), waitMs: () => this.courtesy.sharedWaitMs() },
+        tell: (owed) => this.sendNotice(owed.chatId, PAIRING_REPLY(owed.code)),
+        connected: () => this.live?.nick !== undefined,
+        logger: this.logger,
+      },
+      () => this.clock.monotonic(),
+    );
   }
 
   /**
@@ -359,16 +375,13 @@ export class IrcAdapter implements PlatformAdapter {
   /**
    * At most one refusal per sender per connection, and within the courtesy
    * budget, so neither one stranger nor a crowd of them can make us flood.
-   * With pairing on, the refusal is a pairing code (at most once an hour per sender).
+   * With pairing on, the refusal is a pairing code (at most once an hour per
+   * sender), which the teller sends as the courtesy budget allows.
    */
   private async refuse(connection: IrcConnection, nick: string): Promise<void> {
     const key = connection.caseLower(nick);
     if (this.config.pairing && this.options.access) {
-      const request = this.options.access.requestPairing({ id: key, chatId: nick, name: nick });
-      if (!request || !this.courtesy.take(key)) return;
-      await this.pacer.take();
-      if (this.live !== connection) return;
-      connection.write(`NOTICE ${nick} :This assistant answers people its owner approved. Your pairing code: ${request.code} (the owner approves it with: homing pairing approve ${request.code})`);
+      if (this.options.access.requestPairing({ id: key, chatId: nick, name: nick })) this.pairingTeller.kick();
       return;
     }
     if (this.refusedThisConnection.has(key)) return;
@@ -381,12 +394,14 @@ export class IrcAdapter implements PlatformAdapter {
     this.options.onRefused?.(nick);
   }
 
-  /** A short NOTICE outside the ledger (a pairing approval), paced; best effort. */
-  async sendNotice(chatId: string, text: string): Promise<void> {
+  /** A short NOTICE outside the ledger (a pairing code or approval), paced; best effort; true once written to the live connection. */
+  async sendNotice(chatId: string, text: string): Promise<boolean> {
     const connection = this.live;
-    if (!connection?.nick || !/^[^\s,:\0#&+!][^\s,\0]*$/.test(chatId) || /[\r\n\0]/.test(text)) return;
+    if (!connection?.nick || !/^[^\s,:\0#&+!][^\s,\0]*$/.test(chatId) || /[\r\n\0]/.test(text)) return false;
     await this.pacer.take();
-    if (this.live === connection) connection.write(`NOTICE ${chatId} :${text}`);
+    if (this.live !== connection) return false;
+    connection.write(`NOTICE ${chatId} :${text}`);
+    return true;
   }
 
   private onClosed(connection: IrcConnection, reason: CloseReason): void {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretEnvName } from '../../config/secret-env';
 import { DM_POLICIES } from '../telegram/config-schema';
 
 /**
@@ -63,3 +64,20 @@ export const matrixConfigSchema = z.object({
 
 export type MatrixConfig = z.output<typeof matrixConfigSchema>;
 export type MatrixRoomConfig = z.output<typeof matrixRoomSchema>;
+
+/**
+ * config.json's `platforms.matrix` section: the adapter's settings, whether it runs,
+ * and where its secrets come from (a variable's name; never the secret itself).
+ */
+export const matrixPlatformSchema = matrixConfigSchema
+  .extend({
+    enabled: z.boolean().default(true),
+    /** The environment variable holding an access token; else the secret store's `matrix.accessToken`. */
+    accessTokenEnv: secretEnvName.optional(),
+    /** The environment variable holding the account's password; else the secret store's `matrix.password`. */
+    passwordEnv: secretEnvName.optional(),
+    accessToken: z.never({ error: 'the access token does not belong in config.json: save it in the window, or name an environment variable in "accessTokenEnv"' }).optional(),
+    password: z.never({ error: 'passwords do not belong in config.json: save it in the window, or name an environment variable in "passwordEnv"' }).optional(),
+  })
+  .strict();
+export type MatrixPlatformSection = z.output<typeof matrixPlatformSchema>;

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeMatrix } from '../../../../../test/support/fake-matrix';
 import { waitUntil } from '../../../../../test/support/wait';
-import { homingConfigSchema } from '../../config/schema';
+import { homingConfigSchema } from '../../homing-config';
 import { silentLogger } from '../../logger';
 import { FileSecretStore } from '../../secrets/secret-store';
 import type { IntakeOutcome, InboundMessage } from '../adapter';
-import { matrixSettings } from '../catalog';
+import { matrixSettings } from '.';
 import { testConnection } from '../connection-test';
 import { MatrixAdapter, type MatrixCredentials } from './matrix-adapter';
 
@@ -54,7 +54,7 @@ describe('the Matrix adapter against the fake homeserver', () => {
       config: settings,
       credentials,
       dataDir: dir,
-      access: { isApproved: () => false, requestPairing: () => undefined },
+      access: { isApproved: () => false, requestPairing: () => undefined, owedPairing: () => [], pairingTold: () => {} },
       logger: silentLogger,
       reconnectDelayMs: () => 100,
     });

@@ -24,10 +24,11 @@ import { ReceiveLoop } from '../skeleton/receive-loop';
 import { AdapterStatus } from '../skeleton/status';
 import { TypingRepeats } from '../skeleton/typing-repeats';
 import { PairingReplyLimit } from '../../access/pairing-replies';
+import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
 import { INTAKE } from '../intake';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
-export interface MatrixAccess {
+export interface MatrixAccess extends OwedCodes {
   isApproved(senderId: string): boolean;
   requestPairing(sender: { readonly id: string; readonly chatId: string; readonly name: string | undefined }): { readonly code: string } | undefined;
 }
@@ -137,7 +138,8 @@ export class MatrixAdapter implements PlatformAdapter {
   /** When the homeserver lets us send again after a 429 (wall-clock ms). */
   private gateUntil = 0;
   private readonly typingRepeats = new TypingRepeats();
-  private readonly pairingReplies = new PairingReplyLimit();
+  /** Tells owed pairing codes, at most 20 per 10 minutes, and marks them told once sent. */
+  private readonly pairingTeller: PairingTeller;
   /** Failed reads of a gap in a row, and when the next may start (monotonic ms): a flaky /messages is retried with backoff. */
   private readonly gapBackoff: ReconnectBackoff;
   private gapRetryAt = 0;
@@ -152,6 +154,17 @@ export class MatrixAdapter implements PlatformAdapter {
     this.gapBackoff = new ReconnectBackoff(options.reconnectDelayMs);
     this.handOn = new IntakeHandOn(this.status, options.intakeTimeoutMs);
     this.admission = new Admission(this.config, options.access);
+    this.pairingTeller = new PairingTeller(
+      {
+        platform: 'matrix',
+        access: options.access,
+        budget: new PairingReplyLimit().on(() => this.clock.monotonic()),
+        tell: (owed) => this.sendNotice(owed.chatId, PAIRING_REPLY(owed.code)),
+        connected: () => this.canSend(),
+        logger: this.logger,
+      },
+      () => this.clock.monotonic(),
+    );
     this.client = new MatrixClient(this.config.homeserver, options.fetch ?? fetch, () => this.clock.now());
   }
 
@@ -640,7 +653,7 @@ export class MatrixAdapter implements PlatformAdapter {
     }
     if (decision === 'pair') {
       const request = this.options.access.requestPairing({ id: sender, chatId: roomId, name: senderName });
-      if (request && this.takePairingReply()) void this.sendNotice(roomId, PAIRING_REPLY(request.code));
+      if (request) this.pairingTeller.kick();
       state.done(eventId);
       return 'done';
     }
@@ -741,12 +754,6 @@ export class MatrixAdapter implements PlatformAdapter {
     const sent = await this.put(roomId, txnId, { msgtype: 'm.notice', body: ENCRYPTED_NOTICE });
     if (sent.ok || sent.failure.kind === 'forbidden') state.markToldEncrypted(roomId);
     else this.logger.warn('matrix: could not tell an encrypted room that Homing cannot read it', { error: sent.failure.description });
-  }
-
-  private takePairingReply(): boolean {
-    if (this.pairingReplies.take(this.clock.monotonic())) return true;
-    this.logger.warn('matrix: many strangers are asking to pair; not answering more of them for now');
-    return false;
   }
 
   // ---- sending ---------------------------------------------------------
@@ -858,11 +865,12 @@ export class MatrixAdapter implements PlatformAdapter {
     return 'ok';
   }
 
-  /** A short plain message outside the ledger (a pairing code, an approval): best effort, never retried. */
-  async sendNotice(chatId: string, text: string): Promise<void> {
-    if (!/^![^\s]{1,254}$/.test(chatId)) return;
+  /** A short plain message outside the ledger (a pairing code, an approval): best effort, never retried; true once it went out. */
+  async sendNotice(chatId: string, text: string): Promise<boolean> {
+    if (!/^![^\s]{1,254}$/.test(chatId)) return false;
     const sent = await this.put(chatId, `homing-notice-${randomBytes(12).toString('hex')}`, { msgtype: 'm.notice', body: text });
     if (!sent.ok) this.logger.warn('matrix: a notice could not be sent', { error: sent.failure.description });
+    return sent.ok;
   }
 
   /** "typing…" in the room until the returned function is called (each notice lasts 30 s, so it is renewed). */

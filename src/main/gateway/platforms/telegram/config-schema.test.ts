@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { homingConfigSchema } from '../../config/schema';
+import { homingConfigSchema } from '../../homing-config';
 
 const parse = (platforms: unknown) => homingConfigSchema.safeParse({ platforms });
 const firstIssue = (platforms: unknown) => {

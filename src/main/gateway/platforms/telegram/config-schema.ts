@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretEnvName } from '../../config/secret-env';
 
 /**
  * The `telegram` section of config.json (the token is not here: it lives in
@@ -57,3 +58,17 @@ export const telegramConfigSchema = z.object({
 
 export type TelegramConfig = z.output<typeof telegramConfigSchema>;
 export type TelegramGroupConfig = z.output<typeof telegramGroupSchema>;
+
+/**
+ * config.json's `platforms.telegram` section: the adapter's settings, whether it runs,
+ * and where its secrets come from (a variable's name; never the secret itself).
+ */
+export const telegramPlatformSchema = telegramConfigSchema
+  .extend({
+    enabled: z.boolean().default(true),
+    /** The environment variable holding the bot token; else the secret store's `telegram.token`. */
+    tokenEnv: secretEnvName.optional(),
+    token: z.never({ error: 'the bot token does not belong in config.json: save it in the window, or name an environment variable in "tokenEnv"' }).optional(),
+  })
+  .strict();
+export type TelegramPlatformSection = z.output<typeof telegramPlatformSchema>;

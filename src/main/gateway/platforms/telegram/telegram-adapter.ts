@@ -24,10 +24,11 @@ import { ReceiveLoop } from '../skeleton/receive-loop';
 import { AdapterStatus } from '../skeleton/status';
 import { TypingRepeats } from '../skeleton/typing-repeats';
 import { PairingReplyLimit } from '../../access/pairing-replies';
+import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
 import { historyLostNotice, INTAKE } from '../intake';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
-export interface TelegramAccess {
+export interface TelegramAccess extends OwedCodes {
   isApproved(senderId: string): boolean;
   /** Records a pairing request; the code to tell the sender, or undefined when they must not be answered (told recently, denied). */
   requestPairing(sender: { readonly id: string; readonly chatId: string; readonly name: string | undefined }): { readonly code: string } | undefined;
@@ -110,8 +111,8 @@ export class TelegramAdapter implements PlatformAdapter {
   private lastSendAt = 0;
   private readonly redactor: (text: string) => string;
   private readonly typingRepeats = new TypingRepeats();
-  /** When the recent pairing replies went out (monotonic ms). */
-  private readonly pairingReplies = new PairingReplyLimit();
+  /** Tells owed pairing codes, at most 20 per 10 minutes, and marks them told once sent. */
+  private readonly pairingTeller: PairingTeller;
   /** When Homing last removed a webhook set on the bot (monotonic ms). */
   private webhookRemovedAt: number | undefined;
 
@@ -119,6 +120,17 @@ export class TelegramAdapter implements PlatformAdapter {
     this.config = options.config;
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock ?? systemClock;
+    this.pairingTeller = new PairingTeller(
+      {
+        platform: 'telegram',
+        access: options.access,
+        budget: new PairingReplyLimit().on(() => this.clock.monotonic()),
+        tell: (owed) => this.sendNotice(owed.chatId, PAIRING_REPLY(owed.code)),
+        connected: () => this.canSend(),
+        logger: this.logger,
+      },
+      () => this.clock.monotonic(),
+    );
     const token = options.token;
     this.redactor = (text) => text.split(token).join('[token]').replace(/bot\d+:[A-Za-z0-9_-]{20,}/g, 'bot[token]');
     this.status = new AdapterStatus('telegram', this.logger);
@@ -392,7 +404,7 @@ export class TelegramAdapter implements PlatformAdapter {
     }
     if (decision === 'pair') {
       const request = this.options.access.requestPairing({ id: message.senderId!, chatId: message.chatId, name: message.senderName });
-      if (request && this.takePairingReply()) void this.sendNotice(message.chatId, PAIRING_REPLY(request.code));
+      if (request) this.pairingTeller.kick();
       updates.done(updateId);
       return 'done';
     }
@@ -424,12 +436,6 @@ export class TelegramAdapter implements PlatformAdapter {
     }
     updates.done(updateId);
     return 'done';
-  }
-
-  private takePairingReply(): boolean {
-    if (this.pairingReplies.take(this.clock.monotonic())) return true;
-    this.logger.warn('telegram: many strangers are asking to pair; not answering more of them for now');
-    return false;
   }
 
   /** Whether a message goes to the agent, gets a pairing code, or is ignored. */
@@ -525,13 +531,15 @@ export class TelegramAdapter implements PlatformAdapter {
     return 'ok';
   }
 
-  /** A short plain message outside the ledger (a pairing code, an approval): best effort, never retried. */
-  async sendNotice(chatId: string, text: string): Promise<void> {
-    if (!/^-?\d{1,20}$/.test(chatId)) return;
+  /** A short plain message outside the ledger (a pairing code, an approval): best effort, never retried; true once it went out. */
+  async sendNotice(chatId: string, text: string): Promise<boolean> {
+    if (!/^-?\d{1,20}$/.test(chatId) || !this.api) return false;
     try {
-      await this.api?.sendMessage(this.updates?.current(chatId) ?? chatId, text);
+      await this.api.sendMessage(this.updates?.current(chatId) ?? chatId, text);
+      return true;
     } catch (error) {
       this.logger.warn('telegram: a notice could not be sent', { error: classifyFailure(error, this.redactor).description });
+      return false;
     }
   }
 

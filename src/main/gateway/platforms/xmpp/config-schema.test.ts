@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { xmppPlatformSchema } from '../../config/schema';
+import { xmppPlatformSchema } from './config-schema';
 
 describe('the xmpp section of config.json', () => {
   it('fills in the defaults and lower-cases JIDs and rooms', () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretEnvName } from '../../config/secret-env';
 import { DM_POLICIES } from '../telegram/config-schema';
 
 /**
@@ -87,3 +88,19 @@ export const xmppConfigSchema = z.object({
 
 export type XmppConfig = z.output<typeof xmppConfigSchema>;
 export type XmppRoomConfig = z.output<typeof xmppRoomSchema>;
+
+/**
+ * config.json's `platforms.xmpp` section: the adapter's settings, whether it runs,
+ * and where its secrets come from (a variable's name; never the secret itself).
+ */
+export const xmppPlatformSchema = xmppConfigSchema
+  .extend({
+    enabled: z.boolean().default(true),
+    /** The environment variable holding the account's password; else the secret store's `xmpp.password`. */
+    passwordEnv: secretEnvName.optional(),
+    password: z
+      .never({ error: 'passwords do not belong in config.json: save it in the window, or name an environment variable in "passwordEnv"' })
+      .optional(),
+  })
+  .strict();
+export type XmppPlatformSection = z.output<typeof xmppPlatformSchema>;

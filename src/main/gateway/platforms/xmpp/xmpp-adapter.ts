@@ -13,13 +13,14 @@ import { IntakeHandOn } from '../skeleton/hand-on';
 import { ReconnectTimer } from '../skeleton/reconnect-timer';
 import { AdapterStatus } from '../skeleton/status';
 import { PairingReplyLimit } from '../../access/pairing-replies';
+import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
 import { INTAKE } from '../intake';
 import { NS_MAM } from './room-archive';
 import { RoomPositions } from './room-positions';
 import { RoomStay, type Place } from './room-stay';
 
 /** Who may talk to the agent one to one, and the pairing of new senders (access/pairing-store.ts implements it). */
-export interface XmppAccess {
+export interface XmppAccess extends OwedCodes {
   isApproved(senderId: string): boolean;
   requestPairing(sender: { readonly id: string; readonly chatId: string; readonly name: string | undefined }): { readonly code: string } | undefined;
 }
@@ -142,7 +143,8 @@ export class XmppAdapter implements PlatformAdapter {
   /** Stanzas received on this stream since stream management was enabled (XEP-0198's inbound `h`). */
   private received = 0;
   private readonly typingTargets = new Set<string>();
-  private readonly pairingReplies = new PairingReplyLimit();
+  /** Tells owed pairing codes, at most 20 per 10 minutes, and marks them told once sent. */
+  private readonly pairingTeller: PairingTeller;
   private refSeq = 0;
   private readonly positions: RoomPositions;
   private readonly service: string;
@@ -157,6 +159,17 @@ export class XmppAdapter implements PlatformAdapter {
     this.handOn = new IntakeHandOn(this.status, options.intakeTimeoutMs);
     this.admission = new Admission(this.config, options.access);
     this.backoff = new ReconnectBackoff(options.reconnectDelayMs);
+    this.pairingTeller = new PairingTeller(
+      {
+        platform: 'xmpp',
+        access: options.access,
+        budget: new PairingReplyLimit().on(() => this.clock.monotonic()),
+        tell: (owed) => this.sendNotice(owed.chatId, PAIRING_REPLY(owed.code)),
+        connected: () => this.online && this.xmpp !== undefined,
+        logger: this.logger,
+      },
+      () => this.clock.monotonic(),
+    );
     this.limits = { maxLength: this.config.maxMessageBytes, unit: 'bytes' };
     const [local, domain] = this.config.jid.split('@') as [string, string];
     this.local = local;
@@ -650,7 +663,7 @@ export class XmppAdapter implements PlatformAdapter {
         }
         if (admitted === 'pair') {
           const request = this.options.access?.requestPairing({ id: decision.from, chatId: decision.from, name: decision.from.split('@')[0] });
-          if (request && this.takePairingReply()) void this.sendNotice(decision.from, PAIRING_REPLY(request.code));
+          if (request) this.pairingTeller.kick();
           this.options.onRefused?.(decision.from);
           return;
         }
@@ -699,12 +712,6 @@ export class XmppAdapter implements PlatformAdapter {
   private acknowledgeable(h: number): number {
     if (this.held.size === 0) return h;
     return Math.min(h, Math.min(...this.held) - 1);
-  }
-
-  private takePairingReply(): boolean {
-    if (this.pairingReplies.take(this.clock.monotonic())) return true;
-    this.logger.warn('xmpp: many strangers are asking to pair; not answering more of them for now');
-    return false;
   }
 
   // ---- sending ---------------------------------------------------------
@@ -785,15 +792,17 @@ export class XmppAdapter implements PlatformAdapter {
     if (this.ownIds.size > OWN_IDS_KEPT) this.ownIds.delete(this.ownIds.values().next().value as string);
   }
 
-  /** A short message outside the ledger (a pairing code, an approval): best effort, never retried. */
-  async sendNotice(chatId: string, text: string): Promise<void> {
+  /** A short message outside the ledger (a pairing code, an approval): best effort, never retried; true once it went out. */
+  async sendNotice(chatId: string, text: string): Promise<boolean> {
     const to = parseAddress(chatId);
     const xmpp = this.xmpp;
-    if (!to || to.resource || !xmpp || !this.online || this.rooms.has(to.bare)) return;
+    if (!to || to.resource || !xmpp || !this.online || this.rooms.has(to.bare)) return false;
     try {
       await xmpp.send(this.xml('message', { to: to.bare, type: 'chat' }, this.xml('body', {}, text)));
+      return true;
     } catch (error) {
       this.logger.warn('xmpp: a notice could not be sent', { error: describeError(error) });
+      return false;
     }
   }
 

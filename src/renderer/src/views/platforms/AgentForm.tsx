@@ -45,13 +45,16 @@ const TYPES: [AgentType, string][] = [
   ['acp', 'An Agent Client Protocol agent'],
 ];
 
+/** The form's section of config.json and its fields' labels by key: a schema error about one of them is said in these words. */
+const SECTION = { path: 'agent', labels: { baseUrl: 'Server URL', model: 'Model', command: 'Program', args: 'Arguments' } };
+
 /** Choose and set up the agent; the gateway checks it with config.json's schema. */
 export function AgentForm({ api, view, onSaved }: { api: HomingApi; view: ConfigView; onSaved: () => void }) {
   const config = view.config as Record<string, unknown>;
   const [fields, setFields] = useState<AgentFields>(() => fieldsFrom(config));
   useEffect(() => setFields(fieldsFrom(view.config as Record<string, unknown>)), [view.config]);
   // Saves patch config.json's own contents, never the defaults filled in.
-  const form = useSettingsForm(api, () => (view.written ?? {}) as Record<string, unknown>, view.error !== null);
+  const form = useSettingsForm(api, () => (view.written ?? {}) as Record<string, unknown>, view.error !== null, SECTION);
   const set = <K extends keyof AgentFields>(key: K, value: AgentFields[K]) => setFields((previous) => ({ ...previous, [key]: value }));
   // The agent section as config.json itself has it (what the form does not show is kept).
   const previous = (((view.written ?? {}) as Record<string, unknown>).agent ?? {}) as Record<string, unknown>;

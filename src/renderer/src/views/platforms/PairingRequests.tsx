@@ -1,21 +1,28 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { HomingApi } from '../../../../shared/api';
+import type { PlatformName } from '../../../../shared/platforms';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useApiRead } from '../../hooks/useApiRead';
 import { useGatewayEvents } from '../../hooks/useGatewayEvents';
 import { explainApiError, platformLabel } from '../../plain-words';
 
 /**
- * Platforms → Telegram (or Matrix, Discord, XMPP) → requests: people who wrote to the bot and wait for
+ * Platforms → Telegram (or Matrix, Discord, XMPP, IRC) → requests: people who wrote to the bot and wait for
  * approval, by display name and pseudonym (never the raw id), with the code
  * the bot sent them. Approve lets their next message through; Deny keeps
  * everything of theirs away from the agent.
+ *
+ * Under a flood (a crowd of new senders within the hour) the requests of the
+ * last hour are counted, not listed: the owner cannot pick a person out of a
+ * hundred cards, but the person can tell them their code, which is approved
+ * here by typing it. Requests older than the flood's hour keep their cards.
  */
-export function PairingRequests({ api, platform }: { api: HomingApi; platform: 'telegram' | 'matrix' | 'discord' | 'xmpp' }) {
+export function PairingRequests({ api, platform, hideWhenEmpty = false }: { api: HomingApi; platform: PlatformName; hideWhenEmpty?: boolean }) {
   const read = useCallback(() => api.listPairing(), [api]);
   const pairing = useApiRead(read);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
+  const [typed, setTyped] = useState('');
   useEffect(() => pairing.load(), [pairing.load]);
   useGatewayEvents(api, (event) => {
     if (event.type === 'pairing.changed') pairing.load();
@@ -28,19 +35,57 @@ export function PairingRequests({ api, platform }: { api: HomingApi; platform: '
     if (!result.ok) setError(explainApiError(decision === 'approve' ? 'approve the request' : 'deny the request', result.error));
     pairing.load();
   };
+  const dismiss = async () => {
+    setBusy('flood');
+    setError(null);
+    const result = await api.dismissPairingFlood({ platform });
+    setBusy(null);
+    if (!result.ok) setError(explainApiError('forget the requests', result.error));
+    pairing.load();
+  };
   const requests = (pairing.value?.requests ?? []).filter((request) => request.platform === platform);
   const approved = (pairing.value?.approved ?? []).filter((entry) => entry.platform === platform);
+  const flood = (pairing.value?.floods ?? []).find((entry) => entry.platform === platform);
+  const listed = flood ? requests.filter((request) => request.requestedAt < flood.since) : requests;
+  // IRC pairing is opt-in: its card appears once someone asked.
+  if (hideWhenEmpty && requests.length === 0 && approved.length === 0 && !flood) return null;
   return (
     <section className="card pairing" aria-labelledby={`pairing-title-${platform}`} data-testid={`${platform}-requests`}>
       <h3 id={`pairing-title-${platform}`}>{platformLabel(platform)} — requests</h3>
-      {requests.length === 0 ? (
-        <p className="muted">Nobody is waiting. Someone new who writes to the agent gets a pairing code and shows up here.</p>
+      {flood && (
+        <>
+          <p role="status" className="error-note" data-testid="pairing-flood">
+            A flood? {flood.lastHour} new senders asked on {platformLabel(platform)} in the last hour; their requests are counted here, not listed one by one.
+            {flood.notKept > 0 && ` ${flood.notKept} of them were not kept (the list is full) and got no code.`} Someone you expect can tell you the code they were sent:
+          </p>
+          <form
+            className="inline"
+            onSubmit={(event) => {
+              event.preventDefault();
+              void decide(typed.trim(), 'approve').then(() => setTyped(''));
+            }}
+          >
+            <input aria-label={`Pairing code to approve on ${platformLabel(platform)}`} value={typed} onChange={(event) => setTyped(event.target.value)} autoComplete="off" />
+            <button type="submit" disabled={busy !== null || typed.trim() === ''}>
+              Approve code
+            </button>
+          </form>
+          <p className="muted">
+            <button type="button" disabled={busy !== null} onClick={() => void dismiss()}>
+              Forget the last hour&apos;s requests
+            </button>{' '}
+            when the flood is over: a real person among them gets a new code when they write again.
+          </p>
+        </>
+      )}
+      {listed.length === 0 ? (
+        !flood && <p className="muted">Nobody is waiting. Someone new who writes to the agent gets a pairing code and shows up here.</p>
       ) : (
         <ul className="requests">
-          {requests.map((request) => (
+          {listed.map((request) => (
             <li key={request.code} data-testid="pairing-request">
               <span className="name">{request.name ?? 'Someone without a name'}</span> <span className="muted">{request.sender}</span>{' '}
-              <code>{request.code}</code>{' '}
+              <code>{request.code}</code> {!request.told && <span className="muted">(not sent yet: it goes out as the platform allows) </span>}
               <button type="button" disabled={busy !== null} onClick={() => void decide(request.code, 'approve')}>
                 Approve
               </button>{' '}

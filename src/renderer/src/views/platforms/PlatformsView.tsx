@@ -1,20 +1,18 @@
+import { Fragment } from 'react';
 import type { GatewayOverview, HomingApi } from '../../../../shared/api';
+import { PLATFORM_INFO } from '../../../../shared/platforms';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useConfig } from '../../hooks/useConfig';
 import { explainApiError } from '../../plain-words';
 import { AgentForm } from './AgentForm';
-import { DiscordForm } from './DiscordForm';
-import { IrcForm } from './IrcForm';
-import { MatrixForm } from './MatrixForm';
 import { PairingRequests } from './PairingRequests';
 import { PlatformCard } from './PlatformCard';
-import { EmailForm } from './EmailForm';
-import { TelegramForm } from './TelegramForm';
-import { XmppForm } from './XmppForm';
+import { PlatformForm } from './PlatformForm';
 
 /** A card per platform (state, last error, reconnect, rooms), the forms for Telegram, Matrix, Discord, XMPP, IRC, email and the agent, and the pairing requests. */
 export function PlatformsView({ api, overview }: { api: HomingApi; overview: GatewayOverview | null }) {
   const config = useConfig(api);
+  const view = config.view;
   return (
     <section className="view platforms" aria-labelledby="platforms-title">
       <div className="view-head">
@@ -33,19 +31,15 @@ export function PlatformsView({ api, overview }: { api: HomingApi; overview: Gat
         ))}
       </div>
       <ErrorNote message={config.error && explainApiError('read the settings', config.error)} />
-      {config.view && (
+      {view && (
         <div className="forms">
-          <TelegramForm api={api} view={config.view} onSaved={config.reload} />
-          <PairingRequests api={api} platform="telegram" />
-          <MatrixForm api={api} view={config.view} onSaved={config.reload} />
-          <PairingRequests api={api} platform="matrix" />
-          <DiscordForm api={api} view={config.view} onSaved={config.reload} />
-          <PairingRequests api={api} platform="discord" />
-          <XmppForm api={api} view={config.view} onSaved={config.reload} />
-          <PairingRequests api={api} platform="xmpp" />
-          <IrcForm api={api} view={config.view} onSaved={config.reload} />
-          <EmailForm api={api} view={config.view} onSaved={config.reload} />
-          <AgentForm api={api} view={config.view} onSaved={config.reload} />
+          {PLATFORM_INFO.map((platform) => (
+            <Fragment key={platform.name}>
+              <PlatformForm api={api} view={view} platform={platform} onSaved={config.reload} />
+              {platform.pairing !== 'none' && <PairingRequests api={api} platform={platform.name} hideWhenEmpty={platform.pairing === 'opt-in'} />}
+            </Fragment>
+          ))}
+          <AgentForm api={api} view={view} onSaved={config.reload} />
         </div>
       )}
     </section>

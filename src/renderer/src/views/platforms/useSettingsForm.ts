@@ -12,7 +12,7 @@ export interface SettingsForm {
    * writes after backing the file up.
    */
   readonly refusedForFile: Record<string, unknown> | null;
-  /** The field the gateway named as wrong (`nick`, `port`, `baseUrl`…), for the form to mark; null when none. */
+  /** The field the gateway named as wrong (`nick`, `imap.port`, `baseUrl`…), by its key, for the form to mark; null when none. */
   readonly invalidField: string | null;
   /** Writes `section` into config.json (validated by the gateway with config.json's schema). */
   save(patch: (config: Record<string, unknown>) => Record<string, unknown>): Promise<boolean>;
@@ -22,8 +22,16 @@ export interface SettingsForm {
   setMessage(message: { text: string; ok: boolean } | null): void;
 }
 
+/** Where a form's fields live in config.json, for naming the one a schema error is about. */
+export interface FormSection {
+  /** `platforms.irc`, `agent`. */
+  readonly path: string;
+  /** Each field's label, by its key in the section. */
+  readonly labels: Readonly<Record<string, string>>;
+}
+
 /** Save and "test connection" for a settings form; the gateway's answer is shown at the form. */
-export function useSettingsForm(api: HomingApi, current: () => Record<string, unknown>, fileHasError: boolean): SettingsForm {
+export function useSettingsForm(api: HomingApi, current: () => Record<string, unknown>, fileHasError: boolean, section: FormSection): SettingsForm {
   const [message, setMessage] = useState<{ text: string; ok: boolean } | null>(null);
   const [busy, setBusy] = useState(false);
   const [refusedForFile, setRefused] = useState<Record<string, unknown> | null>(null);
@@ -46,7 +54,7 @@ export function useSettingsForm(api: HomingApi, current: () => Record<string, un
         // The file on disk has an error (the window may not have seen it yet: the gateway polls every 2 s).
         const forFile = conflict && (fileHasError || /has an error/.test(result.error.message));
         setRefused(forFile ? config : null);
-        const field = conflict ? null : fieldAtFault(result.error.message);
+        const field = conflict ? null : fieldAtFault(result.error.message, section.path, section.labels);
         setInvalid(field?.name ?? null);
         setMessage({
           text: conflict ? `Not saved: ${fileProblem(result.error.message)}` : field ? `Not saved: ${field.words}` : explainApiError('save', result.error),
@@ -78,37 +86,31 @@ export function useSettingsForm(api: HomingApi, current: () => Record<string, un
       const result = await api.testConnection({ target, config });
       setBusy(false);
       const outcome: ConnectionTestResult = result.ok ? result.value : { ok: false, message: explainApiError('test', result.error) };
-      const field = outcome.ok ? null : fieldAtFault(outcome.message);
+      const field = outcome.ok ? null : fieldAtFault(outcome.message, section.path, section.labels);
       setInvalid(field?.name ?? null);
       setMessage({ text: field ? field.words : plainConnectionError(outcome.message), ok: outcome.ok });
     },
   };
 }
 
-/** How the forms' fields are called on screen, by their config name. */
-const FIELD_LABELS: Record<string, string> = {
-  host: 'Server',
-  port: 'Port',
-  nick: 'Nick',
-  channels: 'Channels',
-  allow: 'Who may talk to the agent',
-  baseUrl: 'Server URL',
-  model: 'Model',
-  command: 'Program',
-  args: 'Arguments',
-};
-
 /**
  * The field a schema error names ("config: platforms.irc.nick: must be an IRC nick …"),
  * and the sentence to show: the field's label first, its config path after.
+ * `section` is the form's part of the config (`platforms.irc`, `agent`); `labels`
+ * its fields' labels by key (`nick`, `imap.host`). A path inside a field (a list's
+ * entry, an id's settings) names that field.
  */
-export function fieldAtFault(message: string): { name: string; words: string } | null {
-  const match = /(?:^|\s)((?:platforms\.irc|agent)\.(\w+))(?:\.\d+)?:\s*(.+)$/.exec(message);
+export function fieldAtFault(message: string, section: string, labels: Readonly<Record<string, string>>): { name: string; words: string } | null {
+  const match = new RegExp(`(?:^|\\s)(${section.replace(/\./g, '\\.')}\\.([^\\s:]+)):\\s*(.+)$`).exec(message);
   if (!match) return null;
-  const [, path, name, problem] = match;
-  const label = FIELD_LABELS[name!] ?? name!;
+  const [, path, inside, problem] = match;
+  const name = Object.keys(labels)
+    .filter((key) => inside === key || inside!.startsWith(`${key}.`) || inside!.startsWith(`${key}[`))
+    .sort((a, b) => b.length - a.length)[0] ?? inside!.split(/[.[]/)[0]!;
+  // "Who may talk to the agent (nicks)" reads as "Who may talk to the agent" in a sentence.
+  const label = labels[name]?.replace(/\s*\([^)]*\)$/, '') ?? name;
   const words = problem!.replace(/^Invalid input: expected (\w+), received (\w+)$/, 'must be a $1, not a $2').replace(/^Too big: expected .* to have <=(\d+) characters$/, 'at most $1 characters');
-  return { name: name!, words: `${label} ${words.replace(/\.$/, '')} (${path}).` };
+  return { name, words: `${label} ${words.replace(/\.$/, '')} (${path}).` };
 }
 
 /** "connect ECONNREFUSED 127.0.0.1:6667" and friends, in words. */

@@ -1,0 +1,4 @@
+import { defineCrashSuite } from './crash/suite';
+import { discordCrashes } from './crash/discord';
+
+defineCrashSuite(discordCrashes);

@@ -1,0 +1,4 @@
+import { defineCrashSuite } from './crash/suite';
+import { emailCrashes } from './crash/email';
+
+defineCrashSuite(emailCrashes);

@@ -1,0 +1,4 @@
+import { defineCrashSuite } from './crash/suite';
+import { ircCrashes } from './crash/irc';
+
+defineCrashSuite(ircCrashes);

@@ -1,0 +1,4 @@
+import { defineCrashSuite } from './crash/suite';
+import { localCrashes } from './crash/local';
+
+defineCrashSuite(localCrashes);

@@ -1,0 +1,4 @@
+import { defineCrashSuite } from './crash/suite';
+import { matrixCrashes } from './crash/matrix';
+
+defineCrashSuite(matrixCrashes);

@@ -1,0 +1,4 @@
+import { defineCrashSuite } from './crash/suite';
+import { telegramCrashes } from './crash/telegram';
+
+defineCrashSuite(telegramCrashes);

@@ -1,0 +1,4 @@
+import { defineCrashSuite } from './crash/suite';
+import { xmppCrashes } from './crash/xmpp';
+
+defineCrashSuite(xmppCrashes);
