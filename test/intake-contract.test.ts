@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { INTAKE } from '../src/main/gateway/platforms/intake';
+import { platformModules } from '../src/main/gateway/platforms/registry';
 import { intakeRow } from './support/intake-table';
 
 describe('the intake contract', () => {
-  const networkPlatforms = Object.entries(INTAKE).filter(([platform]) => platform !== 'local');
+  const networkPlatforms = platformModules().map((module) => [module.info.name, module.intake] as const);
 
   it('is written in docs/platforms.md as the code declares it, one row per network platform', () => {
     const docs = readFileSync(new URL('../docs/platforms.md', import.meta.url), 'utf8');

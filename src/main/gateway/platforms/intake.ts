@@ -1,7 +1,8 @@
 /**
  * The intake contract: how each chat service hands messages over to Homing,
  * how long it keeps one for Homing while Homing is away, and so what an outage
- * can cost. One contract per platform, declared by its adapter (`intake`);
+ * can cost. One contract per platform, in its folder (`<platform>/intake.ts`),
+ * declared by its module and its adapter (`intake`);
  * docs/platforms.md ("What an outage can cost") says the same in words, and
  * test/intake-contract.test.ts checks that the two agree.
  *
@@ -42,54 +43,12 @@ export interface IntakeContract {
   readonly outage: string;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Every platform's contract, by the platform's name in session keys and the ledger. */
-export const INTAKE = {
-  local: {
-    kind: 'push-only',
-    keeps: { kind: 'none' },
-    outage: 'The window cannot send while the gateway is down; what it sent before is saved.',
-  },
-  telegram: {
-    kind: 'confirmed-cursor',
-    // telegram-bot-api keeps an update until it is confirmed or 24 hours after its message's date,
-    // whichever comes first (Client::add_message_update: the update's timeout is date + 86 400 s - now).
-    // The adapter tells an absence longer than this once (intake-gap).
-    keeps: { kind: 'for', ms: DAY_MS },
-    outage:
-      'Telegram keeps a message for Homing for 24 hours. An outage shorter than that costs nothing; after a longer one, what was sent more than 24 hours before Homing came back is gone, and Homing says so once.',
-  },
-  matrix: {
-    kind: 'positional-catch-up',
-    keeps: { kind: 'unbounded' },
-    outage: 'The homeserver keeps the rooms\u2019 history: after any outage Homing reads everything it missed, page by page.',
-  },
-  discord: {
-    kind: 'positional-catch-up',
-    keeps: { kind: 'unbounded' },
-    outage: 'Discord keeps every channel\u2019s history: after any outage Homing reads everything it missed in the channels it answers in, page by page.',
-  },
-  xmpp: {
-    kind: 'positional-catch-up',
-    keeps: { kind: 'unbounded' },
-    roomsKeep: { kind: 'archive' },
-    outage:
-      'The server stores direct messages offline until Homing logs in. Room messages sent while Homing was away are read from the room\u2019s archive (XEP-0313) where the room keeps one, as far back as the archive goes; a room without an archive keeps nothing for Homing.',
-  },
-  email: {
-    kind: 'positional-catch-up',
-    keeps: { kind: 'unbounded' },
-    outage: 'The mailbox keeps the mail: after any outage Homing reads every message that arrived since the last one it saved.',
-  },
-  irc: {
-    kind: 'push-only',
-    keeps: { kind: 'none' },
-    outage: 'IRC keeps nothing for Homing: a line sent while Homing is not connected is never seen.',
-  },
-} as const satisfies Record<string, IntakeContract>;
-
-export type IntakePlatform = keyof typeof INTAKE;
+/** The window's own chat: a platform in session keys and the ledger, with nothing kept while the gateway is down. */
+export const LOCAL_INTAKE = {
+  kind: 'push-only',
+  keeps: { kind: 'none' },
+  outage: 'The window cannot send while the gateway is down; what it sent before is saved.',
+} as const satisfies IntakeContract;
 
 /** The message the window and the log show once after an outage longer than the service keeps messages. */
 export function historyLostNotice(platformLabel: string, keptFor: string): string {

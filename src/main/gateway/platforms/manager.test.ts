@@ -4,14 +4,14 @@ import { EventBus } from '../events';
 import { silentLogger, type Logger } from '../logger';
 import type { GatewayEvent } from '../../../shared/api';
 import type { AdapterEvent, AdapterState, PlatformAdapter } from './adapter';
-import { INTAKE } from './intake';
+import { ircIntake } from './irc/intake';
 import { PlatformManager } from './manager';
 
 /** Records what the manager asks of it; connects at once. */
 class RecordingAdapter implements PlatformAdapter {
   readonly limits = { maxLength: 400, unit: 'bytes' as const };
   readonly idempotentSends = false;
-  readonly intake = INTAKE.irc;
+  readonly intake = ircIntake;
   readonly calls: string[] = [];
   private current: AdapterState = 'disconnected';
   private readonly listeners = new Set<(event: AdapterEvent) => void>();

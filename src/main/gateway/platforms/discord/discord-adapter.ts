@@ -18,7 +18,7 @@ import { AdapterStatus } from '../skeleton/status';
 import { TypingRepeats } from '../skeleton/typing-repeats';
 import { PairingReplyLimit } from '../../access/pairing-replies';
 import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
-import { INTAKE } from '../intake';
+import { discordIntake } from './intake';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface DiscordAccess extends OwedCodes {
@@ -91,7 +91,7 @@ export const PAIRING_REPLY = (code: string) =>
 export class DiscordAdapter implements PlatformAdapter {
   readonly platform = 'discord';
   readonly limits: MessageLimits = { maxLength: 2000, unit: 'utf16' };
-  readonly intake = INTAKE.discord;
+  readonly intake = discordIntake;
   readonly idempotentSends = true;
   readonly dedupWindowMs: number;
 

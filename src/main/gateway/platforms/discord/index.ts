@@ -1,4 +1,4 @@
-import { INTAKE } from '../intake';
+import { discordIntake } from './intake';
 import { fingerprintOf, infoFor, pairingAccess, schemaError, secretFrom, type PlatformModule, type SecretSources } from '../platform-module';
 import { discordPlatformSchema, type DiscordPlatformSection } from './config-schema';
 import { testDiscordConnection } from './connection-test';
@@ -18,7 +18,7 @@ function discordSettings(section: DiscordPlatformSection, sources: SecretSources
 export const discordModule: PlatformModule<typeof discordPlatformSchema, DiscordTuning> = {
   info: infoFor('discord'),
   configSchema: discordPlatformSchema,
-  intake: INTAKE.discord,
+  intake: discordIntake,
   // A message's content: up to 2 000 characters (discord-api-docs, Create Message), counted in UTF-16 units.
   sendLimits: () => ({ maxLength: 2000, unit: 'utf16' }),
   // A nonce with enforce_nonce is recognised "for a few minutes" (discord-api-docs, Create Message); the adapter takes 2 minutes.

@@ -14,7 +14,7 @@ import { ReconnectBackoff } from '../backoff';
 import { IntakeHandOn } from '../skeleton/hand-on';
 import { ReceiveLoop } from '../skeleton/receive-loop';
 import { AdapterStatus } from '../skeleton/status';
-import { INTAKE } from '../intake';
+import { emailIntake } from './intake';
 
 export interface EmailAdapterOptions {
   readonly config: EmailConfig;
@@ -65,7 +65,7 @@ export class EmailAdapter implements PlatformAdapter {
   readonly platform = 'email';
   /** One email per reply: 2 MiB of text (the command agent's output is capped at 1 MiB), quoted-printable on the wire. */
   readonly limits: MessageLimits = { maxLength: 2 * 1024 * 1024, unit: 'bytes' };
-  readonly intake = INTAKE.email;
+  readonly intake = emailIntake;
   readonly idempotentSends = false;
 
   private readonly config: EmailConfig;

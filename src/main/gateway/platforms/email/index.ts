@@ -1,4 +1,4 @@
-import { INTAKE } from '../intake';
+import { emailIntake } from './intake';
 import { fingerprintOf, infoFor, refusedFor, schemaError, secretFrom, type PlatformModule, type SecretSources } from '../platform-module';
 import { emailPlatformSchema, type EmailPlatformSection } from './config-schema';
 import { testEmailConnection } from './connection-test';
@@ -16,7 +16,7 @@ function emailSettings(section: EmailPlatformSection, sources: SecretSources) {
 export const emailModule: PlatformModule<typeof emailPlatformSchema, EmailTuning> = {
   info: infoFor('email'),
   configSchema: emailPlatformSchema,
-  intake: INTAKE.email,
+  intake: emailIntake,
   // A reply is one mail: SMTP servers take far more, 2 MiB keeps it polite.
   sendLimits: () => ({ maxLength: 2 * 1024 * 1024, unit: 'bytes' }),
   dedupWindow: { kind: 'none' },

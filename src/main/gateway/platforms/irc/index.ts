@@ -1,4 +1,4 @@
-import { INTAKE } from '../intake';
+import { ircIntake } from './intake';
 import { fingerprintOf, infoFor, pairingAccess, refusedFor, schemaError, secretFrom, type PlatformModule } from '../platform-module';
 import { ircPlatformSchema, type IrcPlatformSection } from './config-schema';
 import { testIrcConnection } from './connection-test';
@@ -16,7 +16,7 @@ function ircSettings(section: IrcPlatformSection, sources: Parameters<typeof sec
 export const ircModule: PlatformModule<typeof ircPlatformSchema, IrcTuning> = {
   info: infoFor('irc'),
   configSchema: ircPlatformSchema,
-  intake: INTAKE.irc,
+  intake: ircIntake,
   // 4 000 bytes before the adapter splits at IRC's own 512-byte line limit (lines.ts).
   sendLimits: () => ({ maxLength: 4000, unit: 'bytes' }),
   dedupWindow: { kind: 'none' },

@@ -15,7 +15,7 @@ import { DEFAULT_PACING, Pacer, type PacingOptions } from './pacer';
 import { ReconnectBackoff } from '../backoff';
 import { ReconnectTimer } from '../skeleton/reconnect-timer';
 import { AdapterStatus } from '../skeleton/status';
-import { INTAKE } from '../intake';
+import { ircIntake } from './intake';
 import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
 
 export interface IrcAdapterOptions {
@@ -68,7 +68,7 @@ const PAIRING_REPLY = (code: string) => `This assistant answers people its owner
 export class IrcAdapter implements PlatformAdapter {
   readonly platform = 'irc';
   readonly limits: MessageLimits;
-  readonly intake = INTAKE.irc;
+  readonly intake = ircIntake;
   readonly idempotentSends = false;
 
   private readonly config: IrcConfig;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AdapterEvent, AdapterState, InboundMessage, PlatformAdapter, SendResult, SendTarget } from '../adapter';
-import { INTAKE } from '../intake';
+import { LOCAL_INTAKE } from '../intake';
 
 export const LOCAL_PLATFORM = 'local';
 export const LOCAL_CHAT_ID = 'main';
@@ -21,7 +21,7 @@ export interface LocalDelivery {
 export class LocalAdapter implements PlatformAdapter {
   readonly platform = LOCAL_PLATFORM;
   readonly limits = { maxLength: 100_000, unit: 'code-points' } as const;
-  readonly intake = INTAKE.local;
+  readonly intake = LOCAL_INTAKE;
   readonly idempotentSends = true;
   private readonly listeners = new Set<(event: AdapterEvent) => void>();
   private connected = false;

@@ -1,4 +1,4 @@
-import { INTAKE } from '../intake';
+import { matrixIntake } from './intake';
 import { fingerprintOf, infoFor, pairingAccess, schemaError, secretFrom, type PlatformModule, type SecretSources } from '../platform-module';
 import { matrixPlatformSchema, type MatrixPlatformSection } from './config-schema';
 import { testMatrixConnection } from './connection-test';
@@ -23,7 +23,7 @@ export function matrixSettings(section: MatrixPlatformSection, sources: SecretSo
 export const matrixModule: PlatformModule<typeof matrixPlatformSchema, MatrixTuning> = {
   info: infoFor('matrix'),
   configSchema: matrixPlatformSchema,
-  intake: INTAKE.matrix,
+  intake: matrixIntake,
   sendLimits: () => ({ maxLength: MATRIX_CHUNK_BYTES, unit: 'bytes' }),
   // A txnId is recognised for 24 h by Synapse and at least 30 min by Dendrite (matrix-adapter.ts says where);
   // the adapter learns which from the server's version at login.

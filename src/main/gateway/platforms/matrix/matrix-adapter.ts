@@ -25,7 +25,7 @@ import { AdapterStatus } from '../skeleton/status';
 import { TypingRepeats } from '../skeleton/typing-repeats';
 import { PairingReplyLimit } from '../../access/pairing-replies';
 import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
-import { INTAKE } from '../intake';
+import { matrixIntake } from './intake';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface MatrixAccess extends OwedCodes {
@@ -118,7 +118,7 @@ interface Session {
 export class MatrixAdapter implements PlatformAdapter {
   readonly platform = 'matrix';
   readonly limits: MessageLimits = { maxLength: MATRIX_CHUNK_BYTES, unit: 'bytes' };
-  readonly intake = INTAKE.matrix;
+  readonly intake = matrixIntake;
   readonly idempotentSends = true;
   /** How long the homeserver remembers a txnId: known at each connection from the server's name (see `txnIdWindow`). */
   private txnIdWindowMs = OTHER_SERVER_TXN_ID_WINDOW_MS;

@@ -1,4 +1,4 @@
-import { INTAKE } from '../intake';
+import { telegramIntake } from './intake';
 import { fingerprintOf, infoFor, pairingAccess, schemaError, secretFrom, type PlatformModule, type SecretSources } from '../platform-module';
 import { telegramPlatformSchema, type TelegramPlatformSection } from './config-schema';
 import { testTelegramConnection } from './connection-test';
@@ -18,7 +18,7 @@ function telegramSettings(section: TelegramPlatformSection, sources: SecretSourc
 export const telegramModule: PlatformModule<typeof telegramPlatformSchema, TelegramTuning> = {
   info: infoFor('telegram'),
   configSchema: telegramPlatformSchema,
-  intake: INTAKE.telegram,
+  intake: telegramIntake,
   // sendMessage's text: 1-4096 characters after entities parsing (Bot API, sendMessage).
   sendLimits: () => ({ maxLength: 4096, unit: 'code-points' }),
   dedupWindow: { kind: 'none' },

@@ -25,7 +25,8 @@ import { AdapterStatus } from '../skeleton/status';
 import { TypingRepeats } from '../skeleton/typing-repeats';
 import { PairingReplyLimit } from '../../access/pairing-replies';
 import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
-import { historyLostNotice, INTAKE } from '../intake';
+import { historyLostNotice } from '../intake';
+import { telegramIntake } from './intake';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface TelegramAccess extends OwedCodes {
@@ -92,7 +93,7 @@ export const PAIRING_REPLY = (code: string) =>
 export class TelegramAdapter implements PlatformAdapter {
   readonly platform = 'telegram';
   readonly limits: MessageLimits = { maxLength: 4096, unit: 'code-points' };
-  readonly intake = INTAKE.telegram;
+  readonly intake = telegramIntake;
   readonly idempotentSends = false;
 
   private readonly config: TelegramConfig;

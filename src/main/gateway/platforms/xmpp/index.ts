@@ -1,4 +1,4 @@
-import { INTAKE } from '../intake';
+import { xmppIntake } from './intake';
 import { fingerprintOf, infoFor, pairingAccess, refusedFor, schemaError, secretFrom, type PlatformModule, type SecretSources } from '../platform-module';
 import { xmppPlatformSchema, type XmppPlatformSection } from './config-schema';
 import { testXmppConnection } from './connection-test';
@@ -16,7 +16,7 @@ function xmppSettings(section: XmppPlatformSection, sources: SecretSources) {
 export const xmppModule: PlatformModule<typeof xmppPlatformSchema, XmppTuning> = {
   info: infoFor('xmpp'),
   configSchema: xmppPlatformSchema,
-  intake: INTAKE.xmpp,
+  intake: xmppIntake,
   sendLimits: (section) => ({ maxLength: section.maxMessageBytes, unit: 'bytes' }),
   dedupWindow: { kind: 'none' },
   fingerprint: (section, sources) => {

@@ -14,7 +14,7 @@ import { ReconnectTimer } from '../skeleton/reconnect-timer';
 import { AdapterStatus } from '../skeleton/status';
 import { PairingReplyLimit } from '../../access/pairing-replies';
 import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
-import { INTAKE } from '../intake';
+import { xmppIntake } from './intake';
 import { NS_MAM } from './room-archive';
 import { RoomPositions } from './room-positions';
 import { RoomStay, type Place } from './room-stay';
@@ -112,7 +112,7 @@ interface RoomState {
 export class XmppAdapter implements PlatformAdapter {
   readonly platform = 'xmpp';
   readonly limits: MessageLimits;
-  readonly intake = INTAKE.xmpp;
+  readonly intake = xmppIntake;
   readonly idempotentSends = false;
 
   private readonly config: XmppConfig;
