@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryPage, SessionPage } from '../src/shared/api';
 import { bodyOf, EmailWorld } from './support/email-world';
@@ -187,4 +190,26 @@ describe('the headless gateway on email (real dovecot, SMTP sink)', () => {
       world.sink.beforeAccept(undefined);
     }
   }, 120_000);
+
+  it('reads the mail that came after an earlier gateway set out to read the folder and stopped before its first read was saved', async () => {
+    const dir = world.dataDir(AGENT.address, { allowFrom: [ALICE] });
+    const before = world.sink.to(ALICE).length;
+    await world.dovecot.deliver(AGENT.address, rawMail({ from: ALICE, to: AGENT.address, subject: 'Old', messageId: '<before-setout@example.org>', text: 'from before Homing set out' }));
+    // INTERNALDATE counts whole seconds: the set-out time lies strictly between the two mails.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const setOutAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await world.dovecot.deliver(AGENT.address, rawMail({ from: ALICE, to: AGENT.address, subject: 'New', messageId: '<after-setout@example.org>', text: 'sent after Homing set out' }));
+    // What a gateway leaves when it is stopped between setting out and its first read: the time it set out, no position.
+    const account = createHash('sha256').update(`127.0.0.1\n${AGENT.address}`).digest('hex').slice(0, 16);
+    mkdirSync(join(dir, 'email'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, 'email', `account-${account}.json`), JSON.stringify({ v: 1, folders: {}, begunAt: { INBOX: setOutAt }, threads: {} }), { mode: 0o600 });
+
+    await world.start(dir, AGENT.address);
+    await waitUntil('the reply to the mail that came after the first gateway set out', () => world.sink.to(ALICE).slice(before).length >= 1, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const replies = world.sink.to(ALICE).slice(before);
+    expect(replies).toHaveLength(1);
+    expect(headerOf(replies[0]!.raw, 'In-Reply-To')).toBe('<after-setout@example.org>');
+  }, 60_000);
 });

@@ -135,6 +135,7 @@ export class EmailAdapter implements PlatformAdapter {
     }
     try {
       this.mailbox ??= MailboxState.forAccount(this.options.dataDir, this.config.imap.host, this.imapUser(), this.logger);
+      this.mailbox.setOut(this.config.folder, this.clock.now());
     } catch (error) {
       this.setState('disconnected', `cannot keep the mailbox position in the data directory: ${describe(error)}`);
       return;
@@ -275,12 +276,18 @@ export class EmailAdapter implements PlatformAdapter {
     const uidValidity = String(box.uidValidity);
     let last = mailbox.lastUid(folder, uidValidity);
     if (last === undefined) {
-      // Never read under this UIDVALIDITY: answer what arrives from now on, not the whole backlog.
-      last = Math.max(0, Number(box.uidNext ?? 1) - 1);
+      // Never read under this UIDVALIDITY: answer what arrives from now on, not the whole backlog;
+      // or, where an earlier gateway set out to read the folder and stopped before its first
+      // read was saved, what arrived since it set out.
+      const newest = Math.max(0, Number(box.uidNext ?? 1) - 1);
+      const setOut = mailbox.knows(folder) ? undefined : mailbox.setOutEarlier(folder);
+      last = setOut === undefined ? newest : await this.lastBefore(client, setOut, newest);
       this.logger[mailbox.knows(folder) ? 'warn' : 'info'](
         mailbox.knows(folder)
           ? 'email: the server renumbered the folder (its UIDVALIDITY changed); reading new mail from now on'
-          : 'email: reading new mail from now on (mail already in the folder is left alone)',
+          : setOut === undefined
+            ? 'email: reading new mail from now on (mail already in the folder is left alone)'
+            : 'email: reading the mail that arrived since Homing first set out to read this folder',
         { folder },
       );
       mailbox.startAt(folder, uidValidity, last);
@@ -294,6 +301,24 @@ export class EmailAdapter implements PlatformAdapter {
       if (taken === 'again') return 'again';
     }
     return uids.length > BATCH ? 'more' : 'done';
+  }
+
+  /**
+   * The highest UID of the mail that arrived before `at` (by its INTERNALDATE, the
+   * server's time of arrival): SEARCH SINCE narrows to that day (RFC 3501 §6.4.4
+   * compares dates only), then the times themselves decide.
+   */
+  private async lastBefore(client: ImapFlow, at: number, newest: number): Promise<number> {
+    const sameDayOrLater = (await client.search({ since: new Date(at) }, { uid: true })) || [];
+    let first: number | undefined;
+    if (sameDayOrLater.length > 0) {
+      for await (const message of client.fetch(sameDayOrLater.join(','), { uid: true, internalDate: true }, { uid: true })) {
+        // INTERNALDATE has whole seconds: a mail in the second the gateway set out counts as after it.
+        const arrived = message.internalDate === undefined ? Number.NaN : new Date(message.internalDate).getTime();
+        if (arrived >= Math.floor(at / 1000) * 1000 && (first === undefined || message.uid < first)) first = message.uid;
+      }
+    }
+    return first === undefined ? newest : Math.min(newest, first - 1);
   }
 
   private async take(client: ImapFlow, uid: number, uidValidity: string): Promise<'done' | 'again'> {

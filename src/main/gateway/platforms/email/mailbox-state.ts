@@ -15,6 +15,10 @@ import { PRIVATE_DIR_MODE, readJsonOrMoveAside, writePrivateFile } from '../../p
  * - `inFlight`: the UID being handed to the pipeline right now. Found at
  *   start-up, the process died between handing and saving it: when that
  *   message comes again it is looked for in its conversation first.
+ * - `begunAt`: per folder never read yet, when a gateway first set out to read
+ *   it. A gateway stopped before its first read saved a position leaves it;
+ *   the next one then reads the mail that arrived since, instead of starting
+ *   again after the newest message and skipping it.
  * - `threads`: per thread root, the latest subject and message id, so a reply
  *   (even one recovered after a crash, which knows only its thread) carries
  *   `Re: <subject>` and `In-Reply-To`. The oldest are forgotten past a bound.
@@ -28,6 +32,7 @@ const threadSchema = z.object({ subject: z.string().max(2000), last: z.string().
 const stateSchema = z.object({
   v: z.literal(1),
   folders: z.record(z.string(), positionSchema),
+  begunAt: z.record(z.string(), z.number().int().min(0)).optional(),
   threads: z.record(z.string(), threadSchema),
 });
 type StoredState = z.output<typeof stateSchema>;
@@ -39,6 +44,8 @@ export class MailboxState {
   private state: StoredState;
   /** Per folder, the UID that was in flight when the previous process stopped. */
   private readonly interrupted = new Map<string, number>();
+  /** Folders whose first read an earlier process set out on (and never saved a position for). */
+  private readonly begunEarlier: ReadonlyMap<string, number>;
 
   constructor(
     private readonly file: string,
@@ -51,6 +58,7 @@ export class MailboxState {
       : undefined;
     this.state = loaded ?? { v: 1, folders: {}, threads: {} };
     for (const [folder, position] of Object.entries(this.state.folders)) if (position.inFlight !== null) this.interrupted.set(folder, position.inFlight);
+    this.begunEarlier = new Map(Object.entries(this.state.begunAt ?? {}).filter(([folder]) => !this.knows(folder)));
   }
 
   /** One file per account (server and login), so two accounts never share a position. */
@@ -72,10 +80,26 @@ export class MailboxState {
     return Object.hasOwn(this.state.folders, folder);
   }
 
+  /**
+   * Before the first read of a folder never read: when this gateway set out, so
+   * that one stopped before that read saved a position does not make the next
+   * skip what arrived in between. Kept from the first such start.
+   */
+  setOut(folder: string, at: number): void {
+    if (this.knows(folder) || Object.hasOwn(this.state.begunAt ?? {}, folder)) return;
+    this.write({ ...this.state, begunAt: { ...this.state.begunAt, [folder]: at } });
+  }
+
+  /** When an earlier process set out to read this never-read folder: its first read starts there. */
+  setOutEarlier(folder: string): number | undefined {
+    return this.begunEarlier.get(folder);
+  }
+
   /** Starts (or restarts, after a UIDVALIDITY change) a folder's position: messages after `lastUid` are new. */
   startAt(folder: string, uidValidity: string, lastUid: number): void {
     this.interrupted.delete(folder);
-    this.write({ ...this.state, folders: { ...this.state.folders, [folder]: { uidValidity, lastUid, inFlight: null } } });
+    const { [folder]: _started, ...begunAt } = this.state.begunAt ?? {};
+    this.write({ ...this.state, folders: { ...this.state.folders, [folder]: { uidValidity, lastUid, inFlight: null } }, begunAt });
   }
 
   /** Whether this UID was being handed on when the previous process died. */
