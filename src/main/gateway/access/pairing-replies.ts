@@ -1,4 +1,6 @@
-import type { ReplyBudget } from './pairing-teller';
+import { platformTitle } from '../../../shared/platforms';
+import type { Logger } from '../logger';
+import { PairingTeller, type OwedCodes, type ReplyBudget } from './pairing-teller';
 
 /**
  * How many strangers a platform adapter answers with a pairing code: at most
@@ -33,4 +35,36 @@ export class PairingReplyLimit {
   on(now: () => number): ReplyBudget {
     return { take: () => this.take(now()), waitMs: () => this.waitMs(now()) };
   }
+}
+
+/** What a stranger is told on a platform whose window lists pairing requests. */
+export function pairingReply(platform: string, code: string): string {
+  return `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → ${platformTitle(platform)} → requests, or: homing pairing approve ${code}).`;
+}
+
+/**
+ * The teller most platforms hold: the usual words (`pairingReply`), at most 20
+ * codes per 10 minutes, each sent as a notice and marked told once it went out.
+ * IRC builds its own (its courtesy budget, one line of words).
+ */
+export function usualPairingTeller(options: {
+  readonly platform: string;
+  readonly access: OwedCodes | undefined;
+  readonly sendNotice: (chatId: string, text: string) => Promise<boolean>;
+  readonly connected: () => boolean;
+  readonly logger: Logger;
+  /** A monotonic clock's ms. */
+  readonly now: () => number;
+}): PairingTeller {
+  return new PairingTeller(
+    {
+      platform: options.platform,
+      access: options.access,
+      budget: new PairingReplyLimit().on(options.now),
+      tell: (owed) => options.sendNotice(owed.chatId, pairingReply(options.platform, owed.code)),
+      connected: options.connected,
+      logger: options.logger,
+    },
+    options.now,
+  );
 }

@@ -1,6 +1,4 @@
 import type { Client, GatewayDispatchPayload } from 'discord.js';
-import { systemClock, type Clock } from '../../clock';
-import { silentLogger, type Logger } from '../../logger';
 import type { AdapterEvent, AdapterState, MessageLimits, PlatformAdapter, SendResult, SendTarget, TypingTarget } from '../adapter';
 import { boundedRequest } from './bounded-request';
 import { ChannelPositions, compareSnowflakes } from './channel-positions';
@@ -10,15 +8,13 @@ import { loadDiscordJs, routes, type DiscordJs } from './load-discord-js';
 import { parseMessageCreate, type IncomingDiscordMessage } from './inbound';
 import { nonceFor } from './nonce';
 import { classifyFailure, describe, toSendResult } from './send-errors';
-import { ReconnectBackoff } from '../backoff';
 import { Admission, type AdmissionDecision } from '../skeleton/admission';
-import { IntakeHandOn } from '../skeleton/hand-on';
 import { ReconnectTimer } from '../skeleton/reconnect-timer';
-import { AdapterStatus } from '../skeleton/status';
 import { TypingRepeats } from '../skeleton/typing-repeats';
-import { PairingReplyLimit } from '../../access/pairing-replies';
-import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
+import { usualPairingTeller } from '../../access/pairing-replies';
+import type { OwedCodes, PairingTeller } from '../../access/pairing-teller';
 import { discordIntake } from './intake';
+import { AdapterSkeleton, type SkeletonOptions } from '../skeleton/skeleton';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface DiscordAccess extends OwedCodes {
@@ -26,22 +22,16 @@ export interface DiscordAccess extends OwedCodes {
   requestPairing(sender: { readonly id: string; readonly chatId: string; readonly name: string | undefined }): { readonly code: string } | undefined;
 }
 
-export interface DiscordAdapterOptions {
+export interface DiscordAdapterOptions extends SkeletonOptions {
   readonly config: DiscordConfig;
   readonly token: string;
   /** Where the channel positions are kept. */
   readonly dataDir: string;
   readonly access: DiscordAccess;
-  readonly logger?: Logger;
-  readonly clock?: Clock;
-  /** Wait before reconnect attempt `attempt` (1, 2, …); default exponential 1 s → 5 min with jitter. */
-  readonly reconnectDelayMs?: (attempt: number) => number;
   /** Interval between typing calls (Discord shows one for about 10 s; default 8 s). */
   readonly typingIntervalMs?: number;
   /** A 429 longer than this is not waited out inside `send` but handed back to the ledger (default 120 s). */
   readonly maxInlineWaitMs?: number;
-  /** How long the adapter waits for the pipeline to say a message is saved (default 30 s). */
-  readonly intakeTimeoutMs?: number;
   /**
    * How long after a chunk's first send Discord is trusted to deduplicate its
    * nonce (default 2 min: Discord documents "a few minutes"). Older resends carry the marker.
@@ -62,9 +52,6 @@ const CLOSE_WORDS: Record<number, string> = {
   4011: 'Discord asks for sharding, which Homing does not do (the bot is in too many servers)',
   4012: 'Discord refused the gateway version',
 };
-
-export const PAIRING_REPLY = (code: string) =>
-  `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → Discord → requests, or: homing pairing approve ${code}).`;
 
 /**
  * Discord through discord.js 14: the Gateway for incoming messages, REST for
@@ -95,11 +82,9 @@ export class DiscordAdapter implements PlatformAdapter {
   readonly idempotentSends = true;
   readonly dedupWindowMs: number;
 
+  /** Logger, clock, state and events, message hand-on, reconnect backoff: what every adapter holds (skeleton/). */
+  private readonly skeleton: AdapterSkeleton;
   private readonly config: DiscordConfig;
-  private readonly logger: Logger;
-  private readonly clock: Clock;
-  private readonly status: AdapterStatus;
-  private readonly handOn: IntakeHandOn;
   private readonly admission: Admission;
   private running = false;
   /** Bumped by every connect/disconnect: work of an older generation stops. */
@@ -117,7 +102,6 @@ export class DiscordAdapter implements PlatformAdapter {
   /** The next attempt at the channels a failed read left behind. */
   private catchUpRetry: ReturnType<typeof setTimeout> | undefined;
   private catchUpFailures = 0;
-  private readonly backoff: ReconnectBackoff;
   private readonly reconnect = new ReconnectTimer();
   private readonly typingRepeats = new TypingRepeats();
   /** Tells owed pairing codes, at most 20 per 10 minutes, and marks them told once sent. */
@@ -126,30 +110,23 @@ export class DiscordAdapter implements PlatformAdapter {
 
   constructor(private readonly options: DiscordAdapterOptions) {
     this.config = options.config;
-    this.logger = options.logger ?? silentLogger;
-    this.clock = options.clock ?? systemClock;
-    this.status = new AdapterStatus('discord', this.logger);
-    this.handOn = new IntakeHandOn(this.status, options.intakeTimeoutMs);
+    this.skeleton = new AdapterSkeleton('discord', options);
     this.admission = new Admission(this.config, options.access);
-    this.backoff = new ReconnectBackoff(options.reconnectDelayMs);
-    this.pairingTeller = new PairingTeller(
-      {
-        platform: 'discord',
-        access: options.access,
-        budget: new PairingReplyLimit().on(() => this.clock.monotonic()),
-        tell: (owed) => this.sendNotice(owed.chatId, PAIRING_REPLY(owed.code)),
-        connected: () => this.canSend(),
-        logger: this.logger,
-      },
-      () => this.clock.monotonic(),
-    );
+    this.pairingTeller = usualPairingTeller({
+      platform: 'discord',
+      access: options.access,
+      sendNotice: (chatId, text) => this.sendNotice(chatId, text),
+      connected: () => this.canSend(),
+      logger: this.skeleton.logger,
+      now: () => this.skeleton.clock.monotonic(),
+    });
     this.dedupWindowMs = options.nonceWindowMs ?? 120_000;
     const token = options.token;
     this.redactor = (text) => (token === '' ? text : text.split(token).join('[token]'));
   }
 
   state(): AdapterState {
-    return this.status.state;
+    return this.skeleton.status.state;
   }
 
   /** The bot's name once connected. */
@@ -158,17 +135,17 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    return this.status.listen(listener);
+    return this.skeleton.status.listen(listener);
   }
 
   canSend(): boolean {
-    return this.client !== undefined && this.status.up;
+    return this.client !== undefined && this.skeleton.status.up;
   }
 
   async connect(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    this.backoff.reset();
+    this.skeleton.backoff.reset();
     this.start(++this.generation);
   }
 
@@ -195,7 +172,7 @@ export class DiscordAdapter implements PlatformAdapter {
 
   private start(generation: number): void {
     void this.login(generation).catch((error: unknown) => {
-      this.logger.error('discord: the connection failed unexpectedly', { error: this.redactor(describe(error)) });
+      this.skeleton.logger.error('discord: the connection failed unexpectedly', { error: this.redactor(describe(error)) });
       this.retryLater(generation, `an unexpected error: ${this.redactor(describe(error))}`);
     });
   }
@@ -240,8 +217,8 @@ export class DiscordAdapter implements PlatformAdapter {
 
   private retryLater(generation: number, error: string): void {
     if (!this.running || generation !== this.generation) return;
-    const delay = this.backoff.next();
-    this.status.set('disconnected', error, this.clock.now() + delay);
+    const delay = this.skeleton.backoff.next();
+    this.skeleton.status.set('disconnected', error, this.skeleton.clock.now() + delay);
     this.reconnect.schedule(delay, () => {
       if (this.running && generation === this.generation) this.start(generation);
     });
@@ -285,9 +262,9 @@ export class DiscordAdapter implements PlatformAdapter {
         this.retryLater(generation, words);
       }
     });
-    client.on(Events.ShardError, (error) => this.logger.warn('discord: Gateway error', { error: this.redactor(describe(error)) }));
-    client.on(Events.Error, (error) => this.logger.warn('discord: client error', { error: this.redactor(describe(error)) }));
-    client.rest.on('rateLimited', (info) => this.logger.info('discord: rate limited; waiting', { route: info.route, retryAfterMs: info.retryAfter, global: info.global }));
+    client.on(Events.ShardError, (error) => this.skeleton.logger.warn('discord: Gateway error', { error: this.redactor(describe(error)) }));
+    client.on(Events.Error, (error) => this.skeleton.logger.warn('discord: client error', { error: this.redactor(describe(error)) }));
+    client.rest.on('rateLimited', (info) => this.skeleton.logger.info('discord: rate limited; waiting', { route: info.route, retryAfterMs: info.retryAfter, global: info.global }));
     return client;
   }
 
@@ -300,7 +277,7 @@ export class DiscordAdapter implements PlatformAdapter {
         this.botId = user.id;
         this.botName = user.global_name ?? user.username;
         try {
-          this.positions ??= ChannelPositions.forBot(this.options.dataDir, user.id, this.logger);
+          this.positions ??= ChannelPositions.forBot(this.options.dataDir, user.id, this.skeleton.logger);
         } catch (error) {
           this.running = false;
           this.client = undefined;
@@ -308,9 +285,9 @@ export class DiscordAdapter implements PlatformAdapter {
           this.setState('disconnected', `cannot keep Discord's channel positions in the data directory: ${describe(error)}`);
           return;
         }
-        this.backoff.reset();
+        this.skeleton.backoff.reset();
         this.client = client;
-        this.logger.info('discord: connected', { bot: this.botName });
+        this.skeleton.logger.info('discord: connected', { bot: this.botName });
         this.setState('connected');
         this.enqueue(generation, () => this.catchUp(client, generation));
         return;
@@ -334,7 +311,7 @@ export class DiscordAdapter implements PlatformAdapter {
       .then(async () => {
         if (this.running && generation === this.generation) await task();
       })
-      .catch((error: unknown) => this.logger.error('discord: taking a message failed', { error: this.redactor(describe(error)) }));
+      .catch((error: unknown) => this.skeleton.logger.error('discord: taking a message failed', { error: this.redactor(describe(error)) }));
   }
 
   /**
@@ -409,10 +386,10 @@ export class DiscordAdapter implements PlatformAdapter {
     } catch (error) {
       const failure = classifyFailure(error, this.redactor);
       if (failure.kind === 'permanent') {
-        this.logger.warn('discord: cannot read a channel any more; not catching it up', { channel: channelId, error: failure.description });
+        this.skeleton.logger.warn('discord: cannot read a channel any more; not catching it up', { channel: channelId, error: failure.description });
         return { kind: 'gone' };
       }
-      this.logger.warn('discord: could not fetch the messages missed in a channel; trying again', { channel: channelId, error: failure.description });
+      this.skeleton.logger.warn('discord: could not fetch the messages missed in a channel; trying again', { channel: channelId, error: failure.description });
       return { kind: 'failed', retryAfterMs: failure.kind === 'rate-limited' ? failure.retryAfterMs : undefined };
     }
     if (!Array.isArray(batch)) return { kind: 'failed', retryAfterMs: undefined };
@@ -432,7 +409,7 @@ export class DiscordAdapter implements PlatformAdapter {
     if (this.catchUpRetry) return;
     const generation = this.generation;
     const delay = retryAfterMs ?? Math.min(60_000, 1_000 * 2 ** Math.min(6, this.catchUpFailures++));
-    this.logger.info('discord: catching up again later', { channel: channelId, inMs: delay });
+    this.skeleton.logger.info('discord: catching up again later', { channel: channelId, inMs: delay });
     this.catchUpRetry = setTimeout(() => {
       this.catchUpRetry = undefined;
       const client = this.client;
@@ -480,7 +457,7 @@ export class DiscordAdapter implements PlatformAdapter {
     // before its position moves still has the next start fetch this message and what follows.
     if (!positions.has(message.channelId)) positions.advance(message.channelId, (BigInt(message.id) - 1n).toString());
     const thread = place?.parentId !== undefined;
-    const outcome = await this.handOn.handOn({
+    const outcome = await this.skeleton.handOn.handOn({
       source: {
         platform: 'discord',
         chatId: thread ? place!.parentId! : message.channelId,
@@ -583,7 +560,7 @@ export class DiscordAdapter implements PlatformAdapter {
       await this.client.rest.post(routes.channelMessages(chatId), { body: { content: toDiscordText(text).slice(0, 2000), allowed_mentions: { parse: [] } } });
       return true;
     } catch (error) {
-      this.logger.warn('discord: a notice could not be sent', { error: classifyFailure(error, this.redactor).description });
+      this.skeleton.logger.warn('discord: a notice could not be sent', { error: classifyFailure(error, this.redactor).description });
       return false;
     }
   }
@@ -594,7 +571,7 @@ export class DiscordAdapter implements PlatformAdapter {
     if (!/^\d{1,20}$/.test(channelId) || !this.canSend()) return () => {};
     const tick = () => {
       this.client?.rest.post(routes.channelTyping(channelId)).catch((error: unknown) => {
-        this.logger.debug('discord: typing not shown', { error: classifyFailure(error, this.redactor).description });
+        this.skeleton.logger.debug('discord: typing not shown', { error: classifyFailure(error, this.redactor).description });
       });
     };
     return this.typingRepeats.start(tick, this.options.typingIntervalMs ?? 8_000);
@@ -603,7 +580,7 @@ export class DiscordAdapter implements PlatformAdapter {
   // ---- plumbing --------------------------------------------------------
 
   private setState(state: AdapterState, error?: string): void {
-    this.status.set(state, error);
+    this.skeleton.status.set(state, error);
   }
 
 }

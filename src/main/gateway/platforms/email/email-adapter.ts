@@ -1,8 +1,6 @@
 import type { ImapFlow } from 'imapflow';
 import type { Transporter } from 'nodemailer';
 import { loadMailLibs, type MailLibs } from './load-mail-libs';
-import { systemClock, type Clock } from '../../clock';
-import { silentLogger, type Logger } from '../../logger';
 import type { AdapterEvent, AdapterState, MessageLimits, PlatformAdapter, SendResult, SendTarget } from '../adapter';
 import { emailAddressSchema, imapPort, smtpPort, type EmailConfig } from './config-schema';
 import { trustedAuthServIds } from './trusted-auth-servers';
@@ -10,26 +8,18 @@ import { parseEmail, type IncomingEmail } from './inbound';
 import { MailboxState } from './mailbox-state';
 import { replyMail } from './outbound';
 import { smtpFailure } from './send-errors';
-import { ReconnectBackoff } from '../backoff';
-import { IntakeHandOn } from '../skeleton/hand-on';
 import { ReceiveLoop } from '../skeleton/receive-loop';
-import { AdapterStatus } from '../skeleton/status';
 import { emailIntake } from './intake';
+import { AdapterSkeleton, type SkeletonOptions } from '../skeleton/skeleton';
 
-export interface EmailAdapterOptions {
+export interface EmailAdapterOptions extends SkeletonOptions {
   readonly config: EmailConfig;
   /** The mailbox password (IMAP and SMTP), from the secret store or `passwordEnv`. */
   readonly password: string | undefined;
   /** Where the mailbox position and thread subjects are kept. */
   readonly dataDir: string;
-  readonly logger?: Logger;
-  readonly clock?: Clock;
   /** Told when mail from a sender who may not talk to the agent is ignored (the window's activity log). */
   readonly onRefused?: (sender: string) => void;
-  /** Wait before reconnect attempt `attempt` (1, 2, …); default exponential 1 s → 5 min with jitter. */
-  readonly reconnectDelayMs?: (attempt: number) => number;
-  /** How long an adapter waits for the pipeline to say a message is saved (default 30 s). */
-  readonly intakeTimeoutMs?: number;
   /** Connection, greeting and socket timeouts for IMAP and SMTP (default 30 s, 30 s, 5 min for IMAP and 2 min for SMTP). */
   readonly timeoutsMs?: { readonly connection?: number; readonly greeting?: number; readonly socket?: number };
 }
@@ -68,13 +58,10 @@ export class EmailAdapter implements PlatformAdapter {
   readonly intake = emailIntake;
   readonly idempotentSends = false;
 
+  /** Logger, clock, state and events, message hand-on, reconnect backoff: what every adapter holds (skeleton/). */
+  private readonly skeleton: AdapterSkeleton;
   private readonly config: EmailConfig;
-  private readonly logger: Logger;
-  private readonly clock: Clock;
-  private readonly status: AdapterStatus;
   private readonly loop: ReceiveLoop;
-  private readonly backoff: ReconnectBackoff;
-  private readonly handOn: IntakeHandOn;
   private readonly own: ReadonlySet<string>;
   private readonly allowed: ReadonlySet<string>;
   /** Whose Authentication-Results are believed (trusted-auth-servers.ts). */
@@ -92,31 +79,27 @@ export class EmailAdapter implements PlatformAdapter {
 
   constructor(private readonly options: EmailAdapterOptions) {
     this.config = options.config;
-    this.logger = options.logger ?? silentLogger;
-    this.clock = options.clock ?? systemClock;
+    this.skeleton = new AdapterSkeleton('email', options);
     this.own = new Set([options.config.address, ...options.config.ownAddresses]);
     this.allowed = new Set(options.config.allowFrom);
     this.trustedAuthServIds = trustedAuthServIds(options.config);
     const password = options.password;
     this.redact = (text) => (password ? text.split(password).join('[password]') : text);
-    this.status = new AdapterStatus('email', this.logger);
     // Pauses end when the adapter stops, and on probe() and new mail (IDLE's EXISTS, a closed connection).
-    this.loop = new ReceiveLoop('email', this.logger, this.redact);
-    this.backoff = new ReconnectBackoff(options.reconnectDelayMs);
-    this.handOn = new IntakeHandOn(this.status, options.intakeTimeoutMs);
+    this.loop = new ReceiveLoop('email', this.skeleton.logger, this.redact);
   }
 
   state(): AdapterState {
-    return this.status.state;
+    return this.skeleton.status.state;
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    return this.status.listen(listener);
+    return this.skeleton.status.listen(listener);
   }
 
   /** SMTP does not depend on IMAP: replies go out while the inbox is away. */
   canSend(): boolean {
-    return this.loop.running && this.mailbox !== undefined && this.status.up;
+    return this.loop.running && this.mailbox !== undefined && this.skeleton.status.up;
   }
 
   async connect(): Promise<void> {
@@ -134,13 +117,13 @@ export class EmailAdapter implements PlatformAdapter {
       return;
     }
     try {
-      this.mailbox ??= MailboxState.forAccount(this.options.dataDir, this.config.imap.host, this.imapUser(), this.logger);
-      this.mailbox.setOut(this.config.folder, this.clock.now());
+      this.mailbox ??= MailboxState.forAccount(this.options.dataDir, this.config.imap.host, this.imapUser(), this.skeleton.logger);
+      this.mailbox.setOut(this.config.folder, this.skeleton.clock.now());
     } catch (error) {
       this.setState('disconnected', `cannot keep the mailbox position in the data directory: ${describe(error)}`);
       return;
     }
-    this.backoff.reset();
+    this.skeleton.backoff.reset();
     this.transport = this.newTransport();
     this.loop.start(
       (generation) => this.run(generation),
@@ -191,10 +174,10 @@ export class EmailAdapter implements PlatformAdapter {
 
   private async run(generation: number): Promise<void> {
     while (this.loop.alive(generation)) {
-      if (this.status.state !== 'degraded') this.setState('connecting');
+      if (this.skeleton.status.state !== 'degraded') this.setState('connecting');
       const client = this.newImapClient();
       let closed = false;
-      client.on('error', (error: Error) => this.logger.debug('email: IMAP connection error', { error: this.redact(describe(error)) }));
+      client.on('error', (error: Error) => this.skeleton.logger.debug('email: IMAP connection error', { error: this.redact(describe(error)) }));
       client.on('close', () => {
         closed = true;
         this.loop.wakeAll();
@@ -219,14 +202,14 @@ export class EmailAdapter implements PlatformAdapter {
           return;
         }
         this.setState('degraded', `cannot read mail from ${this.config.imap.host}: ${this.redact(imapWords(error))}; replies still go out by SMTP`);
-        await this.pause(this.backoff.next(), generation);
+        await this.pause(this.skeleton.backoff.next(), generation);
         continue;
       }
       this.client = client;
-      this.backoff.reset();
-      this.logger.info('email: reading mail', { folder: this.config.folder, idle: this.useIdle(client) });
+      this.skeleton.backoff.reset();
+      this.skeleton.logger.info('email: reading mail', { folder: this.config.folder, idle: this.useIdle(client) });
       if (this.config.requireAuthenticated && this.trustedAuthServIds.length === 0) {
-        this.logger.warn(
+        this.skeleton.logger.warn(
           'email: requireAuthenticated is on, but no mail server is trusted to verify senders, so no mail is answered: set email.trustedAuthServId to the first word of the Authentication-Results header your mail server adds',
         );
       }
@@ -244,12 +227,12 @@ export class EmailAdapter implements PlatformAdapter {
         }
       } catch (error) {
         if (!this.loop.alive(generation)) return;
-        this.logger.warn('email: lost the IMAP connection', { error: this.redact(describe(error)) });
+        this.skeleton.logger.warn('email: lost the IMAP connection', { error: this.redact(describe(error)) });
       }
       this.dropClient();
       if (!this.loop.alive(generation)) return;
       this.setState('degraded', `lost the connection to ${this.config.imap.host}; reconnecting (replies still go out by SMTP)`);
-      await this.pause(this.backoff.next(), generation);
+      await this.pause(this.skeleton.backoff.next(), generation);
     }
   }
 
@@ -262,7 +245,7 @@ export class EmailAdapter implements PlatformAdapter {
     if (this.news) return;
     const waited = this.pause(this.config.pollIntervalSeconds * 1000, generation);
     // A command issued later (the next FETCH) ends IDLE by itself.
-    if (this.useIdle(client)) client.idle().catch((error: unknown) => this.logger.debug('email: IDLE ended', { error: this.redact(describe(error)) }));
+    if (this.useIdle(client)) client.idle().catch((error: unknown) => this.skeleton.logger.debug('email: IDLE ended', { error: this.redact(describe(error)) }));
     await waited;
   }
 
@@ -282,7 +265,7 @@ export class EmailAdapter implements PlatformAdapter {
       const newest = Math.max(0, Number(box.uidNext ?? 1) - 1);
       const setOut = mailbox.knows(folder) ? undefined : mailbox.setOutEarlier(folder);
       last = setOut === undefined ? newest : await this.lastBefore(client, setOut, newest);
-      this.logger[mailbox.knows(folder) ? 'warn' : 'info'](
+      this.skeleton.logger[mailbox.knows(folder) ? 'warn' : 'info'](
         mailbox.knows(folder)
           ? 'email: the server renumbered the folder (its UIDVALIDITY changed); reading new mail from now on'
           : setOut === undefined
@@ -345,20 +328,20 @@ export class EmailAdapter implements PlatformAdapter {
         ...(tooLarge ? { tooLargeBytes: meta.size } : {}),
       });
     } catch (error) {
-      this.logger.warn('email: a message could not be read; skipped', { uid, error: describe(error) });
+      this.skeleton.logger.warn('email: a message could not be read; skipped', { uid, error: describe(error) });
       mailbox.done(folder, uid);
       return 'done';
     }
     const refusal = this.admit(email);
     if (refusal !== undefined) {
-      this.logger.info(`email: not answering a message: ${refusal}`, { uid });
+      this.skeleton.logger.info(`email: not answering a message: ${refusal}`, { uid });
       if (refusal.startsWith('the sender is not') && email.fromAddress) this.options.onRefused?.(email.fromAddress);
       mailbox.done(folder, uid);
       return 'done';
     }
     const maybeSeen = mailbox.wasInFlight(folder, uid) || this.uncertain.has(uid);
-    mailbox.begin(folder, uid, { root: email.threadRoot, subject: email.subject ?? '', last: email.messageId, at: this.clock.now() });
-    const outcome = await this.handOn.wait({
+    mailbox.begin(folder, uid, { root: email.threadRoot, subject: email.subject ?? '', last: email.messageId, at: this.skeleton.clock.now() });
+    const outcome = await this.skeleton.handOn.wait({
       source: {
         platform: 'email',
         chatId: email.fromAddress!,
@@ -412,13 +395,13 @@ export class EmailAdapter implements PlatformAdapter {
     const transport = this.transport;
     if (!transport || !this.loop.running) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'email is not connected' };
     const thread = target.threadId === null ? undefined : this.mailbox?.thread(target.threadId);
-    const mail = replyMail(this.config, text, { ...target, chatId: to.data }, thread, new Date(this.clock.now()));
+    const mail = replyMail(this.config, text, { ...target, chatId: to.data }, thread, new Date(this.skeleton.clock.now()));
     try {
       await transport.sendMail({ ...mail, envelope: { from: this.config.address, to: to.data } });
       return { ok: true, platformMessageId: mail.messageId };
     } catch (error) {
       const failure = smtpFailure(error, this.redact);
-      this.logger.warn(`email: ${failure.error}`);
+      this.skeleton.logger.warn(`email: ${failure.error}`);
       return failure;
     }
   }
@@ -493,7 +476,7 @@ export class EmailAdapter implements PlatformAdapter {
   }
 
   private setState(state: AdapterState, error?: string): void {
-    this.status.set(state, error);
+    this.skeleton.status.set(state, error);
   }
 
 }

@@ -1,6 +1,4 @@
 import type { IrcMessageEvent } from 'irc-framework';
-import { systemClock, type Clock } from '../../clock';
-import { silentLogger, type Logger } from '../../logger';
 import type { AdapterEvent, AdapterState, MessageLimits, PlatformAdapter, SendResult, SendTarget } from '../adapter';
 import { Allowlist, type AccountFact } from './allowlist';
 import type { IrcConfig } from './config-schema';
@@ -12,20 +10,15 @@ import { markdownToIrcText } from '../../format/irc-text';
 import { textBudget, toProtocolLines } from './lines';
 import { MessageRefs } from './message-ref';
 import { DEFAULT_PACING, Pacer, type PacingOptions } from './pacer';
-import { ReconnectBackoff } from '../backoff';
 import { ReconnectTimer } from '../skeleton/reconnect-timer';
-import { AdapterStatus } from '../skeleton/status';
 import { ircIntake } from './intake';
 import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
+import { AdapterSkeleton, type SkeletonOptions } from '../skeleton/skeleton';
 
-export interface IrcAdapterOptions {
+export interface IrcAdapterOptions extends SkeletonOptions {
   readonly config: IrcConfig;
-  readonly logger?: Logger;
-  readonly clock?: Clock;
   /** Outgoing line pacing (default: a burst of 4, then one line per 400 ms). */
   readonly pacing?: PacingOptions;
-  /** Wait before reconnect attempt `attempt` (1, 2, …); default exponential 1 s → 5 min with jitter. */
-  readonly reconnectDelayMs?: (attempt: number) => number;
   /** How long `probe()` waits for a PONG before it drops the connection (default 5 s). */
   readonly probeTimeoutMs?: number;
   /** How long `send` waits for the server to confirm a chunk's lines (default 15 s). */
@@ -71,12 +64,11 @@ export class IrcAdapter implements PlatformAdapter {
   readonly intake = ircIntake;
   readonly idempotentSends = false;
 
+  /** Logger, clock, state and events, message hand-on, reconnect backoff: what every adapter holds (skeleton/). */
+  private readonly skeleton: AdapterSkeleton;
   private readonly config: IrcConfig;
-  private readonly logger: Logger;
-  private readonly clock: Clock;
   private readonly pacer: Pacer;
   private readonly refs: MessageRefs;
-  private readonly status: AdapterStatus;
   private running = false;
   private connection: IrcConnection | undefined;
   /** irc-framework, once the first connect loaded it: every attempt after uses it. */
@@ -93,7 +85,6 @@ export class IrcAdapter implements PlatformAdapter {
   /** Per sender, the message decision in progress: a sender's messages pass on in the order they came. */
   private inboundChains = new Map<string, Promise<void>>();
   private openWhois = 0;
-  private readonly backoff: ReconnectBackoff;
   private readonly reconnect = new ReconnectTimer();
   private registerTimer: ReturnType<typeof setTimeout> | undefined;
   private reconnectImmediately = false;
@@ -102,16 +93,13 @@ export class IrcAdapter implements PlatformAdapter {
 
   constructor(private readonly options: IrcAdapterOptions) {
     this.config = options.config;
-    this.logger = options.logger ?? silentLogger;
+    this.skeleton = new AdapterSkeleton('irc', options, false);
     // The connection logs what goes wrong itself: a state change's error is not logged again.
-    this.status = new AdapterStatus('irc', this.logger, false);
-    this.clock = options.clock ?? systemClock;
-    this.backoff = new ReconnectBackoff(options.reconnectDelayMs);
-    this.pacer = new Pacer(options.pacing ?? DEFAULT_PACING, this.clock);
-    this.refs = new MessageRefs(this.clock.now());
+    this.pacer = new Pacer(options.pacing ?? DEFAULT_PACING, this.skeleton.clock);
+    this.refs = new MessageRefs(this.skeleton.clock.now());
     this.limits = { maxLength: options.chunkBytes ?? 4000, unit: 'bytes' };
     this.allowlist = new Allowlist(this.config.allow, this.config.requireAccount);
-    this.courtesy = new CourtesyBudget(options.courtesy ?? DEFAULT_COURTESY, () => this.clock.monotonic());
+    this.courtesy = new CourtesyBudget(options.courtesy ?? DEFAULT_COURTESY, () => this.skeleton.clock.monotonic());
     this.pairingTeller = new PairingTeller(
       {
         platform: 'irc',
@@ -119,9 +107,9 @@ export class IrcAdapter implements PlatformAdapter {
         budget: { take: () => this.courtesy.takeShared(), waitMs: () => this.courtesy.sharedWaitMs() },
         tell: (owed) => this.sendNotice(owed.chatId, PAIRING_REPLY(owed.code)),
         connected: () => this.live?.nick !== undefined,
-        logger: this.logger,
+        logger: this.skeleton.logger,
       },
-      () => this.clock.monotonic(),
+      () => this.skeleton.clock.monotonic(),
     );
   }
 
@@ -138,7 +126,7 @@ export class IrcAdapter implements PlatformAdapter {
   }
 
   state(): AdapterState {
-    return this.status.state;
+    return this.skeleton.status.state;
   }
 
   /** The nick we hold now (another one when ours was taken), or undefined when not connected. */
@@ -147,13 +135,13 @@ export class IrcAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    return this.status.listen(listener);
+    return this.skeleton.status.listen(listener);
   }
 
   async connect(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    this.backoff.reset();
+    this.skeleton.backoff.reset();
     const generation = ++this.connects;
     try {
       this.irc ??= await loadIrcFramework();
@@ -196,7 +184,7 @@ export class IrcAdapter implements PlatformAdapter {
     }
     const answer = await live.ping(this.options.probeTimeoutMs ?? 5_000);
     if (answer === 'timeout' && live === this.live) {
-      this.logger.warn('irc: no PONG after resume, reconnecting');
+      this.skeleton.logger.warn('irc: no PONG after resume, reconnecting');
       this.reconnectImmediately = true;
       live.destroy();
       // Resolve once the adapter has seen the drop, so the caller sees the new state.
@@ -267,23 +255,23 @@ export class IrcAdapter implements PlatformAdapter {
         registered: (nick) => this.onRegistered(connection, nick),
         joinFailed: (channel, reason) => {
           if (connection !== this.live) return;
-          this.logger.warn('irc: cannot join channel', { channel, reason });
+          this.skeleton.logger.warn('irc: cannot join channel', { channel, reason });
           this.setState('degraded', `cannot join ${channel}: ${reason}`);
         },
         // Replies owed to this channel can go now: tell the delivery side without waiting for its timer.
         joined: () => {
-          if (connection === this.live) this.status.emit({ type: 'reachable' });
+          if (connection === this.live) this.skeleton.status.emit({ type: 'reachable' });
         },
         message: (kind, event) => this.onMessage(connection, kind, event),
         ctcpRequest: (nick, type) => this.onCtcp(connection, nick, type),
         closed: (reason) => this.onClosed(connection, reason),
       },
-      this.logger,
+      this.skeleton.logger,
     );
     this.connection = connection;
     this.registerTimer = setTimeout(() => {
       if (connection === this.connection && !connection.nick) {
-        this.logger.warn('irc: registration timed out');
+        this.skeleton.logger.warn('irc: registration timed out');
         connection.destroy();
       }
     }, this.options.registerTimeoutMs ?? 30_000);
@@ -293,9 +281,9 @@ export class IrcAdapter implements PlatformAdapter {
   private onRegistered(connection: IrcConnection, nick: string): void {
     if (connection !== this.connection) return;
     clearTimeout(this.registerTimer);
-    this.backoff.reset();
+    this.skeleton.backoff.reset();
     this.live = connection;
-    if (nick !== this.config.nick) this.logger.warn('irc: connected under another nick', { nick, wanted: this.config.nick });
+    if (nick !== this.config.nick) this.skeleton.logger.warn('irc: connected under another nick', { nick, wanted: this.config.nick });
     this.setState('connected');
   }
 
@@ -322,13 +310,13 @@ export class IrcAdapter implements PlatformAdapter {
           void this.refuse(connection, decision.nick);
           return;
         case 'message':
-          if (connection === this.live) this.status.emit({ type: 'message', message: decision.message });
+          if (connection === this.live) this.skeleton.status.emit({ type: 'message', message: decision.message });
           return;
         case 'ask-account': {
           const account = await this.lookUpAccount(connection, decision.nick);
           if (connection !== this.live) return;
           if (this.allowlist.decide(decision.nick, account ?? null, (text) => connection.caseLower(text)) === 'allowed') {
-            this.status.emit({ type: 'message', message: decision.message });
+            this.skeleton.status.emit({ type: 'message', message: decision.message });
           } else {
             void this.refuse(connection, decision.nick);
           }
@@ -345,7 +333,7 @@ export class IrcAdapter implements PlatformAdapter {
   /** The sender's account by WHOIS, paced and capped: undefined (refused) when it cannot be asked or no answer came. */
   private async lookUpAccount(connection: IrcConnection, nick: string): Promise<AccountFact> {
     if (this.openWhois >= MAX_OPEN_WHOIS) {
-      this.logger.warn('irc: too many account lookups at once, refusing', { nick });
+      this.skeleton.logger.warn('irc: too many account lookups at once, refusing', { nick });
       return undefined;
     }
     this.openWhois += 1;
@@ -386,7 +374,7 @@ export class IrcAdapter implements PlatformAdapter {
     }
     if (this.refusedThisConnection.has(key)) return;
     this.refusedThisConnection.add(key);
-    this.logger.info('irc: refused a sender not on the allowlist', { nick });
+    this.skeleton.logger.info('irc: refused a sender not on the allowlist', { nick });
     if (!this.courtesy.take(key)) return;
     await this.pacer.take();
     if (this.live !== connection) return;
@@ -416,10 +404,10 @@ export class IrcAdapter implements PlatformAdapter {
       this.setState('auth-failed', reason.error);
       return;
     }
-    const delay = this.reconnectImmediately ? 0 : this.backoff.next();
+    const delay = this.reconnectImmediately ? 0 : this.skeleton.backoff.next();
     this.reconnectImmediately = false;
     // The window shows when the next try is: after a long outage the backoff reaches minutes.
-    this.setState('disconnected', reason.error, this.clock.now() + delay);
+    this.setState('disconnected', reason.error, this.skeleton.clock.now() + delay);
     this.reconnect.schedule(delay, () => this.attempt());
   }
 
@@ -429,7 +417,7 @@ export class IrcAdapter implements PlatformAdapter {
   }
 
   private setState(state: AdapterState, error?: string, nextAttemptAt?: number): void {
-    this.status.set(state, error, nextAttemptAt);
+    this.skeleton.status.set(state, error, nextAttemptAt);
   }
 
 }

@@ -1,8 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { systemClock, type Clock } from '../../clock';
 import { markdownToMatrixHtml } from '../../format/matrix-html';
 import { markdownToPlainText } from '../../format/plain-text';
-import { silentLogger, type Logger } from '../../logger';
 import type {
   AdapterEvent,
   AdapterState,
@@ -19,13 +17,12 @@ import { MatrixRooms, type RoomView } from './rooms';
 import { MatrixSyncState, type TimelineGap } from './sync-state';
 import { ReconnectBackoff } from '../backoff';
 import { Admission, type AdmissionDecision } from '../skeleton/admission';
-import { IntakeHandOn } from '../skeleton/hand-on';
 import { ReceiveLoop } from '../skeleton/receive-loop';
-import { AdapterStatus } from '../skeleton/status';
 import { TypingRepeats } from '../skeleton/typing-repeats';
-import { PairingReplyLimit } from '../../access/pairing-replies';
-import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
+import { usualPairingTeller } from '../../access/pairing-replies';
+import type { OwedCodes, PairingTeller } from '../../access/pairing-teller';
 import { matrixIntake } from './intake';
+import { AdapterSkeleton, type SkeletonOptions } from '../skeleton/skeleton';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface MatrixAccess extends OwedCodes {
@@ -36,23 +33,17 @@ export interface MatrixAccess extends OwedCodes {
 /** How the bot logs in: a token (from Element, or an admin) or the account's password. */
 export type MatrixCredentials = { readonly accessToken: string } | { readonly password: string };
 
-export interface MatrixAdapterOptions {
+export interface MatrixAdapterOptions extends SkeletonOptions {
   readonly config: MatrixConfig;
   readonly credentials: MatrixCredentials;
   /** Where the device id and the sync position are kept. */
   readonly dataDir: string;
   readonly access: MatrixAccess;
-  readonly logger?: Logger;
-  readonly clock?: Clock;
   readonly fetch?: typeof fetch;
-  /** Wait before reconnect attempt `attempt` (1, 2, …); default exponential 1 s → 5 min with jitter. */
-  readonly reconnectDelayMs?: (attempt: number) => number;
   /** Interval between typing notices (each lasts 30 s; default 20 s). */
   readonly typingIntervalMs?: number;
   /** A retry-after longer than this is not waited out inside `send` but handed back to the ledger (default 120 s). */
   readonly maxInlineWaitMs?: number;
-  /** How long the adapter waits for the pipeline to say a message is saved (default 30 s). */
-  readonly intakeTimeoutMs?: number;
 }
 
 /**
@@ -85,9 +76,6 @@ const SYNAPSE_TXN_ID_WINDOW_MS = 24 * 60 * 60 * 1000;
  * `DefaultCleanupPeriod`, two maps cycled); other servers' are not known here.
  */
 const OTHER_SERVER_TXN_ID_WINDOW_MS = 30 * 60 * 1000;
-
-export const PAIRING_REPLY = (code: string) =>
-  `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → Matrix → requests, or: homing pairing approve ${code}).`;
 
 /** The one message an encrypted room gets instead of silence. */
 export const ENCRYPTED_NOTICE =
@@ -123,14 +111,11 @@ export class MatrixAdapter implements PlatformAdapter {
   /** How long the homeserver remembers a txnId: known at each connection from the server's name (see `txnIdWindow`). */
   private txnIdWindowMs = OTHER_SERVER_TXN_ID_WINDOW_MS;
 
+  /** Logger, clock, state and events, message hand-on, reconnect backoff: what every adapter holds (skeleton/). */
+  private readonly skeleton: AdapterSkeleton;
   private readonly config: MatrixConfig;
-  private readonly logger: Logger;
-  private readonly clock: Clock;
   private readonly client: MatrixClient;
-  private readonly status: AdapterStatus;
   private readonly loop: ReceiveLoop;
-  private readonly backoff: ReconnectBackoff;
-  private readonly handOn: IntakeHandOn;
   private readonly admission: Admission;
   private session: Session | undefined;
   private syncState: MatrixSyncState | undefined;
@@ -146,30 +131,23 @@ export class MatrixAdapter implements PlatformAdapter {
 
   constructor(private readonly options: MatrixAdapterOptions) {
     this.config = options.config;
-    this.logger = options.logger ?? silentLogger;
-    this.clock = options.clock ?? systemClock;
-    this.status = new AdapterStatus('matrix', this.logger);
-    this.loop = new ReceiveLoop('matrix', this.logger);
-    this.backoff = new ReconnectBackoff(options.reconnectDelayMs);
+    this.skeleton = new AdapterSkeleton('matrix', options);
+    this.loop = new ReceiveLoop('matrix', this.skeleton.logger);
     this.gapBackoff = new ReconnectBackoff(options.reconnectDelayMs);
-    this.handOn = new IntakeHandOn(this.status, options.intakeTimeoutMs);
     this.admission = new Admission(this.config, options.access);
-    this.pairingTeller = new PairingTeller(
-      {
-        platform: 'matrix',
-        access: options.access,
-        budget: new PairingReplyLimit().on(() => this.clock.monotonic()),
-        tell: (owed) => this.sendNotice(owed.chatId, PAIRING_REPLY(owed.code)),
-        connected: () => this.canSend(),
-        logger: this.logger,
-      },
-      () => this.clock.monotonic(),
-    );
-    this.client = new MatrixClient(this.config.homeserver, options.fetch ?? fetch, () => this.clock.now());
+    this.pairingTeller = usualPairingTeller({
+      platform: 'matrix',
+      access: options.access,
+      sendNotice: (chatId, text) => this.sendNotice(chatId, text),
+      connected: () => this.canSend(),
+      logger: this.skeleton.logger,
+      now: () => this.skeleton.clock.monotonic(),
+    });
+    this.client = new MatrixClient(this.config.homeserver, options.fetch ?? fetch, () => this.skeleton.clock.now());
   }
 
   state(): AdapterState {
-    return this.status.state;
+    return this.skeleton.status.state;
   }
 
   /**
@@ -187,16 +165,16 @@ export class MatrixAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    return this.status.listen(listener);
+    return this.skeleton.status.listen(listener);
   }
 
   canSend(): boolean {
-    return this.session !== undefined && this.status.up;
+    return this.session !== undefined && this.skeleton.status.up;
   }
 
   async connect(): Promise<void> {
     if (this.loop.running) return;
-    this.backoff.reset();
+    this.skeleton.backoff.reset();
     this.loop.start(
       (generation) => this.run(generation),
       (words) => {
@@ -225,7 +203,7 @@ export class MatrixAdapter implements PlatformAdapter {
     while (alive()) {
       this.setState('connecting');
       try {
-        this.syncState ??= MatrixSyncState.forAccount(this.options.dataDir, this.config.homeserver, this.config.user, this.logger);
+        this.syncState ??= MatrixSyncState.forAccount(this.options.dataDir, this.config.homeserver, this.config.user, this.skeleton.logger);
       } catch (error) {
         this.loop.halt();
         this.setState('disconnected', `cannot keep Matrix's sync position in the data directory: ${describe(error)}`);
@@ -250,7 +228,7 @@ export class MatrixAdapter implements PlatformAdapter {
       const session = login.value;
       const state = this.syncState;
       if (state.deviceId !== null && state.deviceId !== session.deviceId) {
-        this.logger.warn('matrix: logged in on a different device than before; a reply that was being sent when Homing stopped may show twice', {
+        this.skeleton.logger.warn('matrix: logged in on a different device than before; a reply that was being sent when Homing stopped may show twice', {
           before: state.deviceId,
           now: session.deviceId,
         });
@@ -268,11 +246,11 @@ export class MatrixAdapter implements PlatformAdapter {
       // First run: history from before Homing was connected is not answered.
       if (state.since === null) state.advance(initial.value.nextBatch);
       this.session = session;
-      this.backoff.reset();
+      this.skeleton.backoff.reset();
       const server = await this.serverName();
       if (!alive()) return;
       this.txnIdWindowMs = server === 'Synapse' ? SYNAPSE_TXN_ID_WINDOW_MS : OTHER_SERVER_TXN_ID_WINDOW_MS;
-      this.logger.info('matrix: connected', { user: session.userId, device: session.deviceId, server: server ?? 'unknown', txnIdWindowMinutes: this.txnIdWindowMs / 60_000 });
+      this.skeleton.logger.info('matrix: connected', { user: session.userId, device: session.deviceId, server: server ?? 'unknown', txnIdWindowMinutes: this.txnIdWindowMs / 60_000 });
       this.setState('connected');
       this.roomsChanged();
       await this.takeInvites(initial.value.invites);
@@ -380,7 +358,7 @@ export class MatrixAdapter implements PlatformAdapter {
 
   private async lost(words: string, generation: number): Promise<void> {
     this.session = undefined;
-    const delay = this.backoff.next();
+    const delay = this.skeleton.backoff.next();
     this.setState('disconnected', words);
     await this.pause(delay, generation);
   }
@@ -420,8 +398,8 @@ export class MatrixAdapter implements PlatformAdapter {
         await this.lost(`lost the homeserver: ${answer.failure.description}`, generation);
         return 'reconnect';
       }
-      this.backoff.reset();
-      if (this.status.state !== 'connected') this.setState('connected');
+      this.skeleton.backoff.reset();
+      if (this.skeleton.status.state !== 'connected') this.setState('connected');
       const batch = answer.value;
       const taken = await this.takeBatch(session, batch, since, generation);
       if (!alive()) return 'stopped';
@@ -444,8 +422,8 @@ export class MatrixAdapter implements PlatformAdapter {
    */
   private positionRefused(description: string): void {
     this.syncState!.forgetPosition();
-    this.logger.warn('matrix: the homeserver refused the saved sync position; going on from now', { error: description });
-    this.status.emit({
+    this.skeleton.logger.warn('matrix: the homeserver refused the saved sync position; going on from now', { error: description });
+    this.skeleton.status.emit({
       type: 'intake-gap',
       text: `The Matrix homeserver no longer accepts Homing's saved place in its rooms (${description}): messages sent while Homing was away may not be answered.`,
     });
@@ -455,7 +433,7 @@ export class MatrixAdapter implements PlatformAdapter {
   private pollTimeoutMs(): number {
     const poll = this.config.pollTimeoutSeconds * 1000;
     if (this.syncState?.gaps.length === 0) return poll;
-    return Math.min(poll, Math.max(0, Math.ceil(this.gapRetryAt - this.clock.monotonic())));
+    return Math.min(poll, Math.max(0, Math.ceil(this.gapRetryAt - this.skeleton.clock.monotonic())));
   }
 
   /** Room state, invites and every timeline event of one sync; 'again' when one was not saved. */
@@ -510,12 +488,12 @@ export class MatrixAdapter implements PlatformAdapter {
    */
   private async readGaps(session: Session, generation: number): Promise<'done' | 'again'> {
     const state = this.syncState!;
-    if (state.gaps.length === 0 || this.clock.monotonic() < this.gapRetryAt) return 'done';
+    if (state.gaps.length === 0 || this.skeleton.clock.monotonic() < this.gapRetryAt) return 'done';
     for (const gap of [...state.gaps]) {
       const read = await this.readGap(session, gap, generation);
       if (read === 'again') return 'again';
       if (read === 'failed') {
-        this.gapRetryAt = this.clock.monotonic() + this.gapBackoff.next();
+        this.gapRetryAt = this.skeleton.clock.monotonic() + this.gapBackoff.next();
         return 'done';
       }
     }
@@ -533,7 +511,7 @@ export class MatrixAdapter implements PlatformAdapter {
       if (!page.ok) {
         if (page.failure.kind === 'forbidden' || page.failure.kind === 'not-found') {
           // Left or removed: the room's history is no longer the bot's to read.
-          this.logger.warn('matrix: a room whose missed messages were being read can no longer be read', { error: page.failure.description });
+          this.skeleton.logger.warn('matrix: a room whose missed messages were being read can no longer be read', { error: page.failure.description });
           state.closeGap(gap.roomId);
           return 'done';
         }
@@ -541,13 +519,13 @@ export class MatrixAdapter implements PlatformAdapter {
           // The gap's token refused for good (a replaced server): asking again cannot help.
           state.closeGap(gap.roomId);
           const room = this.rooms?.name(gap.roomId);
-          this.status.emit({
+          this.skeleton.status.emit({
             type: 'intake-gap',
             text: `The Matrix homeserver refused to give the messages Homing missed in ${room ? `the room ${room}` : 'a room'} (${page.failure.description}): some of them may not be answered.`,
           });
           return 'done';
         }
-        this.logger.warn('matrix: could not read a page of the messages missed in a room; reading it again shortly', { error: page.failure.description });
+        this.skeleton.logger.warn('matrix: could not read a page of the messages missed in a room; reading it again shortly', { error: page.failure.description });
         return 'failed';
       }
       const { events, end } = page.value;
@@ -561,7 +539,7 @@ export class MatrixAdapter implements PlatformAdapter {
       state.gapReadTo(gap.roomId, from);
     }
     state.closeGap(gap.roomId);
-    this.logger.info('matrix: read the messages missed in a room', { events: taken });
+    this.skeleton.logger.info('matrix: read the messages missed in a room', { events: taken });
     return 'done';
   }
 
@@ -619,7 +597,7 @@ export class MatrixAdapter implements PlatformAdapter {
       }
       const meaning = readMessage(event);
       if (meaning.kind === 'edit') {
-        if (!edits.has(meaning.target)) this.logger.debug('matrix: an edit of a message already taken is ignored');
+        if (!edits.has(meaning.target)) this.skeleton.logger.debug('matrix: an edit of a message already taken is ignored');
         continue;
       }
       if (meaning.kind === 'ignore') continue;
@@ -660,7 +638,7 @@ export class MatrixAdapter implements PlatformAdapter {
     const maybeSeen = state.interrupted === eventId;
     state.begin(eventId);
     const chatName = direct ? (senderName ?? rooms.name(roomId)) : rooms.name(roomId);
-    const outcome = await this.handOn.handOn({
+    const outcome = await this.skeleton.handOn.handOn({
       source: {
         platform: 'matrix',
         chatId: roomId,
@@ -725,17 +703,17 @@ export class MatrixAdapter implements PlatformAdapter {
       // A stranger's direct chat is joined only to hand them a pairing code (or, open, to talk).
       const mayPair = inviter !== undefined && invite.isDirect && (this.config.dmPolicy === 'pairing' || this.config.dmPolicy === 'open');
       if (!allowed && !mayPair) {
-        this.logger.info('matrix: declined an invite from someone not allowed', { direct: invite.isDirect });
+        this.skeleton.logger.info('matrix: declined an invite from someone not allowed', { direct: invite.isDirect });
         await this.client.call('POST', `v3/rooms/${part(invite.roomId)}/leave`, { token: session.token, body: {}, timeoutMs: CALL_TIMEOUT_MS });
         continue;
       }
       const joined = await this.client.call('POST', `v3/join/${part(invite.roomId)}`, { token: session.token, body: {}, timeoutMs: CALL_TIMEOUT_MS });
       if (!joined.ok) {
-        this.logger.warn('matrix: could not join a room it was invited to', { error: joined.failure.description });
+        this.skeleton.logger.warn('matrix: could not join a room it was invited to', { error: joined.failure.description });
         continue;
       }
       if (invite.isDirect) state.markDirect(invite.roomId);
-      this.logger.info('matrix: joined a room', { direct: invite.isDirect, encrypted: invite.encrypted });
+      this.skeleton.logger.info('matrix: joined a room', { direct: invite.isDirect, encrypted: invite.encrypted });
       if (invite.encrypted && allowed) await this.tellEncrypted(invite.roomId);
     }
   }
@@ -753,7 +731,7 @@ export class MatrixAdapter implements PlatformAdapter {
     const txnId = `homing-e2ee-${createHash('sha256').update(roomId).digest('hex').slice(0, 24)}`;
     const sent = await this.put(roomId, txnId, { msgtype: 'm.notice', body: ENCRYPTED_NOTICE });
     if (sent.ok || sent.failure.kind === 'forbidden') state.markToldEncrypted(roomId);
-    else this.logger.warn('matrix: could not tell an encrypted room that Homing cannot read it', { error: sent.failure.description });
+    else this.skeleton.logger.warn('matrix: could not tell an encrypted room that Homing cannot read it', { error: sent.failure.description });
   }
 
   // ---- sending ---------------------------------------------------------
@@ -790,13 +768,13 @@ export class MatrixAdapter implements PlatformAdapter {
       const failure = sent.failure;
       switch (failure.kind) {
         case 'rate-limited': {
-          this.gateUntil = Math.max(this.gateUntil, this.clock.now() + failure.retryAfterMs);
+          this.gateUntil = Math.max(this.gateUntil, this.skeleton.clock.now() + failure.retryAfterMs);
           if (failure.retryAfterMs <= (this.options.maxInlineWaitMs ?? 120_000)) continue;
           return { ok: false, retryable: true, permanent: false, notDelivered: true, retryAfterMs: failure.retryAfterMs, error: `the homeserver asked to wait (${failure.description})` };
         }
         case 'too-large':
           if (formatted !== undefined) {
-            this.logger.warn('matrix: the homeserver found the formatted message too large; sending this part as plain text');
+            this.skeleton.logger.warn('matrix: the homeserver found the formatted message too large; sending this part as plain text');
             formatted = undefined;
             continue;
           }
@@ -856,7 +834,7 @@ export class MatrixAdapter implements PlatformAdapter {
   /** Waits out a 429; a wait beyond the inline limit goes back to the ledger. */
   private async waitForGate(): Promise<'ok' | SendResult> {
     const generation = this.loop.generation;
-    const wait = this.gateUntil - this.clock.now();
+    const wait = this.gateUntil - this.skeleton.clock.now();
     if (wait > (this.options.maxInlineWaitMs ?? 120_000)) {
       return { ok: false, retryable: true, permanent: false, notDelivered: true, retryAfterMs: wait, error: `the homeserver asked to wait ${Math.ceil(wait / 1000)} s` };
     }
@@ -869,7 +847,7 @@ export class MatrixAdapter implements PlatformAdapter {
   async sendNotice(chatId: string, text: string): Promise<boolean> {
     if (!/^![^\s]{1,254}$/.test(chatId)) return false;
     const sent = await this.put(chatId, `homing-notice-${randomBytes(12).toString('hex')}`, { msgtype: 'm.notice', body: text });
-    if (!sent.ok) this.logger.warn('matrix: a notice could not be sent', { error: sent.failure.description });
+    if (!sent.ok) this.skeleton.logger.warn('matrix: a notice could not be sent', { error: sent.failure.description });
     return sent.ok;
   }
 
@@ -879,11 +857,11 @@ export class MatrixAdapter implements PlatformAdapter {
     if (!session || !/^![^\s]{1,254}$/.test(target.chatId) || !this.canSend()) return () => {};
     const path = `v3/rooms/${part(target.chatId)}/typing/${part(session.userId)}`;
     const tell = (typing: boolean) => {
-      if (!this.session || this.gateUntil > this.clock.now()) return;
+      if (!this.session || this.gateUntil > this.skeleton.clock.now()) return;
       void this.client
         .call('PUT', path, { token: this.session.token, body: typing ? { typing: true, timeout: 30_000 } : { typing: false }, timeoutMs: CALL_TIMEOUT_MS })
         .then((answer) => {
-          if (!answer.ok) this.logger.debug('matrix: typing not shown', { error: answer.failure.description });
+          if (!answer.ok) this.skeleton.logger.debug('matrix: typing not shown', { error: answer.failure.description });
         });
     };
     return this.typingRepeats.start(() => tell(true), this.options.typingIntervalMs ?? 20_000, () => tell(false));
@@ -892,7 +870,7 @@ export class MatrixAdapter implements PlatformAdapter {
   // ---- plumbing --------------------------------------------------------
 
   private roomsChanged(): void {
-    this.status.emit({ type: 'rooms' });
+    this.skeleton.status.emit({ type: 'rooms' });
   }
 
   /** Sleeps `ms`, or less when disconnected (or probed, unless it is a wait the homeserver asked for). */
@@ -901,7 +879,7 @@ export class MatrixAdapter implements PlatformAdapter {
   }
 
   private setState(state: AdapterState, error?: string): void {
-    this.status.set(state, error);
+    this.skeleton.status.set(state, error);
   }
 
 }

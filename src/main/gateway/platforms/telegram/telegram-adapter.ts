@@ -1,8 +1,6 @@
 import type { Api } from 'grammy';
-import { systemClock, type Clock } from '../../clock';
 import { markdownToPlainText } from '../../format/plain-text';
 import { markdownToTelegramHtml } from '../../format/telegram-html';
-import { silentLogger, type Logger } from '../../logger';
 import type {
   AdapterEvent,
   AdapterState,
@@ -17,16 +15,14 @@ import { parseUpdate, type BotIdentity, type IncomingTelegramMessage } from './i
 import { loadGrammy, type Grammy } from './load-grammy';
 import { classifyFailure, toSendResult, type CallFailure } from './send-errors';
 import { TelegramUpdateState } from './update-state';
-import { ReconnectBackoff } from '../backoff';
 import { Admission, type AdmissionDecision } from '../skeleton/admission';
-import { IntakeHandOn } from '../skeleton/hand-on';
 import { ReceiveLoop } from '../skeleton/receive-loop';
-import { AdapterStatus } from '../skeleton/status';
 import { TypingRepeats } from '../skeleton/typing-repeats';
-import { PairingReplyLimit } from '../../access/pairing-replies';
-import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
+import { usualPairingTeller } from '../../access/pairing-replies';
+import type { OwedCodes, PairingTeller } from '../../access/pairing-teller';
 import { historyLostNotice } from '../intake';
 import { telegramIntake } from './intake';
+import { AdapterSkeleton, type SkeletonOptions } from '../skeleton/skeleton';
 
 /** Who may talk to the agent, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface TelegramAccess extends OwedCodes {
@@ -35,24 +31,18 @@ export interface TelegramAccess extends OwedCodes {
   requestPairing(sender: { readonly id: string; readonly chatId: string; readonly name: string | undefined }): { readonly code: string } | undefined;
 }
 
-export interface TelegramAdapterOptions {
+export interface TelegramAdapterOptions extends SkeletonOptions {
   readonly config: TelegramConfig;
   readonly token: string;
   /** Where the handled update position and group migrations are kept. */
   readonly dataDir: string;
   readonly access: TelegramAccess;
-  readonly logger?: Logger;
-  readonly clock?: Clock;
-  /** Wait before reconnect attempt `attempt` (1, 2, …); default exponential 1 s → 5 min with jitter. */
-  readonly reconnectDelayMs?: (attempt: number) => number;
   /** How long to wait after a 409 (another poller) before polling again (default 10 s). */
   readonly conflictDelayMs?: number;
   /** Interval between typing actions (Telegram shows one for about 5 s; default 4 s). */
   readonly typingIntervalMs?: number;
   /** A retry_after longer than this is not waited out inside `send` but handed back to the ledger (default 120 s). */
   readonly maxInlineWaitMs?: number;
-  /** How long an adapter waits for the pipeline to say a message is saved (default 30 s). */
-  readonly intakeTimeoutMs?: number;
 }
 
 /** The most a Bot API answer may weigh (node-fetch `size`): 100 updates are well below it. */
@@ -67,9 +57,6 @@ const MAX_TRIES = 6;
  * user, and removes it again only after this much time.
  */
 const WEBHOOK_REMOVAL_SPACING_MS = 60 * 60 * 1000;
-
-export const PAIRING_REPLY = (code: string) =>
-  `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → Telegram → requests, or: homing pairing approve ${code}).`;
 
 /**
  * Telegram through grammY's `Api` (Bot API over HTTPS, `apiRoot` configurable):
@@ -96,13 +83,10 @@ export class TelegramAdapter implements PlatformAdapter {
   readonly intake = telegramIntake;
   readonly idempotentSends = false;
 
+  /** Logger, clock, state and events, message hand-on, reconnect backoff: what every adapter holds (skeleton/). */
+  private readonly skeleton: AdapterSkeleton;
   private readonly config: TelegramConfig;
-  private readonly logger: Logger;
-  private readonly clock: Clock;
-  private readonly status: AdapterStatus;
   private readonly loop: ReceiveLoop;
-  private readonly backoff: ReconnectBackoff;
-  private readonly handOn: IntakeHandOn;
   private readonly admission: Admission;
   private api: Api | undefined;
   private bot: BotIdentity | undefined;
@@ -119,30 +103,23 @@ export class TelegramAdapter implements PlatformAdapter {
 
   constructor(private readonly options: TelegramAdapterOptions) {
     this.config = options.config;
-    this.logger = options.logger ?? silentLogger;
-    this.clock = options.clock ?? systemClock;
-    this.pairingTeller = new PairingTeller(
-      {
-        platform: 'telegram',
-        access: options.access,
-        budget: new PairingReplyLimit().on(() => this.clock.monotonic()),
-        tell: (owed) => this.sendNotice(owed.chatId, PAIRING_REPLY(owed.code)),
-        connected: () => this.canSend(),
-        logger: this.logger,
-      },
-      () => this.clock.monotonic(),
-    );
+    this.skeleton = new AdapterSkeleton('telegram', options);
+    this.pairingTeller = usualPairingTeller({
+      platform: 'telegram',
+      access: options.access,
+      sendNotice: (chatId, text) => this.sendNotice(chatId, text),
+      connected: () => this.canSend(),
+      logger: this.skeleton.logger,
+      now: () => this.skeleton.clock.monotonic(),
+    });
     const token = options.token;
     this.redactor = (text) => text.split(token).join('[token]').replace(/bot\d+:[A-Za-z0-9_-]{20,}/g, 'bot[token]');
-    this.status = new AdapterStatus('telegram', this.logger);
-    this.loop = new ReceiveLoop('telegram', this.logger, this.redactor);
-    this.backoff = new ReconnectBackoff(options.reconnectDelayMs);
-    this.handOn = new IntakeHandOn(this.status, options.intakeTimeoutMs);
+    this.loop = new ReceiveLoop('telegram', this.skeleton.logger, this.redactor);
     this.admission = new Admission(this.config, options.access);
   }
 
   state(): AdapterState {
-    return this.status.state;
+    return this.skeleton.status.state;
   }
 
   /** The bot's @username once connected (the Test connection names it). */
@@ -151,16 +128,16 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    return this.status.listen(listener);
+    return this.skeleton.status.listen(listener);
   }
 
   canSend(): boolean {
-    return this.api !== undefined && this.bot !== undefined && this.status.up;
+    return this.api !== undefined && this.bot !== undefined && this.skeleton.status.up;
   }
 
   async connect(): Promise<void> {
     if (this.loop.running) return;
-    this.backoff.reset();
+    this.skeleton.backoff.reset();
     this.loop.start(
       (generation) => this.run(generation),
       (words) => {
@@ -203,16 +180,16 @@ export class TelegramAdapter implements PlatformAdapter {
           return;
         }
         this.setState('disconnected', `cannot reach Telegram: ${failure.description}`);
-        await this.pause(this.backoff.next(), generation);
+        await this.pause(this.skeleton.backoff.next(), generation);
         continue;
       }
       if (!alive()) return;
       this.bot = { id: me.id, username: me.username ?? '' };
       try {
         if (!this.updates) {
-          this.updates = TelegramUpdateState.forBot(this.options.dataDir, me.id, this.logger);
+          this.updates = TelegramUpdateState.forBot(this.options.dataDir, me.id, this.skeleton.logger);
           if (this.updates.useServer(this.config.apiRoot)) {
-            this.logger.warn('telegram: the Bot API server changed; its update numbers are its own, so Homing reads what it holds from the start and looks for each message in its conversation first', {});
+            this.skeleton.logger.warn('telegram: the Bot API server changed; its update numbers are its own, so Homing reads what it holds from the start and looks for each message in its conversation first', {});
           }
         }
       } catch (error) {
@@ -221,8 +198,8 @@ export class TelegramAdapter implements PlatformAdapter {
         return;
       }
       this.api = api;
-      this.backoff.reset();
-      this.logger.info('telegram: connected', { bot: `@${this.bot.username}` });
+      this.skeleton.backoff.reset();
+      this.skeleton.logger.info('telegram: connected', { bot: `@${this.bot.username}` });
       this.setState('connected');
       const ended = await this.pollLoop(api, generation);
       if (ended === 'stopped') return;
@@ -274,18 +251,18 @@ export class TelegramAdapter implements PlatformAdapter {
         }
         this.api = undefined;
         this.setState('disconnected', `lost Telegram: ${failure.description}`);
-        await this.pause(this.backoff.next(), generation);
+        await this.pause(this.skeleton.backoff.next(), generation);
         return 'reconnect';
       } finally {
         this.loop.pollEnded(signal);
       }
       if (!alive()) return 'stopped';
-      this.backoff.reset();
-      if (this.status.state !== 'connected') this.setState('connected');
+      this.skeleton.backoff.reset();
+      if (this.skeleton.status.state !== 'connected') this.setState('connected');
       this.noteAbsence();
       if (!Array.isArray(raw)) {
         // `ok: true` without a list: a broken server. Asking again at once would spin.
-        this.logger.warn('telegram: getUpdates answered without a list of updates; trying again shortly');
+        this.skeleton.logger.warn('telegram: getUpdates answered without a list of updates; trying again shortly');
         await this.pause(5_000, generation);
         continue;
       }
@@ -304,7 +281,7 @@ export class TelegramAdapter implements PlatformAdapter {
       // A batch that moved nothing on (updates without a usable id, the same updates handed again and
       // again by a broken or hostile server) would come straight back: do not spin on it.
       if (raw.length > 0 && this.updates!.handled === before) {
-        this.logger.warn('telegram: the server keeps handing updates Homing cannot confirm; slowing down', { count: raw.length });
+        this.skeleton.logger.warn('telegram: the server keeps handing updates Homing cannot confirm; slowing down', { count: raw.length });
         await this.pause(5_000, generation);
       }
     }
@@ -318,11 +295,11 @@ export class TelegramAdapter implements PlatformAdapter {
    */
   private noteAbsence(): void {
     const updates = this.updates!;
-    const now = this.clock.now();
+    const now = this.skeleton.clock.now();
     const last = updates.lastPolledAt;
     if (last !== undefined && now - last > this.intake.keeps.ms) {
       const since = new Date(last).toISOString().replace(/\.\d+Z$/, 'Z');
-      this.status.emit({ type: 'intake-gap', text: `${historyLostNotice('Telegram', '24 hours')} Homing last reached Telegram at ${since}.` });
+      this.skeleton.status.emit({ type: 'intake-gap', text: `${historyLostNotice('Telegram', '24 hours')} Homing last reached Telegram at ${since}.` });
     }
     updates.polled(now);
   }
@@ -341,7 +318,7 @@ export class TelegramAdapter implements PlatformAdapter {
     const ids = raw.map(updateIdOf).filter((id): id is number => id !== undefined);
     const lowest = Math.min(...ids);
     if (!(lowest < offset)) return;
-    this.logger.warn('telegram: Telegram numbers its updates anew (it does after a week without any, or this is another Bot API server); following the new numbers', {
+    this.skeleton.logger.warn('telegram: Telegram numbers its updates anew (it does after a week without any, or this is another Bot API server); following the new numbers', {
       asked: offset,
       got: lowest,
     });
@@ -358,7 +335,7 @@ export class TelegramAdapter implements PlatformAdapter {
    * program still running: it is left alone, and the card says so.
    */
   private async removeWebhook(api: Api, description: string): Promise<'removed' | 'left'> {
-    const now = this.clock.monotonic();
+    const now = this.skeleton.clock.monotonic();
     if (this.webhookRemovedAt !== undefined && now - this.webhookRemovedAt < WEBHOOK_REMOVAL_SPACING_MS) {
       this.setState('degraded', webhookBackWords(description));
       return 'left';
@@ -371,7 +348,7 @@ export class TelegramAdapter implements PlatformAdapter {
       return 'left';
     }
     this.webhookRemovedAt = now;
-    this.status.emit({ type: 'intake-gap', text: webhookRemovedWords(info) });
+    this.skeleton.status.emit({ type: 'intake-gap', text: webhookRemovedWords(info) });
     return 'removed';
   }
 
@@ -388,7 +365,7 @@ export class TelegramAdapter implements PlatformAdapter {
         updates.done(updateId);
         return 'done';
       case 'migrated':
-        if (updates.migrate(parsed.from, parsed.to)) this.logger.info('telegram: a group became a supergroup; its conversation moves along', {});
+        if (updates.migrate(parsed.from, parsed.to)) this.skeleton.logger.info('telegram: a group became a supergroup; its conversation moves along', {});
         updates.done(updateId);
         return 'done';
       case 'message':
@@ -413,7 +390,7 @@ export class TelegramAdapter implements PlatformAdapter {
     const chatId = updates.original(message.chatId);
     const maybeSeen = updates.rechecking || updates.interrupted === updateId;
     updates.begin(updateId);
-    const outcome = await this.handOn.handOn(
+    const outcome = await this.skeleton.handOn.handOn(
       {
         source: {
           platform: 'telegram',
@@ -478,12 +455,12 @@ export class TelegramAdapter implements PlatformAdapter {
         const next = this.afterFailure(failure, chatId);
         if (next === 'retry') continue;
         if (next === 'plain') {
-          this.logger.warn('telegram: the formatted message was refused; sending this part as plain text', { error: failure.description });
+          this.skeleton.logger.warn('telegram: the formatted message was refused; sending this part as plain text', { error: failure.description });
           html = false;
           continue;
         }
         if (next === 'no-thread') {
-          this.logger.warn('telegram: the forum topic is gone; sending to the chat itself', { error: failure.description });
+          this.skeleton.logger.warn('telegram: the forum topic is gone; sending to the chat itself', { error: failure.description });
           withThread = false;
           continue;
         }
@@ -496,9 +473,9 @@ export class TelegramAdapter implements PlatformAdapter {
   private afterFailure(failure: CallFailure, chatId: string): 'retry' | 'plain' | 'no-thread' | 'fail' {
     switch (failure.kind) {
       case 'rate-limited': {
-        const until = this.clock.now() + failure.retryAfterMs;
+        const until = this.skeleton.clock.now() + failure.retryAfterMs;
         // A second chat limited while the first still waits: Telegram limits the bot as a whole.
-        const othersWaiting = [...this.gates].some(([key, at]) => key !== chatId && key !== 'all' && at > this.clock.now());
+        const othersWaiting = [...this.gates].some(([key, at]) => key !== chatId && key !== 'all' && at > this.skeleton.clock.now());
         this.gates.set(chatId, Math.max(this.gates.get(chatId) ?? 0, until));
         if (othersWaiting) this.gates.set('all', Math.max(this.gates.get('all') ?? 0, until));
         return failure.retryAfterMs <= (this.options.maxInlineWaitMs ?? 120_000) ? 'retry' : 'fail';
@@ -522,13 +499,13 @@ export class TelegramAdapter implements PlatformAdapter {
   private async waitForGate(chatId: string): Promise<'ok' | SendResult> {
     const generation = this.loop.generation;
     const until = Math.max(this.gates.get(chatId) ?? 0, this.gates.get('all') ?? 0, this.lastSendAt + GLOBAL_SPACING_MS);
-    const wait = until - this.clock.now();
+    const wait = until - this.skeleton.clock.now();
     if (wait > (this.options.maxInlineWaitMs ?? 120_000)) {
       return { ok: false, retryable: true, permanent: false, notDelivered: true, retryAfterMs: wait, error: `Telegram asked to wait ${Math.ceil(wait / 1000)} s` };
     }
     if (wait > 0) await this.pause(wait, generation, false);
     if (!this.loop.alive(generation)) return { ok: false, retryable: true, permanent: false, notDelivered: true, error: 'disconnected from Telegram' };
-    this.lastSendAt = this.clock.now();
+    this.lastSendAt = this.skeleton.clock.now();
     return 'ok';
   }
 
@@ -539,7 +516,7 @@ export class TelegramAdapter implements PlatformAdapter {
       await this.api.sendMessage(this.updates?.current(chatId) ?? chatId, text);
       return true;
     } catch (error) {
-      this.logger.warn('telegram: a notice could not be sent', { error: classifyFailure(error, this.redactor).description });
+      this.skeleton.logger.warn('telegram: a notice could not be sent', { error: classifyFailure(error, this.redactor).description });
       return false;
     }
   }
@@ -551,9 +528,9 @@ export class TelegramAdapter implements PlatformAdapter {
     const tick = () => {
       const api = this.api;
       const chatId = this.updates?.current(target.chatId) ?? target.chatId;
-      if (!api || Math.max(this.gates.get(chatId) ?? 0, this.gates.get('all') ?? 0) > this.clock.now()) return;
+      if (!api || Math.max(this.gates.get(chatId) ?? 0, this.gates.get('all') ?? 0) > this.skeleton.clock.now()) return;
       api.sendChatAction(chatId, 'typing', thread !== undefined ? { message_thread_id: thread } : {}).catch((error: unknown) => {
-        this.logger.debug('telegram: typing not shown', { error: classifyFailure(error, this.redactor).description });
+        this.skeleton.logger.debug('telegram: typing not shown', { error: classifyFailure(error, this.redactor).description });
       });
     };
     return this.typingRepeats.start(tick, this.options.typingIntervalMs ?? 4_000);
@@ -576,7 +553,7 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   private setState(state: AdapterState, error?: string): void {
-    this.status.set(state, error);
+    this.skeleton.status.set(state, error);
   }
 
 }

@@ -1,23 +1,20 @@
 import { createHash } from 'node:crypto';
 import type { Client, Element } from '@xmpp/client';
-import { systemClock, type Clock } from '../../clock';
-import { silentLogger, type Logger } from '../../logger';
 import type { AdapterEvent, AdapterState, InboundMessage, MessageLimits, PlatformAdapter, SendResult, SendTarget, TypingTarget } from '../adapter';
 import type { XmppConfig } from './config-schema';
 import { decideMessage, NS_CHAT_STATES, NS_MUC, NS_MUC_USER, NS_ORIGIN_ID, NS_STANZAS, parseAddress, roomStanzaId, type InboundDecision } from './inbound';
 import { loadXmppClient, type XmppLibrary } from './load-xmpp-client';
 import { describeError, describeStanzaError, stanzaErrorResult } from './send-errors';
-import { defaultReconnectDelay, ReconnectBackoff } from '../backoff';
+import { defaultReconnectDelay } from '../backoff';
 import { Admission } from '../skeleton/admission';
-import { IntakeHandOn } from '../skeleton/hand-on';
 import { ReconnectTimer } from '../skeleton/reconnect-timer';
-import { AdapterStatus } from '../skeleton/status';
-import { PairingReplyLimit } from '../../access/pairing-replies';
-import { PairingTeller, type OwedCodes } from '../../access/pairing-teller';
+import { usualPairingTeller } from '../../access/pairing-replies';
+import type { OwedCodes, PairingTeller } from '../../access/pairing-teller';
 import { xmppIntake } from './intake';
 import { NS_MAM } from './room-archive';
 import { RoomPositions } from './room-positions';
 import { RoomStay, type Place } from './room-stay';
+import { AdapterSkeleton, type SkeletonOptions } from '../skeleton/skeleton';
 
 /** Who may talk to the agent one to one, and the pairing of new senders (access/pairing-store.ts implements it). */
 export interface XmppAccess extends OwedCodes {
@@ -25,20 +22,14 @@ export interface XmppAccess extends OwedCodes {
   requestPairing(sender: { readonly id: string; readonly chatId: string; readonly name: string | undefined }): { readonly code: string } | undefined;
 }
 
-export interface XmppAdapterOptions {
+export interface XmppAdapterOptions extends SkeletonOptions {
   readonly config: XmppConfig;
   readonly password: string;
   readonly access?: XmppAccess;
-  readonly logger?: Logger;
-  readonly clock?: Clock;
-  /** Wait before reconnect attempt `attempt` (1, 2, …); default exponential 1 s → 5 min with jitter. */
-  readonly reconnectDelayMs?: (attempt: number) => number;
   /** How long a send waits for the server to confirm a chunk (default 15 s). */
   readonly ackTimeoutMs?: number;
   /** How long a login may take before the attempt is dropped (default 30 s). */
   readonly loginTimeoutMs?: number;
-  /** How long the adapter waits for the pipeline to say a message is saved (default 30 s). */
-  readonly intakeTimeoutMs?: number;
   /** Wait before joining a room again after it refused us or we were removed (default 30 s). */
   readonly rejoinDelayMs?: number;
   /** Told about each sender refused (not allowed, pairing off). */
@@ -58,9 +49,6 @@ const MAX_OUTGOING_STANZA_BYTES = 256 * 1024 - 4 * 1024;
 const OWN_IDS_KEPT = 5_000;
 /** Nick variants tried when ours is taken in a room. */
 const NICK_TRIES = 4;
-
-export const PAIRING_REPLY = (code: string) =>
-  `Hi! This assistant only answers people its owner has approved.\nYour pairing code: ${code}\nAsk the owner to approve it (Homing → Platforms → XMPP → requests, or: homing pairing approve ${code}).`;
 
 /**
  * The XEP-0359 origin-id (and stanza id) of a chunk: derived from its
@@ -115,11 +103,9 @@ export class XmppAdapter implements PlatformAdapter {
   readonly intake = xmppIntake;
   readonly idempotentSends = false;
 
+  /** Logger, clock, state and events, message hand-on, reconnect backoff: what every adapter holds (skeleton/). */
+  private readonly skeleton: AdapterSkeleton;
   private readonly config: XmppConfig;
-  private readonly logger: Logger;
-  private readonly clock: Clock;
-  private readonly status: AdapterStatus;
-  private readonly handOn: IntakeHandOn;
   private readonly admission: Admission;
   private running = false;
   private xmpp: Client | undefined;
@@ -131,7 +117,6 @@ export class XmppAdapter implements PlatformAdapter {
   private online = false;
   /** Bumped for every fresh (not resumed) stream: intake held on an older one no longer counts. */
   private stream = 0;
-  private readonly backoff: ReconnectBackoff;
   private lastError: string | undefined;
   private readonly reconnect = new ReconnectTimer();
   private loginTimer: ReturnType<typeof setTimeout> | undefined;
@@ -153,23 +138,16 @@ export class XmppAdapter implements PlatformAdapter {
 
   constructor(private readonly options: XmppAdapterOptions) {
     this.config = options.config;
-    this.logger = options.logger ?? silentLogger;
-    this.clock = options.clock ?? systemClock;
-    this.status = new AdapterStatus('xmpp', this.logger);
-    this.handOn = new IntakeHandOn(this.status, options.intakeTimeoutMs);
+    this.skeleton = new AdapterSkeleton('xmpp', options);
     this.admission = new Admission(this.config, options.access);
-    this.backoff = new ReconnectBackoff(options.reconnectDelayMs);
-    this.pairingTeller = new PairingTeller(
-      {
-        platform: 'xmpp',
-        access: options.access,
-        budget: new PairingReplyLimit().on(() => this.clock.monotonic()),
-        tell: (owed) => this.sendNotice(owed.chatId, PAIRING_REPLY(owed.code)),
-        connected: () => this.online && this.xmpp !== undefined,
-        logger: this.logger,
-      },
-      () => this.clock.monotonic(),
-    );
+    this.pairingTeller = usualPairingTeller({
+      platform: 'xmpp',
+      access: options.access,
+      sendNotice: (chatId, text) => this.sendNotice(chatId, text),
+      connected: () => this.online && this.xmpp !== undefined,
+      logger: this.skeleton.logger,
+      now: () => this.skeleton.clock.monotonic(),
+    });
     this.limits = { maxLength: this.config.maxMessageBytes, unit: 'bytes' };
     const [local, domain] = this.config.jid.split('@') as [string, string];
     this.local = local;
@@ -181,11 +159,11 @@ export class XmppAdapter implements PlatformAdapter {
       this.rooms.set(room, { nick: this.wantedNick(room), variant: 0, joined: false, rejoinTimer: undefined, stay: undefined });
     }
     this.positions =
-      options.dataDir !== undefined && this.rooms.size > 0 ? RoomPositions.forAccount(options.dataDir, this.config.jid, this.logger) : new RoomPositions(undefined, this.logger);
+      options.dataDir !== undefined && this.rooms.size > 0 ? RoomPositions.forAccount(options.dataDir, this.config.jid, this.skeleton.logger) : new RoomPositions(undefined, this.skeleton.logger);
   }
 
   state(): AdapterState {
-    return this.status.state;
+    return this.skeleton.status.state;
   }
 
   /** The server address and account, for the Test connection's answer. */
@@ -199,7 +177,7 @@ export class XmppAdapter implements PlatformAdapter {
   }
 
   onEvent(listener: (event: AdapterEvent) => void): () => void {
-    return this.status.listen(listener);
+    return this.skeleton.status.listen(listener);
   }
 
   canSend(target: Pick<SendTarget, 'chatId' | 'threadId'>): boolean {
@@ -211,7 +189,7 @@ export class XmppAdapter implements PlatformAdapter {
   async connect(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    this.backoff.reset();
+    this.skeleton.backoff.reset();
     this.lastError = undefined;
     const generation = ++this.connects;
     try {
@@ -268,7 +246,7 @@ export class XmppAdapter implements PlatformAdapter {
       await xmpp.iqCaller.request(this.xml('iq', { type: 'get', to: this.domain }, this.xml('ping', { xmlns: 'urn:xmpp:ping' })), 5_000);
     } catch {
       if (xmpp !== this.xmpp) return;
-      this.logger.warn('xmpp: no answer to a ping after resume; reconnecting');
+      this.skeleton.logger.warn('xmpp: no answer to a ping after resume; reconnecting');
       xmpp.socket?.destroy();
     }
   }
@@ -301,7 +279,7 @@ export class XmppAdapter implements PlatformAdapter {
       sinceElement += typeof data === 'string' ? Buffer.byteLength(data) : data.length;
       if (sinceElement > MAX_INCOMING_STANZA_BYTES) {
         this.lastError = 'the server sent a stanza bigger than 1 MiB';
-        this.logger.warn('xmpp: an incoming stanza is over 1 MiB; dropping the connection');
+        this.skeleton.logger.warn('xmpp: an incoming stanza is over 1 MiB; dropping the connection');
         sinceElement = 0;
         xmpp.socket?.destroy();
         return;
@@ -309,7 +287,7 @@ export class XmppAdapter implements PlatformAdapter {
       try {
         onData(data);
       } catch (error) {
-        this.logger.warn('xmpp: the server sent something unreadable; dropping the connection', { error: describeError(error) });
+        this.skeleton.logger.warn('xmpp: the server sent something unreadable; dropping the connection', { error: describeError(error) });
         xmpp.socket?.destroy();
       }
     };
@@ -374,7 +352,7 @@ export class XmppAdapter implements PlatformAdapter {
       try {
         this.onStanza(xmpp, context.stanza);
       } catch (error) {
-        this.logger.error('xmpp: handling an incoming stanza failed', { error: describeError(error) });
+        this.skeleton.logger.error('xmpp: handling an incoming stanza failed', { error: describeError(error) });
       }
       return next();
     });
@@ -390,7 +368,7 @@ export class XmppAdapter implements PlatformAdapter {
     this.loginTimer = setTimeout(() => {
       if (xmpp === this.xmpp && !this.online) {
         this.lastError = `no login within ${Math.round((this.options.loginTimeoutMs ?? 30_000) / 1000)} s`;
-        this.logger.warn('xmpp: the login timed out');
+        this.skeleton.logger.warn('xmpp: the login timed out');
         xmpp.socket?.destroy();
       }
     }, this.options.loginTimeoutMs ?? 30_000);
@@ -423,7 +401,7 @@ export class XmppAdapter implements PlatformAdapter {
       this.lastError = describeError(error);
     }
     // Said once, by the state change that follows (the disconnect).
-    this.logger.debug('xmpp: connection error', { error: this.lastError });
+    this.skeleton.logger.debug('xmpp: connection error', { error: this.lastError });
   }
 
   private onStreamReady(xmpp: Client, resumed: boolean): void {
@@ -437,7 +415,7 @@ export class XmppAdapter implements PlatformAdapter {
       return;
     }
     this.online = true;
-    this.backoff.reset();
+    this.skeleton.backoff.reset();
     this.lastError = undefined;
     if (!resumed) {
       this.stream++;
@@ -450,9 +428,9 @@ export class XmppAdapter implements PlatformAdapter {
       void xmpp.send(this.xml('presence', {})).catch(() => undefined);
       for (const room of this.rooms.keys()) this.join(room);
     }
-    this.logger.info(resumed ? 'xmpp: stream resumed' : 'xmpp: connected', { jid: this.config.jid });
+    this.skeleton.logger.info(resumed ? 'xmpp: stream resumed' : 'xmpp: connected', { jid: this.config.jid });
     this.setState(this.roomTrouble() ?? 'connected');
-    if (resumed) this.status.emit({ type: 'reachable' });
+    if (resumed) this.skeleton.status.emit({ type: 'reachable' });
   }
 
   private onDisconnected(xmpp: Client): void {
@@ -460,8 +438,8 @@ export class XmppAdapter implements PlatformAdapter {
     this.online = false;
     clearTimeout(this.loginTimer);
     if (!this.running || this.reconnect.waiting) return;
-    const delay = this.backoff.next();
-    this.setState('disconnected', this.lastError ?? 'lost the connection to the server', this.clock.now() + delay);
+    const delay = this.skeleton.backoff.next();
+    this.setState('disconnected', this.lastError ?? 'lost the connection to the server', this.skeleton.clock.now() + delay);
     this.lastError = undefined;
     this.reconnect.schedule(delay, () => void this.attempt());
   }
@@ -480,7 +458,7 @@ export class XmppAdapter implements PlatformAdapter {
     state.rejoinTimer = undefined;
     state.nick = this.wantedNick(room) + '_'.repeat(state.variant);
     // Our first join: where to read from is on disk before the room sees us (room-positions.ts `begun`).
-    if (!this.positions.get(room)) this.positions.begin(room, this.clock.now());
+    if (!this.positions.get(room)) this.positions.begin(room, this.skeleton.clock.now());
     // No history: old talk is not addressed to the agent now, and would be answered twice after a restart.
     void xmpp
       .send(this.xml('presence', { to: `${room}/${state.nick}` }, this.xml('x', { xmlns: NS_MUC }, this.xml('history', { maxstanzas: '0' }))))
@@ -507,7 +485,7 @@ export class XmppAdapter implements PlatformAdapter {
       const condition = error?.children.find((child): child is Element => typeof child !== 'string' && child.attrs.xmlns === NS_STANZAS && child.name !== 'text')?.name;
       if (condition === 'conflict' && state.variant + 1 < NICK_TRIES) {
         state.variant++;
-        this.logger.warn('xmpp: our nick is taken in a room; trying another', { room: from.bare, nick: state.nick });
+        this.skeleton.logger.warn('xmpp: our nick is taken in a room; trying another', { room: from.bare, nick: state.nick });
         this.join(from.bare);
         return;
       }
@@ -523,7 +501,7 @@ export class XmppAdapter implements PlatformAdapter {
       if (!state.joined) return;
       state.joined = false;
       this.endStay(state);
-      this.logger.warn('xmpp: we are out of a room (kicked, or the room closed); joining again later', { room: from.bare });
+      this.skeleton.logger.warn('xmpp: we are out of a room (kicked, or the room closed); joining again later', { room: from.bare });
       this.setState('degraded', `left ${from.bare} (removed from the room, or it closed); joining it again shortly`);
       this.scheduleRejoin(from.bare, state);
       return;
@@ -532,11 +510,11 @@ export class XmppAdapter implements PlatformAdapter {
     state.joined = true;
     state.nick = from.resource;
     state.variant = 0;
-    this.logger.info('xmpp: joined a room', { room: from.bare });
+    this.skeleton.logger.info('xmpp: joined a room', { room: from.bare });
     this.beginStay(from.bare, state, this.xmpp!);
-    if (this.status.state === 'degraded' && !this.roomTrouble()) this.setState('connected');
+    if (this.skeleton.status.state === 'degraded' && !this.roomTrouble()) this.setState('connected');
     // Replies owed to this room can go now.
-    this.status.emit({ type: 'reachable' });
+    this.skeleton.status.emit({ type: 'reachable' });
   }
 
   /** 'degraded' while a room we should be in refused us (and we wait to try again). */
@@ -551,12 +529,12 @@ export class XmppAdapter implements PlatformAdapter {
     this.endStay(state);
     const stay = new RoomStay(room, {
       positions: this.positions,
-      logger: this.logger,
-      clock: this.clock,
+      logger: this.skeleton.logger,
+      clock: this.skeleton.clock,
       xml: this.library!.xml,
       request: (iq, timeoutMs) => xmpp.iqCaller.request(iq, timeoutMs),
       take: (message, place) => this.takeArchived(room, message, place),
-      gap: (text) => this.status.emit({ type: 'intake-gap', text }),
+      gap: (text) => this.skeleton.status.emit({ type: 'intake-gap', text }),
       retryDelay: this.options.archiveRetryDelayMs ?? defaultReconnectDelay,
     });
     state.stay = stay;
@@ -631,7 +609,7 @@ export class XmppAdapter implements PlatformAdapter {
           this.join(decision.from);
         }
         if (pending && pending.to === decision.from) pending.settle(stanzaErrorResult(decision, decision.from));
-        else this.logger.debug('xmpp: an error for a message already confirmed', { condition: decision.condition });
+        else this.skeleton.logger.debug('xmpp: an error for a message already confirmed', { condition: decision.condition });
         return;
       }
       case 'room':
@@ -657,7 +635,7 @@ export class XmppAdapter implements PlatformAdapter {
       case 'direct': {
         const admitted = this.admission.direct(decision.from);
         if (admitted === 'ignore') {
-          this.logger.info('xmpp: refused a sender who is not allowed', {});
+          this.skeleton.logger.info('xmpp: refused a sender who is not allowed', {});
           this.options.onRefused?.(decision.from);
           return;
         }
@@ -681,7 +659,7 @@ export class XmppAdapter implements PlatformAdapter {
   /** A stable reference when the sender gave an id (the same message handed again keeps it); else one of our own. */
   private messageRef(chatId: string, sender: string, id: string | undefined): string {
     if (id && id.length <= 200) return `xmpp:${chatId}:${sender.slice(0, 100)}:${id}`;
-    return `xmpp:${chatId}:local-${this.clock.now().toString(36)}-${++this.refSeq}`;
+    return `xmpp:${chatId}:local-${this.skeleton.clock.now().toString(36)}-${++this.refSeq}`;
   }
 
   /**
@@ -691,11 +669,11 @@ export class XmppAdapter implements PlatformAdapter {
   private take(index: number | undefined, message: InboundMessage, place?: Place): void {
     const stream = this.stream;
     if (index !== undefined) this.held.add(index);
-    this.handOn.give(message, (outcome) => {
+    this.skeleton.handOn.give(message, (outcome) => {
       // Not saved (or not in time): keep it held; the server keeps it as unacknowledged and hands it on at the
       // session's end, and a room's archive hands it again at the next join.
       if (outcome === 'not-now' || outcome === 'timeout') {
-        this.logger.warn('xmpp: a message could not be saved now; it stays unacknowledged on the server', {});
+        this.skeleton.logger.warn('xmpp: a message could not be saved now; it stays unacknowledged on the server', {});
         return;
       }
       place?.();
@@ -801,7 +779,7 @@ export class XmppAdapter implements PlatformAdapter {
       await xmpp.send(this.xml('message', { to: to.bare, type: 'chat' }, this.xml('body', {}, text)));
       return true;
     } catch (error) {
-      this.logger.warn('xmpp: a notice could not be sent', { error: describeError(error) });
+      this.skeleton.logger.warn('xmpp: a notice could not be sent', { error: describeError(error) });
       return false;
     }
   }
@@ -831,7 +809,7 @@ export class XmppAdapter implements PlatformAdapter {
   // ---- plumbing --------------------------------------------------------
 
   private setState(state: AdapterState, error?: string, nextAttemptAt?: number): void {
-    this.status.set(state, error, nextAttemptAt);
+    this.skeleton.status.set(state, error, nextAttemptAt);
   }
 
 }
