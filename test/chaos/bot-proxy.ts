@@ -1,4 +1,5 @@
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { createConnection, type Server, type Socket } from 'node:net';
+import { listenAgain, stopListening } from '../support/ports';
 import { LineSplitter, parseIrcLine, type IrcLine } from './irc-line';
 
 /** One line the IRC server handed to the bot's socket, and the bot connection it went to. */
@@ -40,25 +41,7 @@ export class BotProxy {
 
   async open(): Promise<void> {
     if (this.server) return;
-    // The port was ours a moment ago: a just-closed listener may hold it for a tick.
-    for (let attempt = 1; ; attempt++) {
-      const server = createServer((bot) => this.relay(bot));
-      try {
-        await new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(this.port, '127.0.0.1', () => {
-            server.off('error', reject);
-            resolve();
-          });
-        });
-        server.on('error', () => {});
-        this.server = server;
-        return;
-      } catch (error) {
-        if (attempt >= 50) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    }
+    this.server = await listenAgain(this.port, (bot) => this.relay(bot));
   }
 
   /**
@@ -68,8 +51,7 @@ export class BotProxy {
   async close(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    server?.close();
-    await new Promise((resolve) => setImmediate(resolve));
+    await stopListening(server);
   }
 
   /** Closes the port and every relayed connection. */

@@ -1,4 +1,5 @@
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { createConnection, type Server, type Socket } from 'node:net';
+import { listenAgain, stopListening } from './ports';
 
 /** A message body that passed the relay, and when. */
 export interface RelayedBody {
@@ -49,24 +50,7 @@ export class XmppRelay {
 
   async open(): Promise<void> {
     if (this.server) return;
-    for (let attempt = 1; ; attempt++) {
-      const server = createServer((client) => this.relay(client));
-      try {
-        await new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(this.port, '127.0.0.1', () => {
-            server.off('error', reject);
-            resolve();
-          });
-        });
-        server.on('error', () => {});
-        this.server = server;
-        return;
-      } catch (error) {
-        if (attempt >= 50) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    }
+    this.server = await listenAgain(this.port, (client) => this.relay(client));
   }
 
   /** From now on nothing the server says reaches the gateway (it is dropped); the gateway's writes still go through. */
@@ -91,8 +75,7 @@ export class XmppRelay {
   async close(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    server?.close();
-    await new Promise((resolve) => setImmediate(resolve));
+    await stopListening(server);
   }
 
   /** Ends every relayed connection (as a server that went away does), keeping the port as it is. */
