@@ -17,8 +17,15 @@ import type { IntakeContract } from './intake';
  * docs/adding-a-platform.md walks through writing one.
  */
 export interface PlatformModule<Schema extends z.ZodType<{ readonly enabled: boolean }> = z.ZodType<{ readonly enabled: boolean }>, Tuning = unknown> {
-  /** Its name, label, secret names and pairing support: src/shared/platforms.ts, which the window shares. */
+  /** Its entry in src/shared/platforms.ts, which the window shares; the four fields below come from it. */
   readonly info: PlatformInfo & { readonly name: PlatformName };
+  /** Its name in session keys, the ledger, config.json's `platforms` and the API. */
+  readonly name: PlatformName;
+  readonly label: string;
+  /** The secrets the secret store keeps for it (`<platform>.<secret>`). */
+  readonly secretNames: readonly string[];
+  /** Whether an unknown sender can ask for a pairing code (`info.pairing` says whether by default or by a setting). */
+  readonly pairing: boolean;
   /** config.json's `platforms.<name>` section: the adapter's settings, `enabled`, and where its secrets come from (`…Env`). */
   readonly configSchema: Schema;
   /** How the service hands messages over and how long it keeps them (intake.ts). */
@@ -27,6 +34,8 @@ export interface PlatformModule<Schema extends z.ZodType<{ readonly enabled: boo
   sendLimits(section: z.output<Schema>): MessageLimits;
   /** How long the service recognises a resent message as the same one (resends later than that carry the marker). */
   readonly dedupWindow: DedupWindow;
+  /** Its adapter's settings from a saved section, with its secret(s) from the variable the section names, else the secret store. */
+  settings(section: z.output<Schema>, sources: SecretSources): { readonly settings: object };
   /**
    * Everything its adapter is built from, secrets as a hash: a config or secret
    * change restarts exactly the adapters whose fingerprint it changes.
@@ -91,11 +100,12 @@ export function secretFrom(sources: SecretSources, envName: string | undefined, 
   return value === '' ? undefined : value;
 }
 
-/** A platform's entry in the list the window shares (src/shared/platforms.ts). */
-export function infoFor<Name extends PlatformName>(name: Name): PlatformInfo & { readonly name: Name } {
-  const info = PLATFORM_INFO.find((entry) => entry.name === name);
-  if (!info) throw new Error(`${name} is not in src/shared/platforms.ts`);
-  return info as unknown as PlatformInfo & { readonly name: Name };
+/** A platform's entry in the list the window shares (src/shared/platforms.ts), and the module fields that come from it. */
+export function infoFor<Name extends PlatformName>(name: Name) {
+  const found = PLATFORM_INFO.find((entry) => entry.name === name);
+  if (!found) throw new Error(`${name} is not in src/shared/platforms.ts`);
+  const info = found as unknown as PlatformInfo & { readonly name: Name };
+  return { info, name, label: info.label, secretNames: info.secrets, pairing: info.pairing !== 'none' };
 }
 
 /** A short hash of a secret, so a fingerprint changes with it without holding it. */

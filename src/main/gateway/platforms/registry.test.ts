@@ -36,7 +36,9 @@ describe('the platform registry', () => {
   it('has one module per platform the window knows, each under its own name and with its entry', () => {
     expect(Object.keys(PLATFORM_MODULES)).toEqual(PLATFORM_INFO.map((info) => info.name));
     for (const [name, module] of Object.entries(PLATFORM_MODULES)) {
-      expect(module.info).toBe(PLATFORM_INFO.find((info) => info.name === name));
+      const info = PLATFORM_INFO.find((entry) => entry.name === name)!;
+      expect(module.info).toBe(info);
+      expect([module.name, module.label, module.secretNames, module.pairing]).toEqual([name, info.label, info.secrets, info.pairing !== 'none']);
     }
   });
 
@@ -62,6 +64,12 @@ describe('the platform registry', () => {
         expect(adapter.dedupWindowMs).toBeGreaterThanOrEqual(window.atLeastMs);
         expect(adapter.dedupWindowMs).toBeLessThanOrEqual(window.atMostMs);
       }
+    });
+
+    it('takes its settings from the section and its secrets from the store, never a secret in the settings', () => {
+      const { settings } = module.settings(section, deps);
+      expect(settings).not.toHaveProperty('enabled');
+      expect(JSON.stringify(settings)).not.toContain('secret-of-');
     });
 
     it('changes its fingerprint with a secret, and holds the secret only as a hash', () => {

@@ -16,8 +16,9 @@ function discordSettings(section: DiscordPlatformSection, sources: SecretSources
 }
 
 export const discordModule: PlatformModule<typeof discordPlatformSchema, DiscordTuning> = {
-  info: infoFor('discord'),
+  ...infoFor('discord'),
   configSchema: discordPlatformSchema,
+  settings: discordSettings,
   intake: discordIntake,
   // A message's content: up to 2 000 characters (discord-api-docs, Create Message), counted in UTF-16 units.
   sendLimits: () => ({ maxLength: 2000, unit: 'utf16' }),

@@ -14,8 +14,9 @@ function emailSettings(section: EmailPlatformSection, sources: SecretSources) {
 }
 
 export const emailModule: PlatformModule<typeof emailPlatformSchema, EmailTuning> = {
-  info: infoFor('email'),
+  ...infoFor('email'),
   configSchema: emailPlatformSchema,
+  settings: emailSettings,
   intake: emailIntake,
   // A reply is one mail: SMTP servers take far more, 2 MiB keeps it polite.
   sendLimits: () => ({ maxLength: 2 * 1024 * 1024, unit: 'bytes' }),

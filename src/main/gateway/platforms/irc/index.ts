@@ -14,8 +14,9 @@ function ircSettings(section: IrcPlatformSection, sources: Parameters<typeof sec
 }
 
 export const ircModule: PlatformModule<typeof ircPlatformSchema, IrcTuning> = {
-  info: infoFor('irc'),
+  ...infoFor('irc'),
   configSchema: ircPlatformSchema,
+  settings: ircSettings,
   intake: ircIntake,
   // 4 000 bytes before the adapter splits at IRC's own 512-byte line limit (lines.ts).
   sendLimits: () => ({ maxLength: 4000, unit: 'bytes' }),

@@ -21,8 +21,9 @@ export function matrixSettings(section: MatrixPlatformSection, sources: SecretSo
 }
 
 export const matrixModule: PlatformModule<typeof matrixPlatformSchema, MatrixTuning> = {
-  info: infoFor('matrix'),
+  ...infoFor('matrix'),
   configSchema: matrixPlatformSchema,
+  settings: matrixSettings,
   intake: matrixIntake,
   sendLimits: () => ({ maxLength: MATRIX_CHUNK_BYTES, unit: 'bytes' }),
   // A txnId is recognised for 24 h by Synapse and at least 30 min by Dendrite (matrix-adapter.ts says where);

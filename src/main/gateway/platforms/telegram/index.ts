@@ -16,8 +16,9 @@ function telegramSettings(section: TelegramPlatformSection, sources: SecretSourc
 }
 
 export const telegramModule: PlatformModule<typeof telegramPlatformSchema, TelegramTuning> = {
-  info: infoFor('telegram'),
+  ...infoFor('telegram'),
   configSchema: telegramPlatformSchema,
+  settings: telegramSettings,
   intake: telegramIntake,
   // sendMessage's text: 1-4096 characters after entities parsing (Bot API, sendMessage).
   sendLimits: () => ({ maxLength: 4096, unit: 'code-points' }),

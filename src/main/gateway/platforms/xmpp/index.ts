@@ -14,8 +14,9 @@ function xmppSettings(section: XmppPlatformSection, sources: SecretSources) {
 }
 
 export const xmppModule: PlatformModule<typeof xmppPlatformSchema, XmppTuning> = {
-  info: infoFor('xmpp'),
+  ...infoFor('xmpp'),
   configSchema: xmppPlatformSchema,
+  settings: xmppSettings,
   intake: xmppIntake,
   sendLimits: (section) => ({ maxLength: section.maxMessageBytes, unit: 'bytes' }),
   dedupWindow: { kind: 'none' },
