@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
+import { PLATFORM_NAMES, type PlatformName } from '../../src/shared/platforms';
 
-export const CHAOS_PLATFORMS = ['irc', 'telegram', 'matrix', 'email', 'discord', 'xmpp'] as const;
-export type ChaosPlatformName = (typeof CHAOS_PLATFORMS)[number];
+/** Every network platform has a chaos run (its server: run.ts's PLATFORM_STARTERS; its CI size: suite.ts). */
+export const CHAOS_PLATFORMS = PLATFORM_NAMES;
+export type ChaosPlatformName = PlatformName;
 
 export interface ChaosOptions {
-  /** `irc`: a real ngircd; `telegram`: the fake Bot API (test/support/fake-telegram.ts); `matrix`: the fake homeserver (test/support/fake-matrix.ts); `email`: a real dovecot and an SMTP sink; `discord`: the fake Discord (test/support/fake-discord.ts); `xmpp`: a real prosody. */
+  /** Which platform's server (real or fake) the run starts: run.ts's PLATFORM_STARTERS. */
   readonly platform: ChaosPlatformName;
   readonly messages: number;
   readonly kills: number;
@@ -29,7 +31,7 @@ export interface ChaosOptions {
   readonly keep: boolean;
 }
 
-export const USAGE = `Usage: npm run chaos -- [--platform irc|telegram|matrix|email|discord|xmpp] [--messages N] [--kills N] [--server-restarts N] [--users N]
+export const USAGE = `Usage: npm run chaos -- [--platform ${CHAOS_PLATFORMS.join('|')}] [--messages N] [--kills N] [--server-restarts N] [--users N]
                         [--seed S] [--rate R] [--long-every N] [--slow-every N]
                         [--drain-timeout-ms MS] [--max-takeover-ms MS] [--lease-seconds S]
                         [--fast] [--json FILE] [--keep]

@@ -16,7 +16,7 @@ import { startTelegramPlatform } from './telegram-platform';
 import { startXmppPlatform } from './xmpp-platform';
 import { formatReport, verdict, type Verdict } from './report';
 
-/** Each chaos platform's chat server (real or fake) with its users, started for one run. */
+/** Each chaos platform's chat server with its users, started for one run: `irc` a real ngircd, `telegram` the fake Bot API (test/support/fake-telegram.ts), `matrix` the fake homeserver (test/support/fake-matrix.ts), `email` a real dovecot and an SMTP sink, `discord` the fake Discord (test/support/fake-discord.ts), `xmpp` a real prosody. */
 const PLATFORM_STARTERS: Record<ChaosPlatformName, typeof startIrcPlatform> = {
   irc: startIrcPlatform,
   telegram: startTelegramPlatform,

@@ -1,4 +1,5 @@
 /** How docs/platforms.md writes the intake contract ("What an outage can cost"), row by row. */
+import { platformTitle } from '../../src/shared/platforms';
 import type { HistoryWindow, IntakeContract, IntakeKind } from '../../src/main/gateway/platforms/intake';
 
 /** The docs' words for a contract's parts. */
@@ -21,10 +22,8 @@ function keptWords(window: HistoryWindow): string {
   }
 }
 
-const LABELS: Record<string, string> = { telegram: 'Telegram', matrix: 'Matrix', discord: 'Discord', xmpp: 'XMPP', email: 'Email', irc: 'IRC' };
-
 /** One row of docs/platforms.md's "What an outage can cost" table. */
 export function intakeRow(platform: string, contract: IntakeContract): string {
   const kept = contract.roomsKeep ? `direct: ${keptWords(contract.keeps)}; rooms: ${keptWords(contract.roomsKeep)}` : keptWords(contract.keeps);
-  return `| ${LABELS[platform]} | ${KIND_WORDS[contract.kind]} | ${kept} | ${contract.outage} |`;
+  return `| ${platformTitle(platform)} | ${KIND_WORDS[contract.kind]} | ${kept} | ${contract.outage} |`;
 }
