@@ -1,5 +1,5 @@
 import { cachedStatement, durably, transact, type Db } from './database';
-import { LogSync } from './log-sync';
+import { LogSync, type LogSyncOptions } from './log-sync';
 
 /**
  * Group commit: the writes of every conversation made in one turn of the event
@@ -36,8 +36,17 @@ export class CommitGroup {
   private waiting: (() => void)[] = [];
   private readonly log: LogSync | undefined;
 
-  constructor(private readonly db: Db) {
-    this.log = LogSync.forDatabase(db);
+  constructor(
+    private readonly db: Db,
+    /** How the log is synced (a test's failing disk); see log-sync.ts. */
+    options: LogSyncOptions = {},
+  ) {
+    this.log = LogSync.forDatabase(db, options);
+  }
+
+  /** The disk's error while the log is failing: nothing committed is reported durable until it heals (log-sync.ts). */
+  get diskFailing(): Error | undefined {
+    return this.log?.failing;
   }
 
   /** Runs `work` in the next group commit, fsynced; resolves with its result once committed. */

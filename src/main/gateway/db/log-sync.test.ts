@@ -1,9 +1,11 @@
-import { readdirSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { fdatasync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTestDb, removeTempDirs, tempDir } from '../ledger/fixtures/test-ledger';
 import { openDatabase } from './database';
-import { LogSync } from './log-sync';
+import { CommitGroup } from './commit-group';
+import { LogNotDurableError, LogSync, type SyncFile } from './log-sync';
 
 afterEach(removeTempDirs);
 
@@ -52,5 +54,72 @@ describe.runIf(process.platform === 'linux')('log sync', () => {
     rollback.pragma('journal_mode = DELETE');
     expect(LogSync.forDatabase(rollback)).toBeUndefined();
     rollback.close();
+  });
+
+  describe('a disk that fails one fdatasync', () => {
+    /** The real fdatasync, except the ones the test makes fail (an EIO, as a dying disk gives). */
+    function failingDisk() {
+      let failures = 0;
+      const calls: number[] = [];
+      const sync: SyncFile = (fd, done) => {
+        calls.push(fd);
+        if (failures > 0) {
+          failures--;
+          setImmediate(() => done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })));
+          return;
+        }
+        fdatasync(fd, done);
+      };
+      return { sync, calls, failNext: (n = 1) => void (failures = n) };
+    }
+
+    function groupOn(disk: ReturnType<typeof failingDisk>) {
+      const db = openTestDb(join(tempDir(), 'homing.db'), 50);
+      db.exec('CREATE TABLE t (v TEXT)');
+      const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
+      return { db, group: new CommitGroup(db, { fdatasync: disk.sync }), insert };
+    }
+
+    it('reports no later commit durable, though later fdatasyncs succeed, until the log is healed', async () => {
+      const disk = failingDisk();
+      const { db, group, insert } = groupOn(disk);
+      await group.durable(insert('before'));
+      disk.failNext();
+      await expect(group.durable(insert('lost?'))).rejects.toThrow(/EIO/);
+      expect(group.diskFailing?.message).toMatch(/EIO/);
+      // The disk answers again, but what it dropped is not known to be on it: a reader holds the log, so no heal.
+      const reader = new Database(db.name);
+      reader.exec('BEGIN');
+      reader.prepare('SELECT count(*) FROM t').get();
+      const later = await group.committed(insert('after'));
+      await expect(later.onDisk).rejects.toBeInstanceOf(LogNotDurableError);
+      await expect(later.onDisk).rejects.toThrow(/another connection is reading the log/);
+      expect(group.diskFailing).toBeDefined();
+      reader.exec('COMMIT');
+      reader.close();
+      // Healed: the log emptied into the database, both files synced through fresh descriptors.
+      const syncsBefore = disk.calls.length;
+      await group.durable(insert('healed'));
+      expect(group.diskFailing).toBeUndefined();
+      expect(disk.calls.length - syncsBefore).toBeGreaterThanOrEqual(2);
+      expect(db.pragma('wal_checkpoint(PASSIVE)')).toEqual([{ busy: 0, log: 0, checkpointed: 0 }]);
+      await group.durable(insert('normal again'));
+      expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['before', 'lost?', 'after', 'healed', 'normal again']);
+      group.close();
+      db.close();
+    });
+
+    it('stays failing while the heal’s own sync fails', async () => {
+      const disk = failingDisk();
+      const { db, group, insert } = groupOn(disk);
+      disk.failNext(2); // the failing sync, then the heal's sync of the database file
+      await expect(group.durable(insert('a'))).rejects.toThrow(/EIO/);
+      await expect(group.durable(insert('b'))).rejects.toThrow(/homing\.db could not be synced/);
+      expect(group.diskFailing).toBeDefined();
+      await group.durable(insert('c'));
+      expect(group.diskFailing).toBeUndefined();
+      group.close();
+      db.close();
+    });
   });
 });

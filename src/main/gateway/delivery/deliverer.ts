@@ -7,6 +7,7 @@ import type { Chunk, ClaimedObligation, DeliverablePlatform, NextInLane, RecordI
 import type { Logger } from '../logger';
 import { LedgerHealthMonitor } from './ledger-health';
 import { withResendMarker } from './marker';
+import type { UnrecordedJournal } from './unrecorded-journal';
 import { dedupCovers, tracksArrival, type PlatformSender, type SendResult, type SendTarget } from './sender';
 
 /** A final reply the pipeline hands over, already split to the platform's limit. */
@@ -35,6 +36,12 @@ export type DeliveryOutcome =
     }
   /** The sender stopped before the end: the row was discarded or claimed again, or the gateway is stopping. */
   | { readonly status: 'stopped'; readonly id: string; readonly chunksSent: number; readonly recorded: boolean }
+  /**
+   * Recorded, but the "on its way" mark of its next part could not be written:
+   * nothing more of it is sent until the ledger takes the mark (a part sent
+   * unmarked could be repeated plainly after a crash). It stays owed.
+   */
+  | { readonly status: 'waiting-for-ledger'; readonly id: string; readonly chunksSent: number; readonly recorded: true }
   /** Nothing sent: already delivered, not owed, or another live sender has it. */
   | { readonly status: 'skipped'; readonly id: string; readonly reason: string };
 
@@ -51,6 +58,8 @@ export interface DelivererOptions {
    * group of its turn. Without it every write commits on its own.
    */
   readonly group?: CommitGroup;
+  /** Where a reply sent while the ledger could not record it is written for the next start (unrecorded-journal.ts). */
+  readonly journal?: UnrecordedJournal;
 }
 
 /** A reply as recordReply left it: `result` is undefined when the ledger failed. */
@@ -90,11 +99,15 @@ export class Deliverer {
   private readonly finishedWithFacts = new Set<string>();
   /** Replies recorded in a commit that is not on the disk yet: none of them is sent before it is. */
   private readonly recording = new Map<string, Promise<void>>();
+  private readonly journal: UnrecordedJournal | undefined;
+  /** Unrecorded sends running now: the journal is written into the ledger only when none is. */
+  private unrecordedSending = 0;
 
   constructor(options: DelivererOptions) {
     this.ledger = options.ledger;
     this.group = options.group;
     this.clock = options.clock;
+    this.journal = options.journal;
     this.monitor = new LedgerHealthMonitor(options.clock, options.logger, options.onLedgerFailure);
   }
 
@@ -160,17 +173,30 @@ export class Deliverer {
 
   /**
    * Waits until the commit that recorded the reply is on the disk. A log that
-   * could not be synced is a ledger failure: the reply is then sent as one the
-   * ledger could not record (best effort, its sends remembered as facts).
+   * could not be synced is a ledger failure, and the reply is `not-on-disk`:
+   * committed (this process reads it, and so does the next start unless the
+   * machine loses power first) but not known to be on the disk. Nothing of it
+   * is sent then — a part sent now could be repeated plainly by a start that
+   * finds the row but not the part's mark — and a claim made with the record
+   * is given back, its first part no longer "on its way" (it never left):
+   * the conversation's drain sends it once the log is healed.
    */
-  async onDisk(recorded: RecordedReply): Promise<RecordedReply> {
+  async onDisk(recorded: RecordedReply): Promise<RecordedReply | 'not-on-disk'> {
     if (!recorded.onDisk) return recorded;
     try {
       await recorded.onDisk;
       return { ...recorded, onDisk: undefined };
     } catch (error) {
-      this.monitor.failed('recordObligation', recorded.id, error);
-      return { id: recorded.id, platform: recorded.platform, reply: recorded.reply, result: undefined };
+      const { id, claim } = recorded;
+      this.monitor.failed('recordObligation', id, error);
+      if (claim) {
+        const marked = claim.sendingMarked;
+        if (marked) this.after('markChunkUnsent', id, () => this.ledger.markChunkUnsent(claim.receipt, marked.index));
+        this.after('release', id, () => this.ledger.release(claim.receipt));
+        if (this.group) void this.group.flushed({ hurry: false }).then(() => this.done(id));
+        else this.done(id);
+      }
+      return 'not-on-disk';
     }
   }
 
@@ -200,14 +226,19 @@ export class Deliverer {
   }
 
   /**
-   * Writes back what was sent while the ledger failed, oldest first. True when
-   * nothing is left; false when the ledger still fails (then claim nothing).
+   * Writes back what was sent while the ledger failed, oldest first, then the
+   * replies the ledger could not record (the journal). True when nothing is
+   * left; false when the ledger still fails (then claim nothing).
    */
   flushFacts(): boolean {
     while (this.facts.length > 0) {
       const fact = this.facts[0]!;
       if (this.monitor.guard('replay', fact.id, () => this.ledger.replay(fact)) === undefined) return false;
       this.facts.shift();
+    }
+    const journal = this.journal;
+    if (journal && this.unrecordedSending === 0 && journal.holdsReplies()) {
+      if (this.monitor.guard('writeJournal', '-', () => journal.writeInto(this.ledger)) === undefined) return false;
     }
     for (const id of this.finishedWithFacts) this.ledger.letGo(id);
     this.finishedWithFacts.clear();
@@ -239,16 +270,14 @@ export class Deliverer {
           // Marked on its way in the commit that recorded and claimed the reply.
           marker = claim.sendingMarked.marker;
         } else if (tracksArrival(sender)) {
-          const sending = await this.beforeSend('markChunkSending', id, () => this.ledger.markChunkSending(receipt, chunk.index), {
-            kind: 'chunk-sending',
-            id,
-            index: chunk.index,
-          });
-          if (sending && !sending.ok) {
-            return stop();
+          const sending = await this.beforeSend('markChunkSending', id, () => this.ledger.markChunkSending(receipt, chunk.index));
+          if (!sending) {
+            // Not marked: the part waits for the ledger (the lane tries again), the row is given back.
+            this.after('release', id, () => this.ledger.release(receipt));
+            return { status: 'waiting-for-ledger', id, chunksSent, recorded: true };
           }
-          // Unknown (the ledger failed): what the claim saw is the best knowledge there is.
-          marker = sending ? sending.marker : chunk.mayHaveArrived;
+          if (!sending.ok) return stop();
+          marker = sending.marker;
         } else {
           // No durable write before this send: the reply's record (committed, maybe not fsynced yet) must be on disk first.
           const recording = chunksSent === 0 ? this.recording.get(id) : undefined;
@@ -299,9 +328,17 @@ export class Deliverer {
   }
 
   /**
-   * Sends a reply the ledger could not record or claim (best effort): plainly,
-   * from its first chunk, remembering each step as a fact to write back. Its
-   * row (if it exists) stays held here until those facts are written.
+   * Sends a reply the ledger could not record (best effort — a reply is never
+   * lost because its bookkeeping failed): from its first chunk, remembering
+   * each step as a fact to write back. Its row (if it exists) stays held here
+   * until those facts are written.
+   *
+   * With a journal, the reply and each part's "on its way" are first written
+   * there, on the disk, so the ledger gets its row once it works again, here or
+   * at the next start (unrecorded-journal.ts). A part whose mark the journal
+   * cannot take is not sent (the journaled reply goes on from it once the ledger
+   * has it); only a reply the journal refused outright goes out with nothing on
+   * the disk (docs/delivery.md says what that can cost).
    */
   async sendUnrecorded(recorded: RecordedReply, sender: PlatformSender): Promise<DeliveryOutcome> {
     const { id, reply } = recorded;
@@ -309,23 +346,38 @@ export class Deliverer {
     const target = { chatId: reply.chatId, threadId: reply.threadId, replyTo: reply.replyTo };
     const chunks = unrecordedChunks(id, texts);
     this.ledger.hold(id);
+    this.unrecordedSending++;
+    const journaled = this.journal?.append([{ kind: 'reply', input: recordInput(recorded.platform, reply) }], true) === true;
     let chunksSent = 0;
     try {
       for (const chunk of chunks) {
-        if (tracksArrival(sender)) this.remember({ kind: 'chunk-sending', id, index: chunk.index });
+        if (tracksArrival(sender)) {
+          const sending: SendFact = { kind: 'chunk-sending', id, index: chunk.index };
+          if (journaled && !this.journal!.append([sending], true)) {
+            return { status: 'failed', id, chunksSent, recorded: false, error: 'neither the ledger nor its journal could mark the next part', retryable: true, permanent: false };
+          }
+          this.remember(sending);
+        }
         const result = await sendSafely(sender, chunk.text, { ...target, idempotencyKey: chunk.idempotencyKey });
         if (!result.ok) {
           return { status: 'failed', id, chunksSent, recorded: false, error: result.error, retryable: result.retryable && !result.permanent, permanent: result.permanent };
         }
         chunksSent += 1;
-        this.remember({ kind: 'chunk-delivered', id, index: chunk.index, platformMessageId: result.platformMessageId });
+        this.unrecordedFact(journaled, { kind: 'chunk-delivered', id, index: chunk.index, platformMessageId: result.platformMessageId });
       }
-      this.remember({ kind: 'delivered', id });
+      this.unrecordedFact(journaled, { kind: 'delivered', id });
       return { status: 'delivered', id, chunksSent, recorded: false };
     } finally {
+      this.unrecordedSending--;
       this.done(id);
       this.flushFacts();
     }
+  }
+
+  /** A fact of an unrecorded send after the fact (a confirmation): remembered, and journaled with no sync of its own. */
+  private unrecordedFact(journaled: boolean, fact: SendFact): void {
+    if (journaled) this.journal!.append([fact], false);
+    this.remember(fact);
   }
 
   /**

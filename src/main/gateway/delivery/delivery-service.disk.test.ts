@@ -1,3 +1,4 @@
+import { fdatasync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CommitGroup } from '../db/commit-group';
@@ -8,6 +9,7 @@ import { silentLogger } from '../logger';
 import type { NewReply } from './deliverer';
 import { DeliveryService } from './delivery-service';
 import type { PlatformSender } from './sender';
+import { RESEND_MARKER } from './marker';
 import { walFrames } from '../../../../test/support/wal-log';
 import { waitUntil } from '../../../../test/support/wait';
 
@@ -151,3 +153,38 @@ describe('a conversation’s next reply', () => {
   });
 });
 
+describe.runIf(process.platform === 'linux')('a disk that fails an fdatasync', () => {
+  it('sends nothing of a reply whose record was not synced, and sends it, unmarked, once the log is healed', async () => {
+    const db = openTestDb(join(tempDir(), 'homing.db'));
+    let failures = 1;
+    const group = new CommitGroup(db, {
+      fdatasync: (fd, done) => {
+        if (failures-- > 0) setImmediate(() => done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })));
+        else fdatasync(fd, done);
+      },
+    });
+    const service = DeliveryService.start({ db, clock: new ManualClock(), logger: silentLogger, bus: new EventBus(silentLogger), group, exclusive: true });
+    const sent: string[] = [];
+    service.registerPlatform({
+      name: 'irc',
+      serverIdempotency: false,
+      send: async (text) => {
+        sent.push(text);
+        return { ok: true, platformMessageId: `p${sent.length}` };
+      },
+    });
+    const recorded = await service.record('irc', reply(1));
+    // Committed, but the disk refused the sync: not one part leaves, and the ledger shows the failure.
+    expect(await service.sendRecorded(recorded)).toEqual({ status: 'waiting', id: recorded.id });
+    expect(sent).toEqual([]);
+    expect(service.ledgerHealth()).toMatchObject({ ok: false, lastError: expect.stringMatching(/EIO/) });
+    expect(group.diskFailing).toBeDefined();
+    // The conversation's drain tries again: its "on its way" mark heals the log first, then the part goes, with no marker (it never left).
+    await waitUntil('the reply delivered once the log is healed', () => service.ledger.getDelivery(recorded.id)?.state === 'delivered');
+    expect(sent).toEqual(['reply 1']);
+    expect(sent.some((text) => text.includes(RESEND_MARKER))).toBe(false);
+    expect(group.diskFailing).toBeUndefined();
+    await service.stop();
+    db.close();
+  });
+});

@@ -5,7 +5,9 @@ import type { Db } from '../db/database';
 import type { EventBus } from '../events';
 import { Ledger, type ClaimedObligation, type DeliverablePlatform, type LedgerPolicy, type ProcessProbe } from '../ledger';
 import type { Logger } from '../logger';
+import { dirname, join } from 'node:path';
 import { Deliverer, type DeliveryOutcome, type NewReply, type RecordedReply } from './deliverer';
+import { UNRECORDED_FILE, UnrecordedJournal } from './unrecorded-journal';
 import { tracksArrival, type PlatformSender } from './sender';
 
 export interface DeliveryServiceOptions {
@@ -85,6 +87,7 @@ export class DeliveryService {
       logger: options.logger,
       onLedgerFailure: (health) => bus.emit({ type: 'ledger.health', health, at: clock.now() }),
       group: this.group,
+      ...(options.db.memory ? {} : { journal: new UnrecordedJournal(join(dirname(options.db.name), UNRECORDED_FILE), options.logger) }),
     });
   }
 
@@ -151,11 +154,18 @@ export class DeliveryService {
   /**
    * Sends what the reply's conversation owes, this reply among them, in order;
    * resolves once nothing more of it can go now. A reply the ledger could not
-   * record (or claim) is sent anyway, unrecorded (best effort).
+   * record at all is sent anyway, unrecorded (best effort, see
+   * Deliverer.sendUnrecorded); a recorded one whose claim or mark the ledger
+   * cannot write waits for it ('waiting': its drain tries again).
    */
   async sendRecorded(committed: RecordedReply): Promise<SendOutcome> {
     // Nothing of a reply goes out before its record is on the disk.
     const recorded = await this.deliverer.onDisk(committed);
+    if (recorded === 'not-on-disk') {
+      // Committed, not known on the disk: its drain sends it once the log is healed.
+      this.retryLaneIn(committed.reply.sessionKey, LEDGER_RETRY_MS);
+      return { status: 'waiting', id: committed.id };
+    }
     const { id, platform } = recorded;
     const sender = this.platforms.get(platform);
     if (!recorded.result) {
@@ -164,17 +174,13 @@ export class DeliveryService {
     }
     // Settles as soon as the drain has sent this reply, before its delivered mark is
     // committed (the next group commit does that): the caller need not wait a commit.
-    const own = new Promise<DeliveryOutcome>((resolve) => this.watched.set(id, { taken: false, sent: resolve }));
+    const own = new Promise<DeliveryOutcome>((resolve) => this.watched.set(id, resolve));
     const lane = recorded.claim ? this.drain(recorded.reply.sessionKey, [recorded.claim], false) : this.drain(recorded.reply.sessionKey);
     const first = await Promise.race([own, lane]);
-    const sentHere = this.watched.get(id)?.taken === true;
     this.watched.delete(id);
     if (typeof first !== 'string') return first;
-    const end = first;
-    if (end === 'ledger-failed' && !sentHere && sender && !this.ledger.isHeld(id)) {
-      // Recorded, but the ledger failed before this reply could be claimed: send it anyway.
-      return this.deliverer.sendUnrecorded(recorded, sender);
-    }
+    // Not sent yet. A recorded reply the ledger failed to claim or mark waits for it (its lane
+    // tries again): sent unmarked now, a crash before the ledger heals could repeat it plainly.
     const row = this.deliverer.guard('getDelivery', id, () => this.ledger.getDelivery(id));
     if (row?.state === 'delivered') return { status: 'delivered', id, chunksSent: row.chunksTotal, recorded: true };
     if (row && (row.state === 'failed' || row.state === 'abandoned')) {
@@ -244,12 +250,8 @@ export class DeliveryService {
     this.deliverer.guard('stop', '-', () => this.ledger.stop());
   }
 
-  /**
-   * Replies sendRecorded waits for: whether a drain has taken them to the
-   * platform (a ledger failure must not send them twice), and how to tell it
-   * that a send ended delivered.
-   */
-  private readonly watched = new Map<string, { taken: boolean; readonly sent: (outcome: DeliveryOutcome) => void }>();
+  /** Replies sendRecorded waits for, and how to tell it that a send ended delivered. */
+  private readonly watched = new Map<string, (outcome: DeliveryOutcome) => void>();
 
   private async runLane(sessionKey: string, lane: Lane): Promise<LaneEnd> {
     try {
@@ -285,12 +287,14 @@ export class DeliveryService {
           this.ledger.letGo(claim.id);
           return 'idle';
         }
-        const watcher = this.watched.get(claim.id);
-        if (watcher) watcher.taken = true;
         const outcome = await this.deliverer.deliverClaimed(claim, sender, () => this.stopping);
         // Delivered: the caller hears at once. Failed or stopped: once the row's state is committed (sendRecorded reads it then).
-        if (outcome.status === 'delivered') watcher?.sent(outcome);
+        if (outcome.status === 'delivered') this.watched.get(claim.id)?.(outcome);
         else await this.group.flushed();
+        if (outcome.status === 'waiting-for-ledger') {
+          this.retryLaneIn(sessionKey, LEDGER_RETRY_MS);
+          return 'ledger-failed';
+        }
       }
     } finally {
       if (this.lanes.get(sessionKey) === lane) this.lanes.delete(sessionKey);

@@ -3,9 +3,10 @@ import type { Clock } from '../clock';
 import type { Logger } from '../logger';
 
 /**
- * Counts the ledger's own failures (busy, disk full, read-only, corrupt). The
- * delivery loop keeps sending when the ledger fails; this is how that failure
- * stays visible — in the log, through the API and as an event.
+ * Counts the ledger's own failures (busy, disk full, read-only, corrupt, a
+ * failed fdatasync). A reply the ledger could not record is still sent; one it
+ * recorded waits for it (docs/delivery.md). This is how the failure stays
+ * visible — in the log, through the API and as an event.
  */
 export class LedgerHealthMonitor {
   private failures = 0;
@@ -38,7 +39,7 @@ export class LedgerHealthMonitor {
     this.failures += 1;
     this.lastError = `${operation}: ${error instanceof Error ? error.message : String(error)}`;
     this.lastFailureAt = this.clock.now();
-    this.logger.error('the delivery ledger failed; sending anyway', { operation, obligation: id, error });
+    this.logger.error('the delivery ledger failed', { operation, obligation: id, error });
     try {
       this.onFailure(this.health());
     } catch (listenerError) {
