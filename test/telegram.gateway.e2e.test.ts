@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiResults, MethodName } from '../src/shared/api';
+import { createLineLogger } from '../src/main/gateway/logger';
 import { notificationFor } from '../src/main/notifications';
 import { startGatewayHarness, type GatewayHarness } from './support/gateway-harness';
 import { FakeTelegram, type FakeUser } from './support/fake-telegram';
@@ -42,7 +43,7 @@ describe('the gateway on Telegram (grammY against the fake Bot API)', () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  async function startGateway(agentArgs: string[] = [], telegram: Record<string, unknown> = {}) {
+  async function startGateway(agentArgs: string[] = [], telegram: Record<string, unknown> = {}, logLine?: (line: string) => void) {
     harness = await startGatewayHarness(
       {
         agent: { type: 'command', command: process.execPath, args: [REPLY_AGENT, ...agentArgs] },
@@ -58,7 +59,11 @@ describe('the gateway on Telegram (grammY against the fake Bot API)', () => {
         },
         delivery: { leaseSeconds: 2 },
       },
-      { env: { TELEGRAM_TOKEN: fake.token }, tuning: { telegram: { reconnectDelayMs: () => 200, typingIntervalMs: 300, conflictDelayMs: 300 } } },
+      {
+        env: { TELEGRAM_TOKEN: fake.token },
+        tuning: { telegram: { reconnectDelayMs: () => 200, typingIntervalMs: 300, conflictDelayMs: 300 } },
+        ...(logLine ? { logger: createLineLogger({ level: 'debug', write: logLine }) } : {}),
+      },
     );
     await harness.waitFor('platform.state', (event) => event.platform.name === 'telegram' && event.platform.state === 'connected');
     return harness;
@@ -117,6 +122,34 @@ describe('the gateway on Telegram (grammY against the fake Bot API)', () => {
     expect(sessions.map((session) => session.title)).toEqual(['Family']);
     const messages = (await call('getTranscript', { sessionId: sessions[0]!.sessionId })).messages;
     expect(messages.flatMap((message) => (message.role === 'user' ? [message.sender.name] : []))).toEqual(['Alice', 'Alice', 'Alice']);
+  });
+
+  it('keeps no raw Telegram id in a group conversation’s transcripts, session keys or log lines, and /status in the group shows none', async () => {
+    const logged: string[] = [];
+    await startGateway([], {}, (line) => logged.push(line));
+    const topic = fake.createTopic(FORUM, 'Garden', bob);
+    fake.userSays({ from: alice, chatId: GROUP, text: '@homing_test_bot hello', entities: [{ type: 'mention', offset: 0, length: 16 }] });
+    await waitUntil('the group reply', () => fake.sentTo(GROUP).length === 1);
+    fake.userSays({ from: alice, chatId: GROUP, text: 'and this', replyTo: fake.sentTo(GROUP)[0]!.messageId });
+    fake.userSays({ from: alice, chatId: GROUP, text: '/status', entities: [{ type: 'bot_command', offset: 0, length: 7 }] });
+    fake.userSays({ from: bob, chatId: FORUM, threadId: topic, text: '@homing_test_bot in the topic', entities: [{ type: 'mention', offset: 0, length: 16 }] });
+    await waitUntil('every reply', () => fake.sentTo(GROUP).length === 3 && fake.sentTo(FORUM).length === 1);
+    const status = fake.sentTo(GROUP)[2]!.text;
+    expect(status).toMatch(/^Conversation: agent:main:telegram:group:chat_[0-9a-f]{12}\n/);
+    await harness!.gateway.sessions.whenDurable((await call('listSessions')).sessions[0]!.sessionId);
+
+    // The raw ids: the chats, the people, and every message id the platform gave (refs name their chat).
+    const raw = [String(GROUP).slice(1), String(FORUM).slice(1), String(alice.id), String(bob.id)];
+    const transcripts = readdirSync(join(harness!.dataDir, 'sessions'))
+      .filter((name) => name.endsWith('.jsonl'))
+      .map((name) => readFileSync(join(harness!.dataDir, 'sessions', name), 'utf8'));
+    expect(transcripts).toHaveLength(2);
+    const keys = (await call('listSessions')).sessions.map((session) => session.sessionKey);
+    expect(keys).toHaveLength(2);
+    for (const text of [status, ...transcripts, ...keys, ...logged]) for (const id of raw) expect(text).not.toContain(id);
+    // Message refs are pseudonyms too (a raw one names its chat: tg:<chat>:<message>).
+    for (const text of transcripts) expect(text).not.toMatch(/"(messageRef|replyTo)":"(?!msg_[0-9a-f]{12}")/);
+    expect(logged.join('\n')).toMatch(/telegram/);
   });
 
   it('gives a forum topic its own conversation and answers in the same topic; the General topic is the chat itself', async () => {

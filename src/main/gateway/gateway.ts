@@ -44,6 +44,7 @@ import { sessionApiHandlers } from './session/api-handlers';
 import { openSessionStore } from './session/open-store';
 import { loadOrCreateInstallSecret } from './session/install-secret';
 import { createPseudonymiser, type Pseudonymiser } from './session/pseudonyms';
+import { renameRawSessionKeys } from './session/rename-keys';
 import { matchRoute, type Route } from './routing/routing';
 import type { SessionStore } from './session/store';
 
@@ -131,6 +132,8 @@ export class Gateway {
     });
     const config = this.config.current;
     const pseudonyms = createPseudonymiser(options.installSecret ?? loadOrCreateInstallSecret(dataDir));
+    // Keys written before they were pseudonymous are renamed before any conversation is looked up.
+    renameRawSessionKeys(db, pseudonyms, logger, this.clock.now());
     this.pairing = new PairingStore(dataDir, { clock: this.clock, logger, pseudonym: (platform, senderId) => pseudonyms.person(platform, senderId) });
     this.pairing.onChange(() => this.bus.emit({ type: 'pairing.changed', at: this.clock.now() }));
     this.queue = new ConversationQueue(config.maxConcurrentTurns);

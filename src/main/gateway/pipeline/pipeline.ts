@@ -177,7 +177,9 @@ export class Pipeline {
     let context: TurnContext;
     let reset: 'daily' | 'idle' | undefined;
     try {
-      if (message.maybeSeen && this.alreadySaved(key, message.messageRef)) {
+      const messageRef = sessions.messageRefFor(source.platform, message.messageRef);
+      // A message saved before refs were pseudonyms is in its transcript by its raw ref.
+      if (message.maybeSeen && this.alreadySaved(key, [messageRef, message.messageRef])) {
         tell('saved');
         return Promise.resolve({ kind: 'ignored' });
       }
@@ -186,8 +188,8 @@ export class Pipeline {
       const text = first ?? message.text;
       // Durable intake: on disk before it waits for anything, so a crash from here on
       // leaves a saved, unanswered message that the next start answers.
-      sessions.appendUserTurn(resolved.sessionId, { source, text, messageRef: message.messageRef });
-      context = turnContext(resolved, source, { ...message, text });
+      sessions.appendUserTurn(resolved.sessionId, { source, text, messageRef });
+      context = turnContext(resolved, source, { ...message, messageRef, text });
     } catch (error) {
       this.options.logger.error('a message could not be saved; it is skipped', { platform: source.platform, error });
       tell('not-now');
@@ -219,13 +221,13 @@ export class Pipeline {
    * (the previous process saved it, then died before confirming receipt).
    * Recovery answers it if its turn was interrupted.
    */
-  private alreadySaved(sessionKey: string, messageRef: string): boolean {
+  private alreadySaved(sessionKey: string, messageRefs: readonly string[]): boolean {
     // Read only: the conversation's current session, not resolve() (which may start one).
     const sessions = this.options.sessions();
     const current = sessions.find(sessionKey);
     if (!current) return false;
     const { turns } = sessions.loadContext(current.sessionId, { maxTurns: DUPLICATE_LOOKBACK_TURNS });
-    return turns.some((turn) => turn.type === 'user' && turn.messageRef === messageRef);
+    return turns.some((turn) => turn.type === 'user' && turn.messageRef !== undefined && messageRefs.includes(turn.messageRef));
   }
 
   /** Whether this process has taken the message and is answering it (recovery skips those). */

@@ -77,4 +77,13 @@ export const sessionMigrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    // Session keys hold no raw id any more (session-key.ts): a group's chat and a
+    // thread appear as pseudonyms. The renaming needs the install's pseudonym key,
+    // so it runs at start (rename-keys.ts), not here; this table says it is done.
+    id: 'session-005-pseudonymous-keys',
+    up(db) {
+      db.exec('CREATE TABLE session_keys_renamed (renamed_at INTEGER NOT NULL) STRICT');
+    },
+  },
 ];

@@ -20,6 +20,12 @@ export interface Pseudonymiser {
   linkedPerson(linkName: string): string;
   /** `<platform>:<12 hex>`: a chat, for logs and what the agent is shown. */
   chat(platform: string, chatId: string): string;
+  /** `chat_<12 hex>`: the same chat as a session key's part (the same MAC as `chat`). */
+  chatKey(platform: string, chatId: string): string;
+  /** `thread_<12 hex>`: a thread or topic as a session key's part (after its chat's part). */
+  thread(platform: string, threadId: string): string;
+  /** `msg_<12 hex>`: a message's platform reference, as transcripts and the ledger keep it. */
+  message(platform: string, messageRef: string): string;
 }
 
 export function createPseudonymiser(key: Uint8Array): Pseudonymiser {
@@ -36,5 +42,8 @@ export function createPseudonymiser(key: Uint8Array): Pseudonymiser {
     peer: (senderId) => `user_${mac('peer', senderId)}`,
     linkedPerson: (linkName) => `user_${mac('link', linkName)}`,
     chat: (platform, chatId) => `${platform}:${mac('chat', platform, chatId)}`,
+    chatKey: (platform, chatId) => `chat_${mac('chat', platform, chatId)}`,
+    thread: (platform, threadId) => `thread_${mac('thread', platform, threadId)}`,
+    message: (platform, messageRef) => `msg_${mac('message', platform, messageRef)}`,
   };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadPlatformIds } from './fixtures/shared-data';
 import { isSessionKeyUnsafe } from './path-safety';
 import { createPseudonymiser } from './pseudonyms';
-import { buildSessionKey, decodeKeyPart, DM_SCOPES, encodeKeyPart, SessionKeyConfigError, type SessionKeyOptions } from './session-key';
+import { buildSessionKey, decodeKeyPart, DM_SCOPES, encodeKeyPart, pseudonymousKey, SessionKeyConfigError, type SessionKeyOptions } from './session-key';
 import { CHAT_TYPES, type SessionSource } from './source';
 
 const pseudonyms = createPseudonymiser(Buffer.alloc(32, 7));
@@ -25,13 +25,12 @@ describe('buildSessionKey: a table for every platform in platform-ids.json and e
     const ids = [...new Set(Object.values(roles).flat())];
 
     for (const chatType of CHAT_TYPES.filter((type) => type !== 'direct')) {
-      it(`${platform} ${chatType}: every id gives a safe key that keeps the id verbatim, distinct ids distinct keys`, () => {
+      it(`${platform} ${chatType}: every id gives a safe key that names the chat by its pseudonym only, distinct ids distinct keys`, () => {
         const keys = ids.map((chatId) => key({ platform, chatId, chatType }));
         keys.forEach((built, index) => {
           expect(isSessionKeyUnsafe(built)).toBe(false);
-          const prefix = `agent:main:${platform}:${chatType}:`;
-          expect(built.startsWith(prefix)).toBe(true);
-          expect(decodeKeyPart(built.slice(prefix.length))).toBe(ids[index]);
+          expect(built).toBe(`agent:main:${platform}:${chatType}:${pseudonyms.chatKey(platform, ids[index]!)}`);
+          expect(built).toMatch(/:chat_[0-9a-f]{12}$/);
         });
         expect(new Set(keys).size).toBe(ids.length);
       });
@@ -71,27 +70,31 @@ describe('buildSessionKey: a table for every platform in platform-ids.json and e
 
 describe('buildSessionKey: the routing rules', () => {
   it.each<[string, Partial<SessionSource>, string]>([
-    ['a Telegram supergroup', { platform: 'telegram', chatId: '-1001234567890' }, 'agent:main:telegram:group:-1001234567890'],
+    ['a Telegram supergroup', { platform: 'telegram', chatId: '-1001234567890' }, `agent:main:telegram:group:${pseudonyms.chatKey('telegram', '-1001234567890')}`],
     [
       'a Telegram forum topic',
       { platform: 'telegram', chatId: '-1001234567890', threadId: '42' },
-      'agent:main:telegram:group:-1001234567890:thread:42',
+      `agent:main:telegram:group:${pseudonyms.chatKey('telegram', '-1001234567890')}:thread:${pseudonyms.thread('telegram', '42')}`,
     ],
-    ['a Discord thread (a channel of its own)', { platform: 'discord', chatId: '1234567890123456789', chatType: 'thread' }, 'agent:main:discord:thread:1234567890123456789'],
+    [
+      'a Discord thread (a channel of its own)',
+      { platform: 'discord', chatId: '1234567890123456789', chatType: 'thread' },
+      `agent:main:discord:thread:${pseudonyms.chatKey('discord', '1234567890123456789')}`,
+    ],
     [
       'a Slack thread',
       { platform: 'slack', chatId: 'C0123ABCD45', chatType: 'channel', threadId: '1712345678.123456' },
-      'agent:main:slack:channel:C0123ABCD45:thread:1712345678.123456',
+      `agent:main:slack:channel:${pseudonyms.chatKey('slack', 'C0123ABCD45')}:thread:${pseudonyms.thread('slack', '1712345678.123456')}`,
     ],
     [
-      'a Google Chat thread (slashes kept)',
-      { platform: 'google_chat', chatId: 'spaces/AAAAb1c2D3e', threadId: 'spaces/AAAAb1c2D3e/threads/kVOtO797ZxQ' },
-      'agent:main:google_chat:group:spaces/AAAAb1c2D3e:thread:spaces/AAAAb1c2D3e/threads/kVOtO797ZxQ',
+      'a Telegram forum topic in a direct chat',
+      { platform: 'telegram', chatId: '7100000001', senderId: '7100000001', chatType: 'direct', threadId: '9000017' },
+      `agent:main:telegram:direct:${pseudonyms.person('telegram', '7100000001')}:thread:${pseudonyms.thread('telegram', '9000017')}`,
     ],
-    ['a Matrix room (colon escaped, case kept)', { platform: 'matrix', chatId: '!abcDEF123:example.org' }, 'agent:main:matrix:group:!abcDEF123%3Aexample.org'],
-    ['a Signal group (base64 kept)', { platform: 'signal', chatId: 'aGVsbG8vd29ybGQ+Zm9vYmFy/Q==' }, 'agent:main:signal:group:aGVsbG8vd29ybGQ+Zm9vYmFy/Q=='],
-  ])('%s', (_what, source, expected) => {
-    expect(key(source)).toBe(expected);
+  ])('%s: no raw id in the key', (_what, source, expected) => {
+    const built = key(source);
+    expect(built).toBe(expected);
+    for (const raw of [source.chatId, source.threadId, source.senderId]) if (raw !== undefined) expect(built).not.toContain(raw);
   });
 
   it('never lowercases: rooms that differ only by case are different sessions', () => {
@@ -99,6 +102,7 @@ describe('buildSessionKey: the routing rules', () => {
   });
 
   it('cannot be fooled by an id that imitates the thread suffix', () => {
+    expect(key({ chatId: 'x', threadId: 'y' })).toMatch(/^agent:main:telegram:group:chat_[0-9a-f]{12}:thread:thread_[0-9a-f]{12}$/);
     expect(key({ chatId: 'x:thread:y' })).not.toBe(key({ chatId: 'x', threadId: 'y' }));
   });
 
@@ -107,7 +111,7 @@ describe('buildSessionKey: the routing rules', () => {
     const bob = { chatId: '-100', senderId: '2' };
     expect(key(alice)).toBe(key(bob));
     expect(key(alice, { groupSessionsPerUser: true })).not.toBe(key(bob, { groupSessionsPerUser: true }));
-    expect(key(alice, { groupSessionsPerUser: true })).toBe(`agent:main:telegram:group:-100:sender:${pseudonyms.person('telegram', '1')}`);
+    expect(key(alice, { groupSessionsPerUser: true })).toBe(`agent:main:telegram:group:${pseudonyms.chatKey('telegram', '-100')}:sender:${pseudonyms.person('telegram', '1')}`);
   });
 
   it('per-peer shares a session for the same raw id on two platforms; per-platform-peer does not', () => {
@@ -130,7 +134,7 @@ describe('buildSessionKey: the routing rules', () => {
   });
 
   it('uses the configured agent id', () => {
-    expect(key({ chatId: '-1' }, { agentId: 'helper' })).toBe('agent:helper:telegram:group:-1');
+    expect(key({ chatId: '-1' }, { agentId: 'helper' })).toBe(`agent:helper:telegram:group:${pseudonyms.chatKey('telegram', '-1')}`);
   });
 
   it.each<[string, Partial<SessionKeyOptions>]>([
@@ -151,5 +155,35 @@ describe('encodeKeyPart', () => {
   it('escapes the escape character, so already-escaped text stays distinct', () => {
     expect(encodeKeyPart('%3A')).not.toBe(encodeKeyPart(':'));
     expect(decodeKeyPart(encodeKeyPart('%3A'))).toBe('%3A');
+  });
+});
+
+describe('pseudonymousKey: keys written before pseudonyms, renamed', () => {
+  const old = (chatId: string, thread?: string) => `agent:main:matrix:group:${encodeKeyPart(chatId)}${thread === undefined ? '' : `:thread:${encodeKeyPart(thread)}`}`;
+
+  it('gives the key the builder builds now, for a group, its thread and a sender of its own', () => {
+    const source = { platform: 'matrix', chatId: '!abcDEF123:example.org', chatType: 'group' as const, threadId: '$event:example.org', senderId: '@a:example.org' };
+    const now = buildSessionKey(source, { pseudonyms, groupSessionsPerUser: true });
+    const before = `${old(source.chatId, source.threadId)}:sender:${pseudonyms.person('matrix', source.senderId)}`;
+    expect(pseudonymousKey(before, 'matrix', pseudonyms)).toBe(now);
+    expect(pseudonymousKey(old(source.chatId), 'matrix', pseudonyms)).toBe(key({ platform: 'matrix', chatId: source.chatId }));
+  });
+
+  it('leaves a key with no raw id alone (undefined): direct chats, and keys renamed before', () => {
+    const direct = key({ platform: 'telegram', chatId: '5', senderId: '5', chatType: 'direct' });
+    expect(pseudonymousKey(direct, 'telegram', pseudonyms)).toBeUndefined();
+    expect(pseudonymousKey(key({ chatId: '-100', threadId: '4' }), 'telegram', pseudonyms)).toBeUndefined();
+    expect(pseudonymousKey('agent:main:main', 'telegram', pseudonyms)).toBeUndefined();
+    expect(pseudonymousKey('not a key', 'telegram', pseudonyms)).toBeUndefined();
+  });
+
+  it('renames the raw thread of a direct chat, in every direct scope', () => {
+    for (const dmScope of ['main', 'per-peer', 'per-platform-peer'] as const) {
+      const source = { platform: 'telegram', chatId: '7', senderId: '7', chatType: 'direct' as const, threadId: '12' };
+      const now = buildSessionKey(source, { pseudonyms, dmScope });
+      const before = now.replace(pseudonyms.thread('telegram', '12'), '12');
+      expect(before).not.toBe(now);
+      expect(pseudonymousKey(before, 'telegram', pseudonyms)).toBe(now);
+    }
   });
 });

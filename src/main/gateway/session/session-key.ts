@@ -31,14 +31,17 @@ export class SessionKeyConfigError extends Error {
 }
 
 /**
- * `agent:<agentId>:<platform>:<chatType>:<chatId>[:thread:<threadId>][:sender:<pseudonym>]`;
+ * `agent:<agentId>:<platform>:<chatType>:chat_<12 hex>[:thread:thread_<12 hex>][:sender:<pseudonym>]`;
  * a direct chat's peer appears as its pseudonym, and `main` / `per-peer` / linked
  * direct chats drop the platform (`agent:<agentId>:main`, `agent:<agentId>:direct:<pseudonym>`).
  *
- * Raw ids are kept verbatim, case included: Matrix room ids and Signal group ids
- * differ by case alone. Each id is escaped so that it contains no `:`, so the
- * key splits back into exactly its parts and two distinct sources can only
- * share a key if the routing rules say they should.
+ * No raw id is in a key: a group's chat and a thread appear as pseudonyms (keyed
+ * MACs of the raw id, case and every character included, so Matrix rooms that
+ * differ by case alone stay apart). A key is stored (the session index, the
+ * ledger, transcript headers) and shown (`/status`, the window); the raw ids
+ * needed to reply live in the session index's `address` and the ledger's target.
+ * Keys written before pseudonyms (raw ids, escaped) are renamed once at start
+ * (`pseudonymousKey`).
  */
 export function buildSessionKey(source: SessionSource, options: SessionKeyOptions): string {
   return createSessionKeyBuilder(options)(source);
@@ -63,9 +66,9 @@ export function createSessionKeyBuilder(options: SessionKeyOptions): (source: Se
       else if (dmScope === 'per-peer') parts.push('direct', pseudonyms.peer(peerId));
       else parts.push(source.platform, 'direct', pseudonyms.person(source.platform, peerId));
     } else {
-      parts.push(source.platform, source.chatType, encodeKeyPart(source.chatId));
+      parts.push(source.platform, source.chatType, pseudonyms.chatKey(source.platform, source.chatId));
     }
-    if (source.threadId !== undefined) parts.push('thread', encodeKeyPart(source.threadId));
+    if (source.threadId !== undefined) parts.push('thread', pseudonyms.thread(source.platform, source.threadId));
     if (perUser && source.chatType !== 'direct' && source.senderId !== undefined) {
       parts.push('sender', pseudonyms.person(source.platform, source.senderId));
     }
@@ -75,6 +78,32 @@ export function createSessionKeyBuilder(options: SessionKeyOptions): (source: Se
     if (isSessionKeyUnsafe(key)) throw new Error(`built an unsafe session key for ${source.platform}`);
     return key;
   };
+}
+
+const SHARED_CHATS: ReadonlySet<string> = new Set(['group', 'channel', 'thread']);
+
+/**
+ * A key as `buildSessionKey` builds it now, from one written before keys were
+ * pseudonymous (a group's raw chat id, a raw thread id, escaped): undefined when
+ * it holds no raw id. `platform` is the conversation's (a `per-peer` key does not
+ * name it). Pure, so a start interrupted while renaming only renames again.
+ */
+export function pseudonymousKey(key: string, platform: string, pseudonyms: Pseudonymiser): string | undefined {
+  const parts = key.split(':');
+  if (parts[0] !== 'agent' || parts.length < 3) return undefined;
+  // Where a thread part may follow: after `main`, after a direct chat's pseudonym, or after a shared chat's id.
+  let next: number;
+  if (parts[2] === 'main') next = 3;
+  else if (parts[2] === 'direct') next = 4;
+  else if (parts[3] === 'direct') next = 5;
+  else if (parts.length >= 5 && SHARED_CHATS.has(parts[3]!)) {
+    if (!parts[4]!.startsWith('chat_')) parts[4] = pseudonyms.chatKey(parts[2]!, decodeKeyPart(parts[4]!));
+    next = 5;
+  } else return undefined;
+  const thread = parts[next + 1];
+  if (parts[next] === 'thread' && thread !== undefined && !thread.startsWith('thread_')) parts[next + 1] = pseudonyms.thread(platform, decodeKeyPart(thread));
+  const renamed = parts.join(':');
+  return renamed === key ? undefined : renamed;
 }
 
 function linkEntry(platform: string, id: string): string {

@@ -60,7 +60,7 @@ describe('SessionStore: resolving a conversation', () => {
   it('starts a session for a new key and continues it for the next message', () => {
     const sessions = store();
     const first = sessions.resolve(group);
-    expect(first).toEqual({ sessionKey: 'agent:main:telegram:group:-1001234567890', sessionId: expect.any(String), status: 'new' });
+    expect(first).toEqual({ sessionKey: expect.stringMatching(/^agent:main:telegram:group:chat_[0-9a-f]{12}$/), sessionId: expect.any(String), status: 'new' });
     clock.t += MINUTE;
     expect(sessions.resolve(group)).toEqual({ ...first, status: 'continued' });
   });

@@ -14,6 +14,7 @@ import {
   type ResetReason,
 } from './continuation';
 import { MAX_PREVIEW, sanitizeDisplayName, toDisplayLine } from './display-text';
+import { LOCAL_PLATFORM_NAME } from '../../../shared/platforms';
 import type { Pseudonymiser } from './pseudonyms';
 import { createSessionIdSource, type SessionIdSource } from './session-id';
 import type { DeliveryAddress, WaitingChange } from './session-index';
@@ -133,6 +134,15 @@ export class SessionStore extends SessionReader {
 
   sessionKeyFor(source: SessionSource): string {
     return this.keyFor(source);
+  }
+
+  /**
+   * A message's platform reference as transcripts and the ledger keep it: a
+   * pseudonym (a platform's ref names its chat: `tg:<chat id>:<message id>`).
+   * The local chat's refs are Homing's own and stay as they are.
+   */
+  messageRefFor(platform: string, messageRef: string): string {
+    return platform === LOCAL_PLATFORM_NAME ? messageRef : this.pseudonyms.message(platform, messageRef);
   }
 
   /**
