@@ -143,9 +143,15 @@ export class Gateway {
     this.sessionStore = this.openSessions(config);
     this.sessionSettings = JSON.stringify(config.sessions);
     this.agent = this.buildAgent(config);
+    this.sleep = new SleepDetector({
+      clock: this.clock,
+      onResume: (sleptMs) => void this.resumed(sleptMs),
+      onStall: (stalledMs) => logger.warn('the event loop was blocked (a stall, not a sleep: counted as awake time)', { stalledMs }),
+    });
     // Registers this process's ledger instance, starts its heartbeat and sweep
     // timers (unref'd) and sweeps once; platforms join as they connect.
     this.deliveries = DeliveryService.start({
+      suspendedMs: () => this.sleep.suspendedMs(),
       db,
       clock: this.clock,
       logger,
@@ -178,10 +184,6 @@ export class Gateway {
       onReachable: () => void this.deliveries.sweepNow(),
     });
     this.local = new LocalAdapter(() => {});
-    this.sleep = new SleepDetector({
-      clock: this.clock,
-      onResume: (sleptMs) => void this.resumed(sleptMs),
-    });
     this.api = new ApiServer(committedFirst(this.handlers(), this.group), this.bus, logger);
     this.ready = this.boot();
   }

@@ -47,3 +47,45 @@ export function createLineLogger(
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export interface RateLimitOptions {
+  /** Lines of one cause written in a window before the rest are only counted (default 10). */
+  readonly burst?: number;
+  /** The window, in milliseconds (default a minute). */
+  readonly windowMs?: number;
+}
+
+/**
+ * A logger that writes at most `burst` lines of each cause — a level and its
+ * message text, whatever the fields — per window, and counts the rest: when a
+ * window that suppressed lines ends, one line says how many (a timer, unref'd,
+ * so a quiet gateway still hears it). For lines a network can make Homing
+ * write at will: refused connections, strangers asking to pair, hostile frames.
+ */
+export function rateLimitedLogger(logger: Logger, options: RateLimitOptions = {}): Logger {
+  const burst = options.burst ?? 10;
+  const windowMs = options.windowMs ?? 60_000;
+  const windows = new Map<string, { written: number; suppressed: number }>();
+  const at =
+    (level: LogLevel) =>
+    (message: string, fields?: LogFields): void => {
+      const cause = `${level} ${message}`;
+      let window = windows.get(cause);
+      if (!window) {
+        const opened = { written: 0, suppressed: 0 };
+        window = opened;
+        windows.set(cause, opened);
+        setTimeout(() => {
+          windows.delete(cause);
+          if (opened.suppressed > 0) logger[level](`${message} (${opened.suppressed} more like this in the last ${Math.round(windowMs / 1000)} s were not logged)`, { suppressed: opened.suppressed });
+        }, windowMs).unref();
+      }
+      if (window.written < burst) {
+        window.written++;
+        logger[level](message, fields);
+      } else {
+        window.suppressed++;
+      }
+    };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}

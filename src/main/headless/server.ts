@@ -6,7 +6,7 @@ import { extname, join, resolve, sep } from 'node:path';
 import { WebSocketServer } from 'ws';
 import { API_SUBPROTOCOL } from '../../shared/headless-auth';
 import type { ApiServer } from '../gateway/api/server';
-import type { Logger } from '../gateway/logger';
+import { rateLimitedLogger, type Logger } from '../gateway/logger';
 import { contentSecurityPolicy } from '../security';
 import {
   apiTokenFromUpgrade,
@@ -72,7 +72,9 @@ function securityHeaders(port: number): Record<string, string> {
 }
 
 /** Serves the window and the API on 127.0.0.1, behind the access token. */
-export async function startHeadlessServer(options: HeadlessServerOptions): Promise<HeadlessServer> {
+export async function startHeadlessServer(given: HeadlessServerOptions): Promise<HeadlessServer> {
+  // Whoever can reach the port can make these lines: each cause is logged a few times a minute, the rest counted.
+  const options = { ...given, logger: rateLimitedLogger(given.logger) };
   const token = options.token ?? createAccessToken();
   const rendererDir = resolve(options.rendererDir);
   const wss = new WebSocketServer({

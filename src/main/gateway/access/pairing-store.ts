@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { PairedSender, PairingFlood, PairingOverview } from '../../../shared/api';
 import type { Clock } from '../clock';
-import type { Logger } from '../logger';
+import { rateLimitedLogger, type Logger } from '../logger';
 import { readJsonOrMoveAside, writePrivateFile } from '../private-file';
 
 /**
@@ -85,11 +85,14 @@ export class PairingStore {
   private readonly listeners = new Set<() => void>();
   /** Per platform, when senders who were not kept (the list was full) asked; memory only, for the flood count. */
   private readonly notKept = new Map<string, number[]>();
+  /** Strangers decide how often a request is logged: each cause a few times a minute, the rest counted. */
+  private readonly requestLog: Logger;
 
   constructor(
     dataDir: string,
     private readonly deps: { readonly clock: Clock; readonly logger: Logger; readonly pseudonym: (platform: string, senderId: string) => string; readonly random?: (max: number) => number },
   ) {
+    this.requestLog = rateLimitedLogger(deps.logger);
     this.file = join(dataDir, PAIRING_FILE);
     const loaded = existsSync(this.file)
       ? readJsonOrMoveAside(this.file, fileSchema, (movedTo) => deps.logger.error('the pairing file could not be read; moved it aside (approvals must be given again)', { movedTo }))
@@ -137,7 +140,7 @@ export class PairingStore {
       const times = (this.notKept.get(platform) ?? []).filter((at) => now - at < FLOOD_WINDOW_MS);
       if (times.length < MAX_NOT_KEPT_TIMES) times.push(now);
       this.notKept.set(platform, times);
-      if (times.length === 1) this.deps.logger.warn('pairing: the list of waiting senders is full; new senders are counted, not kept', { platform, kept: MAX_PENDING });
+      if (times.length === 1) this.requestLog.warn('pairing: the list of waiting senders is full; new senders are counted, not kept', { platform, kept: MAX_PENDING });
       if (requests.length !== this.data.requests.length) this.write({ ...this.data, requests });
       // Every tenth, not every one: each change makes the window read the whole list again.
       else if (times.length % 10 === 1) this.changed();
@@ -146,7 +149,7 @@ export class PairingStore {
     const code = this.newCode(requests);
     const fresh: StoredRequest = { platform, senderId: sender.id, chatId: sender.chatId, name: sender.name ?? null, code, requestedAt: now, toldAt: null };
     this.write({ ...this.data, requests: [...requests, fresh] });
-    this.deps.logger.info('pairing: a new sender asked to talk to the agent', { platform, sender: this.deps.pseudonym(platform, sender.id) });
+    this.requestLog.info('pairing: a new sender asked to talk to the agent', { platform, sender: this.deps.pseudonym(platform, sender.id) });
     return { code };
   }
 

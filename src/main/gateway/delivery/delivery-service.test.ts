@@ -37,4 +37,22 @@ describe('the delivery service (the gateway’s seam for adapters)', () => {
     expect(db.prepare('SELECT stopped_at FROM ledger_instances WHERE id = ?').get(service.ledger.instanceId)).toEqual({ stopped_at: clock.now() });
     db.close();
   });
+
+  it('credits the awake clock with the time between sweeps less the time the machine was measured suspended', async () => {
+    const db = openTestDb(join(tempDir(), 'homing.db'));
+    const clock = new ManualClock();
+    let suspended = 0;
+    const service = DeliveryService.start({ db, clock, logger: silentLogger, bus: new EventBus(silentLogger), suspendedMs: () => suspended });
+    const awake = () => (db.prepare(`SELECT value FROM ledger_meta WHERE key = 'awake_ms'`).get() as { value: number }).value;
+    const start = awake();
+    clock.advance(60_000);
+    suspended += 50_000; // a sleep of 50 s within the minute
+    service.sweepNow();
+    expect(awake() - start).toBe(10_000);
+    clock.advance(30_000); // awake (a stall counts too)
+    service.sweepNow();
+    expect(awake() - start).toBe(40_000);
+    await service.stop();
+    db.close();
+  });
 });

@@ -28,6 +28,12 @@ export interface DeliveryServiceOptions {
   readonly exclusive?: boolean;
   /** The gateway's group commit, shared with the session store (default: one of its own on `db`). */
   readonly group?: CommitGroup;
+  /**
+   * Time the machine has been suspended since some fixed moment, measured when
+   * called (power/sleep-detector.ts): the ledger's awake clock leaves out what
+   * passed between two sweeps while the machine slept. Default: none measured.
+   */
+  readonly suspendedMs?: () => number;
 }
 
 /** A conversation's outbox being drained now. */
@@ -69,6 +75,8 @@ export class DeliveryService {
   private stopping = false;
   private stopped = false;
   private last: { at: number; report: SweepReport } | null = null;
+  /** `suspendedMs()` at the last sweep that credited the awake clock. */
+  private suspendedAtSweep = 0;
 
   private constructor(private readonly options: DeliveryServiceOptions) {
     const { bus, clock } = options;
@@ -322,9 +330,12 @@ export class DeliveryService {
   private sweep(): SweepReport | undefined {
     if (this.stopping) return EMPTY_REPORT;
     if (!this.deliverer.flushFacts()) return undefined;
+    const suspended = this.options.suspendedMs?.() ?? 0;
+    const suspendedMs = suspended - this.suspendedAtSweep;
     const outcome = this.deliverer.guard('sweepRecoverable', '-', () =>
-      this.ledger.sweepRecoverable({ now: this.options.clock.now(), deliverablePlatforms: this.deliverable() }),
+      this.ledger.sweepRecoverable({ now: this.options.clock.now(), deliverablePlatforms: this.deliverable(), suspendedMs }),
     );
+    if (outcome) this.suspendedAtSweep = suspended;
     if (!outcome) return undefined;
     for (const claim of outcome.claimed) void this.drain(claim.sessionKey, [claim]);
     this.last = { at: this.options.clock.now(), report: outcome.report };

@@ -104,6 +104,22 @@ describe('the sweep', () => {
     expect(owed).toEqual({ ms: 4 * MINUTE });
   });
 
+  it('leaves out time measured as suspended, and counts the rest (a stall is awake time)', () => {
+    const { db, clock, ledger } = setup({ staleAfterMs: 10 * MINUTE, maxCreditMs: 5 * MINUTE });
+    const id = orphan(db, clock, 1, 'matrix');
+    sweep(ledger, clock, []);
+    // Four minutes pass between two sweeps, three of them with the machine suspended.
+    clock.advance(4 * MINUTE);
+    ledger.sweepRecoverable({ now: clock.now(), deliverablePlatforms: [], suspendedMs: 3 * MINUTE });
+    // A stall: two minutes with no suspension measured.
+    clock.advance(2 * MINUTE);
+    ledger.sweepRecoverable({ now: clock.now(), deliverablePlatforms: [], suspendedMs: 0 });
+    const owed = db
+      .prepare(`SELECT (SELECT value FROM ledger_meta WHERE key = 'awake_ms') - owed_since_awake AS ms FROM ledger_obligations WHERE id = ?`)
+      .get(id);
+    expect(owed).toEqual({ ms: 3 * MINUTE });
+  });
+
   it('a platform that is not connected keeps its row’s attempt budget, and the row is delivered once it returns', () => {
     const { db, clock, ledger } = setup();
     const id = orphan(db, clock, 1, 'matrix');

@@ -21,6 +21,8 @@ export interface DeliverablePlatform {
 export interface SweepParams {
   readonly now: number;
   readonly deliverablePlatforms: readonly DeliverablePlatform[];
+  /** Time the machine was suspended since this process's previous sweep (measured: power/sleep-detector.ts): not awake time. */
+  readonly suspendedMs?: number;
   /** Claim at most this many rows (default: the policy's sweepLimit). */
   readonly limit?: number;
   /**
@@ -121,7 +123,7 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
   const { db, policy } = ctx;
   const { now } = params;
   const me = ctx.instanceId();
-  const { pruned, awake } = creditAndPrune(ctx, now);
+  const { pruned, awake } = creditAndPrune(ctx, now, params.suspendedMs ?? 0);
 
   // The instances first (a handful): whose rows are free to take. Rows of live
   // instances elsewhere are never read, however many they are sending.
@@ -307,22 +309,24 @@ export function countOwed(ctx: LedgerContext): number {
  * The stale cutoff counts owed time on the ledger's awake clock, which only
  * runs while some gateway is sweeping: each sweep advances it by the time since
  * the previous sweep (by any process: both marks are shared and updated under
- * the write lock, so two sweepers never double-count), capped at maxCreditMs. A
- * longer gap — the laptop slept, Homing was closed, the clock jumped forward —
- * adds at most that cap, and a clock set back adds nothing. So a row nobody had
+ * the write lock, so two sweepers never double-count), less the time the machine
+ * was measured suspended meanwhile (`suspendedMs`; a stall of the event loop is
+ * awake time and counts), capped at maxCreditMs. A longer gap — a sleep not
+ * measured, Homing closed, the clock jumped forward — adds at most that cap,
+ * and a clock set back adds nothing. So a row nobody had
  * the chance to send is never abandoned for time that passed while nobody could,
  * yet a row whose platform stays disconnected while the gateway runs does reach
  * the cutoff. Rows store the clock's reading when they became owed, so a sweep
  * writes one meta row, however many rows are owed.
  */
-function creditAndPrune(ctx: LedgerContext, now: number): { pruned: number; awake: number } {
+function creditAndPrune(ctx: LedgerContext, now: number, suspendedMs: number): { pruned: number; awake: number } {
   const { db, policy } = ctx;
   return db
     .transaction(() => {
       const last = db.prepare(`SELECT value FROM ledger_meta WHERE key = 'last_sweep_at'`).get() as
         | { value: number }
         | undefined;
-      const credit = last ? Math.min(policy.maxCreditMs, Math.max(0, now - last.value)) : 0;
+      const credit = last ? Math.min(policy.maxCreditMs, Math.max(0, now - last.value - suspendedMs)) : 0;
       const awake = ((db.prepare(`SELECT value FROM ledger_meta WHERE key = 'awake_ms'`).get() as { value: number } | undefined)?.value ?? 0) + credit;
       const setMeta = db.prepare(
         `INSERT INTO ledger_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,

@@ -1,19 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../clock';
-import { SleepDetector } from './sleep-detector';
+import { bootClock, SleepDetector } from './sleep-detector';
 
-function fakeClock() {
+/** Three clocks moved by hand: the wall clock, the monotonic clock (stops in a suspension) and the boot clock (does not). */
+function fakeClocks(withBoot = true) {
   let wall = 1_700_000_000_000;
   let monotonic = 1_000;
+  let boot = 50_000;
   const clock: Clock = { now: () => wall, monotonic: () => monotonic };
   return {
     clock,
+    boottime: () => (withBoot ? boot : undefined),
+    /** Awake time passing (a tick, or a stall of the event loop). */
     tick(ms: number) {
       wall += ms;
       monotonic += ms;
+      boot += ms;
     },
-    sleep(ms: number) {
+    /** The machine suspended. */
+    suspend(ms: number) {
       wall += ms;
+      boot += ms;
     },
     setWall(ms: number) {
       wall += ms;
@@ -21,44 +28,82 @@ function fakeClock() {
   };
 }
 
+function detector(time: ReturnType<typeof fakeClocks>) {
+  const resumes: number[] = [];
+  const stalls: number[] = [];
+  const sleep = new SleepDetector({ clock: time.clock, boottime: time.boottime, intervalMs: 5_000, onResume: (ms) => resumes.push(ms), onStall: (ms) => stalls.push(ms) });
+  return { sleep, resumes, stalls };
+}
+
 describe('SleepDetector', () => {
-  it('reports a resume when the wall clock jumped ahead of the monotonic clock', () => {
-    const time = fakeClock();
-    const resumes: number[] = [];
-    const detector = new SleepDetector({ clock: time.clock, intervalMs: 5_000, onResume: (ms) => resumes.push(ms) });
-    detector.start();
-    time.tick(5_000);
-    detector.check();
-    expect(resumes).toEqual([]);
-    time.sleep(3 * 3600_000);
-    time.tick(5_000);
-    detector.check();
-    detector.stop();
-    expect(resumes).toEqual([3 * 3600_000]);
+  for (const withBoot of [true, false]) {
+    const where = withBoot ? 'measured by the boot clock (Linux)' : 'guessed from the wall clock (elsewhere)';
+
+    it(`reports a resume after a suspension, ${where}`, () => {
+      const time = fakeClocks(withBoot);
+      const { sleep, resumes, stalls } = detector(time);
+      time.tick(5_000);
+      sleep.check();
+      expect(resumes).toEqual([]);
+      time.suspend(3 * 3600_000);
+      time.tick(5_000);
+      sleep.check();
+      expect(resumes).toEqual([3 * 3600_000]);
+      expect(stalls).toEqual([]);
+      expect(sleep.suspendedMs()).toBe(3 * 3600_000);
+    });
+
+    it(`takes a tick far too late with no suspension for a stall, not a sleep, ${where}`, () => {
+      const time = fakeClocks(withBoot);
+      const { sleep, resumes, stalls } = detector(time);
+      time.tick(125_000);
+      sleep.check();
+      expect(resumes).toEqual([]);
+      expect(stalls).toEqual([120_000]);
+      expect(sleep.suspendedMs()).toBe(0);
+    });
+  }
+
+  it('sees a stall even when the suspension was measured in between (a sweep asked)', () => {
+    const time = fakeClocks();
+    const { sleep, stalls } = detector(time);
+    time.tick(3_000);
+    expect(sleep.suspendedMs()).toBe(0);
+    time.tick(7_000); // blocked for 5 s past the tick
+    sleep.check();
+    expect(stalls).toEqual([5_000]);
   });
 
-  it('reports a timer that fired far too late (a frozen process)', () => {
-    const time = fakeClock();
-    const resumes: number[] = [];
-    const detector = new SleepDetector({ clock: time.clock, intervalMs: 5_000, onResume: (ms) => resumes.push(ms) });
-    detector.start();
-    time.tick(125_000);
-    detector.check();
-    detector.stop();
-    expect(resumes).toEqual([120_000]);
+  it('reports a sleep the awake clock already asked about at the next tick', () => {
+    const time = fakeClocks();
+    const { sleep, resumes } = detector(time);
+    time.suspend(60_000);
+    expect(sleep.suspendedMs()).toBe(60_000);
+    time.tick(5_000);
+    sleep.check();
+    expect(resumes).toEqual([60_000]);
+    expect(sleep.suspendedMs()).toBe(60_000);
   });
 
   it('ignores ordinary jitter', () => {
-    const time = fakeClock();
-    const resumes: number[] = [];
-    const detector = new SleepDetector({ clock: time.clock, intervalMs: 5_000, onResume: (ms) => resumes.push(ms) });
-    detector.start();
+    const time = fakeClocks(false);
+    const { sleep, resumes, stalls } = detector(time);
     for (let i = 0; i < 10; i++) {
       time.tick(5_000 + (i % 3) * 400);
       time.setWall(i % 2 ? 800 : -800);
-      detector.check();
+      sleep.check();
     }
-    detector.stop();
     expect(resumes).toEqual([]);
+    expect(stalls).toEqual([]);
+    expect(sleep.suspendedMs()).toBe(0);
+  });
+
+  it.runIf(process.platform === 'linux')('reads the boot clock from /proc/uptime, in step with the monotonic clock while awake', async () => {
+    const boot = bootClock()!;
+    const monotonic = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const bootDelta = bootClock()! - boot;
+    const monotonicDelta = performance.now() - monotonic;
+    expect(Math.abs(bootDelta - monotonicDelta)).toBeLessThan(50);
   });
 });
