@@ -40,6 +40,8 @@ export interface MessagePipe {
   onMessage(listener: (message: unknown) => void): void;
   onClose(listener: () => void): void;
   close(): void;
+  /** Bytes sent and not yet taken by the other side (a WebSocket's buffer); absent where nothing piles up. */
+  bufferedBytes?(): number;
 }
 
 export function failure(code: ApiError['code'], message: string): { ok: false; error: ApiError } {

@@ -60,7 +60,12 @@ export function webSocketPipe(ws: WebSocket, logger: Logger, limits = SEND_BUFFE
       ws.on('close', listener);
     },
     close() {
-      ws.close();
+      // A client that does not read would not read the close frame either.
+      if (ws.bufferedAmount > limits.pauseAbove) ws.terminate();
+      else ws.close();
+    },
+    bufferedBytes() {
+      return ws.bufferedAmount;
     },
   };
 }

@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../../../shared/api-client';
 import type { GatewayEvent } from '../../../shared/api';
 import type { MessagePipe } from '../../../shared/protocol';
 import { EventBus } from '../events';
 import { Gateway } from '../gateway';
 import { silentLogger } from '../logger';
-import { ApiServer, MAX_PENDING_PER_CONNECTION, type ApiHandlers } from './server';
+import { ApiServer, MAX_BUFFERED_TOTAL, MAX_PENDING_PER_CONNECTION, MAX_QUEUED_TOTAL, type ApiHandlers } from './server';
 
 /** Two connected in-memory pipes that deliver asynchronously, like a real port. */
 function pipePair(): [MessagePipe, MessagePipe] {
@@ -166,6 +166,124 @@ describe('the limits on one connection', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(replies).toEqual([{ id: 1, ok: false, error: { code: 'bad-request', message: 'the message nests deeper than 64 levels' } }]);
     expect(called).toBe(false);
+  });
+});
+
+describe('the limits across connections', () => {
+  const tick = (ms = 10) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** A server whose getTranscript waits until the test lets it answer, counting calls; getStatus answers at once. */
+  function slowTranscripts() {
+    const waiting: (() => void)[] = [];
+    const asked: string[] = [];
+    const handlers = {
+      getStatus: () => 'status',
+      getTranscript: (params: { sessionId: string }) => {
+        asked.push(params.sessionId);
+        return new Promise((resolve) => waiting.push(() => resolve(`page of ${params.sessionId}`)));
+      },
+    } as unknown as ApiHandlers;
+    const server = new ApiServer(handlers, new EventBus(silentLogger), silentLogger);
+    const connect = (buffered = () => 0) => {
+      const [raw, serverEnd] = pipePair();
+      server.serve({ ...serverEnd, bufferedBytes: buffered });
+      const replies: { id: unknown; ok: boolean; value?: unknown; error?: { code: string } }[] = [];
+      raw.onMessage((message) => replies.push(message as (typeof replies)[number]));
+      return { raw, replies };
+    };
+    return { server, waiting, asked, connect };
+  }
+
+  it('builds one large answer at a time across every connection, and answers status at once meanwhile', async () => {
+    const { waiting, asked, connect } = slowTranscripts();
+    const a = connect();
+    const b = connect();
+    a.raw.send({ id: 1, method: 'getTranscript', params: { sessionId: 'a1' } });
+    b.raw.send({ id: 1, method: 'getTranscript', params: { sessionId: 'b1' } });
+    a.raw.send({ id: 2, method: 'getTranscript', params: { sessionId: 'a2' } });
+    await tick();
+    expect(asked).toEqual(['a1']);
+    b.raw.send({ id: 2, method: 'getStatus' });
+    await tick();
+    expect(b.replies).toEqual([{ id: 2, ok: true, value: 'status' }]);
+    waiting.shift()!();
+    await tick();
+    expect(asked).toEqual(['a1', 'b1']);
+    waiting.shift()!();
+    await tick();
+    waiting.shift()!();
+    await tick();
+    expect(asked).toEqual(['a1', 'b1', 'a2']);
+    expect(a.replies.map((reply) => reply.value)).toEqual(['page of a1', 'page of a2']);
+  });
+
+  it('drops the queued requests of a connection that closed before they run', async () => {
+    const { server, waiting, asked, connect } = slowTranscripts();
+    const a = connect();
+    const gone = connect();
+    a.raw.send({ id: 1, method: 'getTranscript', params: { sessionId: 'a1' } });
+    for (let id = 0; id < 40; id++) gone.raw.send({ id, method: 'getTranscript', params: { sessionId: `gone${id}` } });
+    a.raw.send({ id: 2, method: 'getTranscript', params: { sessionId: 'a2' } });
+    await tick();
+    expect(server.queued).toBe(41);
+    gone.raw.close();
+    expect(server.queued).toBe(1);
+    waiting.shift()!();
+    await tick();
+    waiting.shift()!();
+    await tick();
+    expect(asked).toEqual(['a1', 'a2']);
+  });
+
+  it(`answers \`busy\` beyond ${MAX_QUEUED_TOTAL} large requests of every connection together`, async () => {
+    const { server, connect } = slowTranscripts();
+    const clients = Array.from({ length: Math.ceil((MAX_QUEUED_TOTAL + 20) / MAX_PENDING_PER_CONNECTION) + 1 }, () => connect());
+    let sent = 0;
+    for (const client of clients) for (let id = 0; id < MAX_PENDING_PER_CONNECTION && sent < MAX_QUEUED_TOTAL + 21; id++, sent++) client.raw.send({ id, method: 'getTranscript', params: { sessionId: 's' } });
+    await tick();
+    // MAX_QUEUED_TOTAL were taken (one of them is running now); the others are told to come back.
+    expect(server.queued).toBe(MAX_QUEUED_TOTAL - 1);
+    const busy = clients.flatMap((client) => client.replies).filter((reply) => reply.error?.code === 'busy');
+    expect(busy).toHaveLength(21);
+  });
+
+  it('holds large answers back while the connections together have too much unread', async () => {
+    const { waiting, asked, connect } = slowTranscripts();
+    let unread = MAX_BUFFERED_TOTAL + 1;
+    const slowReader = connect(() => unread);
+    let closed = false;
+    slowReader.raw.onClose(() => (closed = true));
+    const reader = connect();
+    reader.raw.send({ id: 1, method: 'getTranscript', params: { sessionId: 'r1' } });
+    await tick(100);
+    expect(asked).toEqual([]);
+    unread = 0; // it caught up
+    await tick(50);
+    expect(asked).toEqual(['r1']);
+    waiting.shift()!();
+    await tick();
+    expect(reader.replies).toEqual([{ id: 1, ok: true, value: 'page of r1' }]);
+    expect(closed).toBe(false);
+  });
+
+  it('closes the connection furthest behind in reading once it has held the large answers back for 5 s', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'setImmediate', 'Date'] });
+    try {
+      const { asked, connect } = slowTranscripts();
+      const slowReader = connect(() => MAX_BUFFERED_TOTAL + 1);
+      let closed = false;
+      slowReader.raw.onClose(() => (closed = true));
+      const reader = connect();
+      reader.raw.send({ id: 1, method: 'getTranscript', params: { sessionId: 'r1' } });
+      await vi.advanceTimersByTimeAsync(4_000);
+      expect(closed).toBe(false);
+      expect(asked).toEqual([]);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(closed).toBe(true);
+      expect(asked).toEqual(['r1']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

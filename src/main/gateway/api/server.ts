@@ -11,6 +11,38 @@ import { MAX_MESSAGE_DEPTH, nestsDeeperThan } from './json-depth';
  */
 export const MAX_PENDING_PER_CONNECTION = 64;
 
+/**
+ * Requests whose answer can be large (a transcript page of long messages is
+ * megabytes): they wait in one queue shared by every connection and run one at
+ * a time, so however many connections ask, one such answer is built at a time.
+ * Everything else — status, the gateway's own actions, sends — is answered at
+ * once, ahead of them.
+ */
+export const QUEUED_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
+  'getTranscript',
+  'listSessions',
+  'findSession',
+  'listDeliveries',
+  'getDeliveries',
+  'getDeliveryText',
+  'getLogTail',
+]);
+
+/** Queued requests across every connection; beyond it a request gets `busy`. */
+export const MAX_QUEUED_TOTAL = 256;
+
+/**
+ * Answer bytes every connection together may have waiting unread before the
+ * queue holds the next large answer back (until readers catch up, or their
+ * connections close and their answers are dropped).
+ */
+export const MAX_BUFFERED_TOTAL = 64 << 20;
+
+/** How often a queue held back by unread answers looks again. */
+const BUFFERED_RECHECK_MS = 20;
+/** How long unread answers may hold the queue back before the connection furthest behind is closed. */
+const MAX_HELD_BACK_MS = 5_000;
+
 /** A handler returns the value, or throws an ApiFailure for an expected error. */
 export type ApiHandlers = {
   readonly [M in MethodName]: (params: ApiParams<M>) => ApiResults[M] | Promise<ApiResults[M]>;
@@ -31,6 +63,9 @@ export class ApiFailure extends Error {
  */
 export class ApiServer {
   private readonly pipes = new Set<MessagePipe>();
+  /** Large-answer requests waiting their turn (QUEUED_METHODS), oldest first. */
+  private readonly queue: QueuedRequest[] = [];
+  private running = false;
 
   constructor(
     private readonly handlers: ApiHandlers,
@@ -52,6 +87,8 @@ export class ApiServer {
     pipe.onClose(() => {
       stopEvents();
       this.pipes.delete(pipe);
+      // Nobody is left to read them: its queued requests are dropped before they run.
+      for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i]!.pipe === pipe) this.queue.splice(i, 1);
     });
     let pending = 0;
     pipe.onMessage((message) => {
@@ -84,12 +121,85 @@ export class ApiServer {
         });
         return;
       }
+      if (isMethodName(method) && QUEUED_METHODS.has(method)) {
+        if (this.queue.length >= MAX_QUEUED_TOTAL) {
+          pipe.send({ id, ...failure('busy', `${method}: ${MAX_QUEUED_TOTAL} large requests of every connection are waiting; ask again shortly`) });
+          return;
+        }
+        pending++;
+        this.queue.push({
+          pipe,
+          method,
+          params,
+          answer: (result) => {
+            pending--;
+            pipe.send({ id, ...result });
+          },
+        });
+        this.runQueue();
+        return;
+      }
       pending++;
       void this.dispatch(method, params).then((result) => {
         pending--;
         pipe.send({ id, ...result });
       });
     });
+  }
+
+  /** Large-answer requests queued now, every connection together. */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /**
+   * Runs the queue, one request at a time, each answered before the next
+   * starts; held back while the connections' unread answers are over
+   * MAX_BUFFERED_TOTAL. A turn of the event loop between two, so the direct
+   * requests that arrived meanwhile go first.
+   */
+  private runQueue(): void {
+    if (this.running) return;
+    this.running = true;
+    let heldSince: number | undefined;
+    const next = (): void => {
+      const request = this.queue.shift();
+      if (!request) {
+        this.running = false;
+        return;
+      }
+      if (this.unreadBytes() > MAX_BUFFERED_TOTAL) {
+        this.queue.unshift(request);
+        heldSince ??= Date.now();
+        // Readers that stay behind for long hold everyone's large answers back: the furthest behind is closed.
+        if (Date.now() - heldSince > MAX_HELD_BACK_MS) {
+          heldSince = undefined;
+          this.closeFurthestBehind();
+        }
+        setTimeout(next, BUFFERED_RECHECK_MS).unref();
+        return;
+      }
+      heldSince = undefined;
+      void this.dispatch(request.method, request.params).then((result) => {
+        if (this.pipes.has(request.pipe)) request.answer(result);
+        setImmediate(next);
+      });
+    };
+    setImmediate(next);
+  }
+
+  private closeFurthestBehind(): void {
+    let furthest: MessagePipe | undefined;
+    for (const pipe of this.pipes) if (!furthest || (pipe.bufferedBytes?.() ?? 0) > (furthest.bufferedBytes?.() ?? 0)) furthest = pipe;
+    if (!furthest) return;
+    this.logger.warn('closed the API connection furthest behind in reading its answers: it held every large answer back', { unread: furthest.bufferedBytes?.() ?? 0 });
+    furthest.close();
+  }
+
+  private unreadBytes(): number {
+    let total = 0;
+    for (const pipe of this.pipes) total += pipe.bufferedBytes?.() ?? 0;
+    return total;
   }
 
   /** A message that is no request still gets an answer when it names an id. */
@@ -122,5 +232,13 @@ export class ApiServer {
   closeAll(): void {
     for (const pipe of this.pipes) pipe.close();
     this.pipes.clear();
+    this.queue.length = 0;
   }
+}
+
+interface QueuedRequest {
+  readonly pipe: MessagePipe;
+  readonly method: MethodName;
+  readonly params: unknown;
+  readonly answer: (result: { ok: true; value: unknown } | { ok: false; error: ApiError }) => void;
 }
