@@ -11,10 +11,11 @@ export function sessionApiHandlers(reader: () => SessionReader): Pick<ApiHandler
       if (!session) throw new ApiFailure('not-found', 'no conversation for that key: it may have been removed');
       return session;
     },
-    getTranscript: (params) => {
+    getTranscript: async (params) => {
       if (!isSessionId(params.sessionId)) throw new ApiFailure('bad-request', 'getTranscript: sessionId is not a session id');
       try {
-        return reader().transcript(params.sessionId, params);
+        // Read in slices: a page of long messages is megabytes, and the gateway answers others meanwhile.
+        return await reader().transcriptSliced(params.sessionId, params);
       } catch (error) {
         if (error instanceof SessionNotFoundError) throw new ApiFailure('not-found', error.message);
         throw error;

@@ -5,7 +5,7 @@ import type { Db } from '../db/database';
 import { resolveInside } from './path-safety';
 import { isSessionId } from './session-id';
 import { SessionIndex } from './session-index';
-import { readContext, readTurnPage, type ContextLimits, type LoadedContext } from './transcript-reader';
+import { readContext, readTurnPage, readTurnPageSliced, type ContextLimits, type LoadedContext } from './transcript-reader';
 import type { SummaryTurn, Turn } from './transcript-record';
 
 export const SESSIONS_DIR = 'sessions';
@@ -76,19 +76,20 @@ export class SessionReader {
 
   /** Page `page` (1-based, oldest first) of a transcript. */
   transcript(sessionId: string, options: { page?: number; pageSize?: number } = {}): TranscriptPage {
+    const { session, page, pageSize } = this.pageOf(sessionId, options);
+    return transcriptPage(session, page, pageSize, readTurnPage(this.transcriptPath(session.sessionId), page - 1, pageSize));
+  }
+
+  /** `transcript`, read in slices that yield to the event loop: what the API serves (a page can be megabytes). */
+  async transcriptSliced(sessionId: string, options: { page?: number; pageSize?: number } = {}): Promise<TranscriptPage> {
+    const { session, page, pageSize } = this.pageOf(sessionId, options);
+    return transcriptPage(session, page, pageSize, await readTurnPageSliced(this.transcriptPath(session.sessionId), page - 1, pageSize));
+  }
+
+  private pageOf(sessionId: string, options: { page?: number; pageSize?: number }): { session: SessionSummary; page: number; pageSize: number } {
     const session = this.get(sessionId);
     if (!session) throw new SessionNotFoundError(`no session ${JSON.stringify(sessionId.slice(0, 80))}`);
-    const page = options.page ?? 1;
-    const pageSize = options.pageSize ?? DEFAULT_TRANSCRIPT_PAGE_SIZE;
-    const { turns, totalTurns } = readTurnPage(this.transcriptPath(session.sessionId), page - 1, pageSize);
-    return {
-      session,
-      messages: turns.map(toMessage),
-      page,
-      pageSize,
-      pageCount: Math.max(1, Math.ceil(totalTurns / pageSize)),
-      totalMessages: totalTurns,
-    };
+    return { session, page: options.page ?? 1, pageSize: options.pageSize ?? DEFAULT_TRANSCRIPT_PAGE_SIZE };
   }
 
   /** The last turns, as they are on disk now (a torn tail is skipped, not repaired). */
@@ -110,4 +111,15 @@ export function toMessage(turn: Turn | SummaryTurn): TranscriptMessage {
         text: turn.text,
       }
     : { role: 'assistant', at: turn.at, obligationId: turn.obligationId, text: turn.text };
+}
+
+function transcriptPage(session: SessionSummary, page: number, pageSize: number, read: { turns: readonly (Turn | SummaryTurn)[]; totalTurns: number }): TranscriptPage {
+  return {
+    session,
+    messages: read.turns.map(toMessage),
+    page,
+    pageSize,
+    pageCount: Math.max(1, Math.ceil(read.totalTurns / pageSize)),
+    totalMessages: read.totalTurns,
+  };
 }

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readLinesBackward, readLinesForward, repairTornTail, TranscriptFiles } from './transcript-file';
+import { readLinesBackward, readLinesForward, readLinesForwardSliced, repairTornTail, TranscriptFiles } from './transcript-file';
 import { readContext } from './transcript-reader';
 import { formatRecord, type TranscriptRecord } from './transcript-record';
 
@@ -37,6 +37,21 @@ describe('reading lines', () => {
     writeFileSync(file, lines.join('\n') + '\n');
     expect(backward(file)).toEqual(lines);
     expect(forward(file)).toEqual(lines);
+  });
+
+  it('reads the same lines in slices, yielding to the event loop between them, and stops when told', async () => {
+    const lines = Array.from({ length: 60 }, (_, i) => `${i}:` + 'ü✓😀'.repeat((i * 997) % 30_000));
+    writeFileSync(file, lines.join('\n') + '\n' + 'a torn tail');
+    const read: string[] = [];
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    await readLinesForwardSliced(file, (line) => (read.push(line), true), 16_384);
+    clearInterval(ticking);
+    expect(read).toEqual(lines);
+    expect(turns).toBeGreaterThan(0); // timers ran while it read
+    const first: string[] = [];
+    await readLinesForwardSliced(file, (line) => (first.push(line), first.length < 3));
+    expect(first).toEqual(lines.slice(0, 3));
   });
 
   it('skips a torn last line (no newline yet) in both directions', () => {

@@ -235,6 +235,36 @@ export function readLinesForward(path: string, visit: (line: string) => boolean)
   }
 }
 
+/**
+ * `readLinesForward` in slices: after every `sliceBytes` read it yields to the
+ * event loop (setImmediate), so a transcript of many megabytes read for the
+ * window never holds the gateway for long.
+ */
+export async function readLinesForwardSliced(path: string, visit: (line: string) => boolean, sliceBytes = CHUNK): Promise<void> {
+  const fd = openForRead(path);
+  if (fd === undefined) return;
+  try {
+    const size = fstatSync(fd).size;
+    let pos = 0;
+    let carry: Buffer | undefined;
+    while (pos < size) {
+      const chunk = readAt(fd, pos, Math.min(sliceBytes, size - pos));
+      if (chunk.length === 0) return; // the file shrank under us
+      pos += chunk.length;
+      const data = carry ? Buffer.concat([carry, chunk]) : chunk;
+      let start = 0;
+      for (let nl = data.indexOf(NEWLINE); nl >= 0; nl = data.indexOf(NEWLINE, start)) {
+        if (nl > start && !visit(data.toString('utf8', start, nl))) return;
+        start = nl + 1;
+      }
+      carry = data.subarray(start);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function openForRead(path: string): number | undefined {
   try {
     return openSync(path, constants.O_RDONLY | NO_FOLLOW);

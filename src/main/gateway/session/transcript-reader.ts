@@ -1,4 +1,4 @@
-import { readLinesBackward, readLinesForward } from './transcript-file';
+import { readLinesBackward, readLinesForward, readLinesForwardSliced } from './transcript-file';
 import {
   isTurn,
   parseRecord,
@@ -136,11 +136,24 @@ export interface TurnPage {
 
 /** Page `page` (0 = oldest) of `pageSize` turns, plus the total count; reads the whole file. */
 export function readTurnPage(path: string, page: number, pageSize: number): TurnPage {
+  const { visit, result } = turnPageVisitor(page, pageSize);
+  readLinesForward(path, visit);
+  return result();
+}
+
+/** `readTurnPage` in slices of the file, yielding to the event loop between them (for the window's pages). */
+export async function readTurnPageSliced(path: string, page: number, pageSize: number): Promise<TurnPage> {
+  const { visit, result } = turnPageVisitor(page, pageSize);
+  await readLinesForwardSliced(path, visit);
+  return result();
+}
+
+function turnPageVisitor(page: number, pageSize: number): { visit: (line: string) => boolean; result: () => TurnPage } {
   const first = page * pageSize;
   const turns: (Turn | SummaryTurn)[] = [];
   let header: TranscriptHeader | undefined;
   let index = 0;
-  readLinesForward(path, (line) => {
+  const visit = (line: string): boolean => {
     const record = parseRecord(line);
     if (!record) return true;
     if (record.type === 'session') {
@@ -150,6 +163,6 @@ export function readTurnPage(path: string, page: number, pageSize: number): Turn
     if (index >= first && index < first + pageSize) turns.push(record);
     index++;
     return true;
-  });
-  return { header, turns, totalTurns: index };
+  };
+  return { visit, result: () => ({ header, turns, totalTurns: index }) };
 }

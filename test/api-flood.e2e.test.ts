@@ -1,0 +1,120 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { GatewayOverview, TranscriptPage } from '../src/shared/api';
+import { API_SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX } from '../src/shared/headless-auth';
+import { systemClock } from '../src/main/gateway/clock';
+import { openDatabase } from '../src/main/gateway/db/database';
+import { homingMigrations } from '../src/main/gateway/db/migrations';
+import { LOCAL_CHAT_ID, LOCAL_PLATFORM } from '../src/main/gateway/platforms/local/local-adapter';
+import { loadOrCreateInstallSecret } from '../src/main/gateway/session/install-secret';
+import { createPseudonymiser } from '../src/main/gateway/session/pseudonyms';
+import type { SessionSource } from '../src/main/gateway/session/source';
+import { SessionStore } from '../src/main/gateway/session/store';
+import { connectApi } from './support/api-socket';
+import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
+import { waitUntil } from './support/wait';
+
+/** The largest page the API gives: 500 messages of 20 000 characters, ~10 MB of JSON. */
+const TURNS = 500;
+const LONG = 'a long message that fills the page. '.repeat(560).slice(0, 20_000);
+const CONNECTIONS = 64;
+const PER_CONNECTION = 64;
+/** The bound the issue states for the whole attack. */
+const RSS_BOUND_MB = 400;
+
+const LOCAL: SessionSource = { platform: LOCAL_PLATFORM, chatId: LOCAL_CHAT_ID, chatType: 'direct', senderId: 'owner', senderName: 'You' };
+
+/** A data directory whose local conversation holds TURNS long messages, written before the gateway starts. */
+async function filledDataDir(): Promise<{ dataDir: string; sessionId: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'homing-flood-'));
+  const db = openDatabase(join(dataDir, 'homing.db'), { migrations: homingMigrations });
+  const store = new SessionStore({ db, dataDir, pseudonyms: createPseudonymiser(loadOrCreateInstallSecret(dataDir)), clock: systemClock });
+  const { sessionId } = store.resolve(LOCAL);
+  for (let i = 0; i < TURNS / 2; i++) {
+    store.appendUserTurn(sessionId, { source: LOCAL, text: `${i} ${LONG}`, messageRef: `m${i}` });
+    store.appendAssistantTurn(sessionId, { obligationId: `o${i}`, text: LONG, replyTo: `m${i}` });
+  }
+  await store.whenDurable(sessionId);
+  db.close();
+  return { dataDir, sessionId };
+}
+
+function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
+  return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) / 1024;
+}
+
+/** One hostile client: asks for PER_CONNECTION of the largest pages at once, then goes away without reading. */
+async function askAndLeave(gateway: RunningGateway, sessionId: string): Promise<void> {
+  const socket = new WebSocket(`ws://127.0.0.1:${gateway.port}/api`, [API_SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX + gateway.token]);
+  socket.on('error', () => {});
+  await new Promise<void>((resolve) => {
+    socket.once('open', () => resolve());
+    socket.once('close', () => resolve());
+  });
+  for (let id = 0; id < PER_CONNECTION; id++) socket.send(JSON.stringify({ id, method: 'getTranscript', params: { sessionId, pageSize: TURNS } }));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  socket.terminate();
+}
+
+describe.runIf(process.platform === 'linux')('the API flooded with the largest pages by 64 connections that leave', () => {
+  let dataDir: string;
+  let sessionId: string;
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    ({ dataDir, sessionId } = await filledDataDir());
+    gateway = await startHeadlessGateway(['--data-dir', dataDir]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.kill();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('stays bounded in memory, answers status on a new connection at once, delivers a reply owed meanwhile, and stops on SIGTERM in time', async () => {
+    const pid = gateway.child.pid!;
+    const window = await connectApi(gateway);
+    await window.call('subscribe');
+    const page = await window.call<TranscriptPage>('getTranscript', { sessionId, pageSize: TURNS });
+    expect(page.messages).toHaveLength(TURNS);
+
+    let peakMb = rssMb(pid);
+    const sampler = setInterval(() => (peakMb = Math.max(peakMb, rssMb(pid))), 50);
+    const statusTimes: number[] = [];
+    try {
+      const attack = Promise.all(Array.from({ length: CONNECTIONS }, () => askAndLeave(gateway, sessionId)));
+      // A reply owed during the attack: the window's own chat asks the built-in agent.
+      await window.call('sendLocalMessage', { text: '/new are you still there?' });
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        const fresh = await connectApi(gateway);
+        await fresh.call('getStatus');
+        statusTimes.push(performance.now() - started);
+        fresh.close();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await attack;
+      await waitUntil(
+        'the reply owed during the attack delivered',
+        () => window.events.some((event) => event.type === 'delivery.changed' && event.delivery.state === 'delivered'),
+        30_000,
+      );
+      // Whatever the attackers queued is dropped, not built: the gateway settles.
+      await waitUntil('the gateway idle again', async () => (await window.call<GatewayOverview>('getOverview')).state === 'running', 10_000);
+    } finally {
+      clearInterval(sampler);
+      window.close();
+    }
+    expect(peakMb).toBeLessThan(RSS_BOUND_MB);
+    expect(Math.max(...statusTimes)).toBeLessThan(1_000);
+
+    const stopping = performance.now();
+    await gateway.stop();
+    expect(performance.now() - stopping).toBeLessThan(5_000);
+    expect(gateway.child.exitCode).toBe(0);
+  }, 120_000);
+});
