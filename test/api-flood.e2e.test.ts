@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { GatewayOverview, TranscriptPage } from '../src/shared/api';
@@ -16,6 +17,8 @@ import { SessionStore } from '../src/main/gateway/session/store';
 import { connectApi } from './support/api-socket';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
 import { waitUntil } from './support/wait';
+
+const SLOW_AGENT = fileURLToPath(new URL('./fixtures/reply-agent.mjs', import.meta.url));
 
 /** The largest page the API gives: 500 messages of 20 000 characters, ~10 MB of JSON. */
 const TURNS = 500;
@@ -117,4 +120,27 @@ describe.runIf(process.platform === 'linux')('the API flooded with the largest p
     expect(performance.now() - stopping).toBeLessThan(5_000);
     expect(gateway.child.exitCode).toBe(0);
   }, 120_000);
+
+  it('stops on SIGTERM within 5 s in the middle of the attack and of a turn that takes a minute, and says what it dropped', async () => {
+    // An agent that takes a minute to answer: its turn is cut short by the stop (and answered by the next start).
+    const started = join(dataDir, 'started.txt');
+    writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ agent: { type: 'command', command: process.execPath, args: [SLOW_AGENT, '--delay-ms', '60000', '--started', started] } }));
+    const again = await startHeadlessGateway(['--data-dir', dataDir]);
+    try {
+      const window = await connectApi(again);
+      await window.call('sendLocalMessage', { text: '/new take your time' });
+      await waitUntil('the slow turn started', () => existsSync(started), 15_000);
+      window.close();
+      const attack = Promise.all(Array.from({ length: CONNECTIONS }, () => askAndLeave(again, sessionId)));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const stopping = performance.now();
+      await again.stop();
+      expect(performance.now() - stopping).toBeLessThan(5_000);
+      expect(again.child.exitCode).toBe(0);
+      expect(again.output()).toMatch(/gateway stopped \{"droppedRequests":\d+,"turnsCutShort":1,"conversationsStillSending":\d+\}/);
+      await attack;
+    } finally {
+      await again.kill();
+    }
+  }, 60_000);
 });

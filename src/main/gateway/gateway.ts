@@ -48,6 +48,13 @@ import { renameRawSessionKeys } from './session/rename-keys';
 import { matchRoute, type Route } from './routing/routing';
 import type { SessionStore } from './session/store';
 
+/**
+ * How long a stop may take for the turns and the sends, together: under a
+ * service manager's SIGTERM the gateway is gone within ~5 s whatever the load
+ * (what is cut short is saved and finished by the next start).
+ */
+export const STOP_DEADLINE_MS = 3_500;
+
 export interface GatewayOptions {
   readonly dataDir: string;
   readonly mode: GatewayMode;
@@ -278,15 +285,20 @@ export class Gateway {
    * Stops taking messages, gives running turns and sends `deadlineMs` to finish,
    * and leaves whatever is still owed to the ledger for the next start.
    */
-  async stop(deadlineMs = 5_000): Promise<void> {
+  async stop(deadlineMs = STOP_DEADLINE_MS): Promise<void> {
     if (this.state === 'stopping' || this.state === 'stopped') return;
     this.setState('stopping');
+    // One deadline for the whole stop, shared by the turns and the sends.
+    const until = this.clock.monotonic() + deadlineMs;
+    const left = () => Math.max(0, until - this.clock.monotonic());
+    // No API work while stopping: what waits is dropped, the windows are disconnected.
+    const droppedRequests = this.api.closeAll();
     await this.ready.catch(() => undefined);
     this.sleep.stop();
     this.config.unwatch();
     await this.control?.close();
-    await this.pipeline.stop(deadlineMs);
-    await this.deliveries.stop(deadlineMs);
+    const turnsCutShort = await this.pipeline.stop(left());
+    const stillSending = await this.deliveries.stop(left());
     await this.platforms.stopAll();
     await this.agent.agent.close().catch(() => undefined);
     this.api.closeAll();
@@ -295,7 +307,8 @@ export class Gateway {
     this.db.close();
     this.lock.release();
     this.setState('stopped');
-    this.options.logger.info('gateway stopped');
+    // What the stop left for the next start, said once: messages cut short are answered then, replies still owed sent then.
+    this.options.logger.info('gateway stopped', { droppedRequests, turnsCutShort, conversationsStillSending: stillSending });
   }
 
   private async boot(): Promise<void> {

@@ -229,10 +229,13 @@ export class ApiServer {
     }
   }
 
-  closeAll(): void {
+  /** Closes every connection and drops the requests still waiting; returns how many were dropped. */
+  closeAll(): number {
+    const dropped = this.queue.length;
     for (const pipe of this.pipes) pipe.close();
     this.pipes.clear();
     this.queue.length = 0;
+    return dropped;
   }
 }
 

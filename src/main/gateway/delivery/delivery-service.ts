@@ -240,22 +240,26 @@ export class DeliveryService {
   /**
    * Lets the chunks on their way finish (up to `deadlineMs`), stops every drain
    * before its next chunk (the rows stay owed, claimable at once by the next
-   * start), stops the timers and marks the instance stopped.
+   * start), stops the timers and marks the instance stopped. Returns how many
+   * conversations were still sending at the deadline.
    */
-  async stop(deadlineMs = 5_000): Promise<void> {
-    if (this.stopped) return;
+  async stop(deadlineMs = 5_000): Promise<number> {
+    if (this.stopped) return 0;
     this.stopping = true;
     for (const timer of this.timers) clearInterval(timer);
     for (const { timer } of this.laneTimers.values()) clearTimeout(timer);
     this.laneTimers.clear();
     const lanes = Promise.all([...this.lanes.values()].map((lane) => lane.done));
     await Promise.race([lanes, delay(deadlineMs)]);
+    // Conversations still sending: their replies stay owed in the ledger, for the next start.
+    const stillSending = this.lanes.size;
     // A group of its own is closed with it (a shared one, the gateway's, by the gateway).
     if (this.options.group) this.group.flush();
     else this.group.close();
     this.deliverer.flushFacts();
     this.stopped = true;
     this.deliverer.guard('stop', '-', () => this.ledger.stop());
+    return stillSending;
   }
 
   /** Replies sendRecorded waits for, and how to tell it that a send ended delivered. */

@@ -114,6 +114,9 @@ const LOOKAHEAD_TURNS = 50;
 /** How far back a possibly redelivered message is looked for. */
 const DUPLICATE_LOOKBACK_TURNS = 200;
 
+/** How long turns cut short at a stop get to wind up (their agents are told to stop). */
+const STOP_GRACE_MS = 500;
+
 /** What the user sees when the agent's answer is empty. */
 export const BLANK_REPLY = '⚠ The agent answered with an empty message, so this message went unanswered.';
 
@@ -276,14 +279,21 @@ export class Pipeline {
   }
 
   /** Stops taking messages; running turns finish (or are cancelled after the deadline). */
-  async stop(deadlineMs: number): Promise<void> {
+  /**
+   * Stops taking messages and gives running turns `deadlineMs` to finish, then
+   * cuts the rest short (their messages stay saved and unanswered: the next
+   * start answers them) and waits at most STOP_GRACE_MS for them to wind up.
+   * Returns how many turns were cut short.
+   */
+  async stop(deadlineMs: number): Promise<number> {
     this.accepting = false;
     const drained = this.options.queue.drain();
     const timedOut = await Promise.race([drained.then(() => false), delay(deadlineMs).then(() => true)]);
-    if (timedOut) {
-      for (const controller of this.running.values()) controller.abort();
-      await Promise.race([drained, delay(2_000)]);
-    }
+    if (!timedOut) return 0;
+    const cut = this.running.size;
+    for (const controller of this.running.values()) controller.abort();
+    await Promise.race([drained, delay(STOP_GRACE_MS)]);
+    return cut;
   }
 
   /** Runs a turn in its conversation's order; resolves once its reply was sent (or is left owed). */
