@@ -9,6 +9,7 @@ import { Gateway } from './gateway/gateway';
 import { DataDirLocked } from './gateway/data-dir-lock';
 import { resolveDataDir } from './gateway/data-dir';
 import { createLineLogger } from './gateway/logger';
+import { keepRunningOnUnhandledRejections } from './gateway/process-guard';
 import type { SecretStore } from './gateway/secrets/secret-store';
 import { ParentSecretStore } from './parent-secret-store';
 import { messagePortPipe, type MessagePortLike } from './port-pipe';
@@ -35,6 +36,7 @@ const { values } = parseArgs({
   strict: false,
 });
 const logger = createLineLogger();
+keepRunningOnUnhandledRejections(logger);
 let gateway: Gateway | undefined;
 /** Ports handed over before the gateway started (it waits for its secrets). */
 const waitingPorts: PortMain[] = [];

@@ -351,6 +351,22 @@ export class FakeDiscord {
     }
   }
 
+  /**
+   * A hostile Gateway: sends `frames` as they are (text frames, not checked
+   * against anything) to every open Gateway connection. Not Discord's
+   * behaviour: what a broken or malicious server (or a proxy in between) could
+   * send, for the client's robustness.
+   */
+  sendRawFrames(frames: readonly string[]): number {
+    let sockets = 0;
+    for (const client of this.wss?.clients ?? []) {
+      if (client.readyState !== client.OPEN) continue;
+      sockets++;
+      for (const frame of frames) client.send(frame);
+    }
+    return sockets;
+  }
+
   /** Forgets every session: a RESUME gets INVALID_SESSION and the client identifies again (missed messages are then not replayed; docs gateway-events.mdx, Invalid Session). */
   forgetSessions(): void {
     this.dropGateway();

@@ -5,6 +5,7 @@ import type { Gateway } from '../gateway/gateway';
 import { resolveDataDir } from '../gateway/data-dir';
 import { acquireDataDirLock, DataDirLocked, type DataDirLock } from '../gateway/data-dir-lock';
 import { createLineLogger } from '../gateway/logger';
+import { keepRunningOnUnhandledRejections } from '../gateway/process-guard';
 import { DEFAULT_HEADLESS_PORT } from '../headless/saved-access';
 import type { HeadlessServer } from '../headless/server';
 import { HOMING_VERSION } from '../version';
@@ -44,6 +45,7 @@ export const gatewayCommand: Command = {
     }
     const dataDir = resolveDataDir(values['data-dir'], context.env);
     const logger = createLineLogger({ level: context.env.HOMING_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
+    keepRunningOnUnhandledRejections(logger);
 
     // One gateway per data directory: the lock is taken before anything heavy
     // loads, so a second gateway refuses at once, naming the first.

@@ -224,6 +224,32 @@ export class DiscordAdapter implements PlatformAdapter {
     });
   }
 
+  /**
+   * discord.js handles each Gateway dispatch inside an event listener, where an
+   * exception becomes an unhandled rejection: a broken or hostile Gateway (a
+   * dispatch with no data, a guild whose members are null) would take the
+   * process down. Each dispatch is checked for the one shape every handler
+   * assumes (an object `d`; RESUMED alone has none) and handled under a guard;
+   * what fails is logged and skipped.
+   */
+  private guardPackets(client: Client): void {
+    const manager = client.ws as unknown as { handlePacket(packet: unknown, shard: unknown): boolean };
+    const handle = manager.handlePacket.bind(manager);
+    manager.handlePacket = (packet, shard) => {
+      const dispatch = packet as { t?: unknown; d?: unknown } | undefined;
+      if (dispatch && typeof dispatch.t === 'string' && dispatch.t !== 'RESUMED' && (typeof dispatch.d !== 'object' || dispatch.d === null)) {
+        this.skeleton.logger.warn('discord: skipped a Gateway event without data', { event: dispatch.t.slice(0, 64) });
+        return false;
+      }
+      try {
+        return handle(packet, shard);
+      } catch (error) {
+        this.skeleton.logger.warn('discord: skipped a Gateway event discord.js could not handle', { event: String(dispatch?.t).slice(0, 64), error: describe(error) });
+        return false;
+      }
+    };
+  }
+
   private newClient(djs: DiscordJs, generation: number): Client {
     const { Client, Events, Options, Partials } = djs;
     const client = new Client({
@@ -240,6 +266,7 @@ export class DiscordAdapter implements PlatformAdapter {
       // Nothing in an agent's text may ping anyone (toDiscordText and each send say it again).
       allowedMentions: { parse: [] },
     });
+    this.guardPackets(client);
     const alive = () => this.running && generation === this.generation;
     client.on(Events.Raw, (packet: GatewayDispatchPayload) => {
       if (alive()) this.onDispatch(client, generation, packet);
