@@ -26,6 +26,8 @@ interface ChaosSuite {
   reached(figures: ChaosFigures): void;
   /** Figures beyond the ones every platform must hold at zero. */
   readonly alsoZero: readonly ZeroFigure[];
+  /** How long the run waits for what is owed after the last kill (default --fast's); the answers it checks are the same. */
+  readonly drainTimeoutMs?: number;
   readonly timeoutMs: number;
 }
 
@@ -43,7 +45,10 @@ const SUITES: Record<ChaosPlatformName, ChaosSuite> = {
     seed: '2',
     reached: (f) => expect(f.reachedHoming, 'some requests must reach Homing for the run to mean anything').toBeGreaterThan(0),
     alsoZero: [],
-    timeoutMs: 4 * MINUTES,
+    // IRC paces its lines (a burst of 4, then one each 400 ms): a long reply is ~28 lines, ~11 s,
+    // and the last kill can leave four of them owed, with their marker lines: more than --fast's 45 s.
+    drainTimeoutMs: 2 * MINUTES,
+    timeoutMs: 5 * MINUTES,
   },
   // The fake Bot API taken away once; people in a group and by direct message. With
   // durable intake every request Telegram handed over must be answered.
@@ -112,7 +117,8 @@ export function defineChaosSuite(platform: ChaosPlatformName): void {
       suite.promise,
       async () => {
         const seed = process.env.HOMING_CHAOS_SEED ?? suite.seed;
-        const options = parseChaosArgs(['--platform', platform, '--fast', '--seed', seed]);
+        const drain = suite.drainTimeoutMs === undefined ? [] : ['--drain-timeout-ms', String(suite.drainTimeoutMs)];
+        const options = parseChaosArgs(['--platform', platform, '--fast', '--seed', seed, ...drain]);
         const result = await runChaos(options, (line) => process.env.HOMING_TEST_LOG && console.error(line));
         console.log(result.report);
         const f = result.figures;

@@ -78,6 +78,21 @@ export class XmppRelay {
     await stopListening(server);
   }
 
+  /**
+   * Writes `bytes` to every relayed connection's gateway side, as if the server
+   * had sent them (a hostile or broken server; nothing reaches prosody). Returns
+   * how many connections got them.
+   */
+  inject(bytes: string | Buffer): number {
+    let connections = 0;
+    for (const pair of this.pairs) {
+      if (pair.client.destroyed) continue;
+      pair.client.write(bytes);
+      connections++;
+    }
+    return connections;
+  }
+
   /** Ends every relayed connection (as a server that went away does), keeping the port as it is. */
   dropConnections(): void {
     for (const pair of [...this.pairs]) {
