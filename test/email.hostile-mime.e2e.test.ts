@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmailWorld } from './support/email-world';
 import { rawMail } from './support/mail';
+import { samplePeakMemory } from './support/process-memory';
 import { headerOf } from './support/smtp-sink';
 import { waitUntil } from './support/wait';
 
@@ -64,10 +64,6 @@ function hugeBody(): string {
   return `${head('<big@example.org>', ['Content-Type: text/plain; charset=utf-8'])}\r\n\r\n${'a long line of text. '.repeat(200_000)}\r\n`;
 }
 
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
-  return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) / 1024;
-}
 
 describe.runIf(process.platform === 'linux')('the headless gateway reading hostile MIME from a real dovecot', () => {
   let world: EmailWorld;
@@ -83,11 +79,8 @@ describe.runIf(process.platform === 'linux')('the headless gateway reading hosti
   it('survives deep and unclosed multiparts, huge headers and bodies, broken encodings and bad bytes, and still answers the next ordinary mail once', async () => {
     const dir = world.dataDir(AGENT.address, { allowFrom: [ALICE] });
     const { gateway, api } = await world.start(dir, AGENT.address);
-    const pid = gateway.child.pid!;
-    let peakMb = rssMb(pid);
-    const sampler = setInterval(() => {
-      if (gateway.child.exitCode === null) peakMb = Math.max(peakMb, rssMb(pid));
-    }, 100);
+    const memory = samplePeakMemory(gateway.child, 100);
+    let peakMb = 0;
     const before = world.sink.to(ALICE).length;
     try {
       const hostile = [deepMultipart(), unclosedParts(), hugeHeaders(), brokenEncodings(), badBytes(), hugeBody()];
@@ -102,7 +95,7 @@ describe.runIf(process.platform === 'linux')('the headless gateway reading hosti
       // Whatever the hostile mail became (answered, or skipped with a line in the log), it is settled: nothing is left half-read.
       await new Promise((resolve) => setTimeout(resolve, 2_000));
     } finally {
-      clearInterval(sampler);
+      peakMb = memory.stop();
     }
     expect(gateway.child.exitCode, gateway.output()).toBeNull();
     expect(await api.call('getStatus')).toMatchObject({ state: 'running' });

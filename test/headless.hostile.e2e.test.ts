@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { API_SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX } from '../src/shared/headless-auth';
 import { connectApi } from './support/api-socket';
+import { residentBytes } from './support/process-memory';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
 import { closePayload, frame, rawConnect, rawWebSocket, textFrames, upgradeRequest } from './support/raw-websocket';
 import { waitUntil } from './support/wait';
@@ -274,8 +275,3 @@ describe('the headless gateway under hostile input (a real `homing gateway` proc
     }, 90_000);
   });
 });
-
-function residentBytes(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
-}

@@ -1,12 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { PlatformStatus } from '../src/shared/api';
-import { connectApi, type ApiSocket } from './support/api-socket';
+import { connectApi, platformConnected, type ApiSocket } from './support/api-socket';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
 import { freePort } from './support/ports';
+import { samplePeakMemory } from './support/process-memory';
 import { startProsody, type RunningProsody } from './support/prosody';
 import { waitUntil } from './support/wait';
 import { XmppRelay } from './support/xmpp-relay';
@@ -24,10 +24,6 @@ const REPLY_AGENT = fileURLToPath(new URL('./fixtures/reply-agent.mjs', import.m
 const PASSWORDS = { homing: 'homing-pw', alice: 'alice-pw' } as const;
 const RSS_BOUND_MB = 400;
 
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
-  return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) / 1024;
-}
 
 describe.runIf(process.platform === 'linux')('the headless gateway against a hostile XMPP server', () => {
   let prosody: RunningProsody;
@@ -75,7 +71,7 @@ describe.runIf(process.platform === 'linux')('the headless gateway against a hos
     gateway = await startHeadlessGateway(['--data-dir', dataDir], { XMPP_PASSWORD: PASSWORDS.homing });
     api = await connectApi(gateway);
     const socket = api;
-    const connected = async () => (await socket.call<PlatformStatus[]>('listPlatforms')).some((platform) => platform.name === 'xmpp' && platform.state === 'connected');
+    const connected = () => platformConnected(socket, 'xmpp');
     await waitUntil('xmpp connected', connected, 30_000);
     return { gateway, api, connected };
   }
@@ -90,11 +86,8 @@ describe.runIf(process.platform === 'linux')('the headless gateway against a hos
       const { gateway: running, api: socket, connected } = await startGateway();
       await alice.say('homing@localhost', 'before');
       await waitUntil('the first answer', () => answers().length === 1, 30_000);
-      const pid = running.child.pid!;
-      let peakMb = rssMb(pid);
-      const sampler = setInterval(() => {
-        if (running.child.exitCode === null) peakMb = Math.max(peakMb, rssMb(pid));
-      }, 50);
+      const memory = samplePeakMemory(running.child);
+      let peakMb = 0;
       try {
         expect(relay.inject(bytes())).toBeGreaterThan(0);
         await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -103,7 +96,7 @@ describe.runIf(process.platform === 'linux')('the headless gateway against a hos
         await waitUntil('the answer after', () => answers().length >= 2, 60_000);
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       } finally {
-        clearInterval(sampler);
+        peakMb = memory.stop();
       }
       expect(running.child.exitCode, running.output()).toBeNull();
       expect(await socket.call('getStatus')).toMatchObject({ state: 'running' });

@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import type { GatewayEvent, SessionPage, TranscriptPage } from '../../src/shared/api';
+import type { GatewayEvent, PlatformStatus, SessionPage, TranscriptPage } from '../../src/shared/api';
 import { API_SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX } from '../../src/shared/headless-auth';
 import type { RunningGateway } from './gateway-process';
 
@@ -71,4 +71,9 @@ export async function userTurns(api: Pick<ApiSocket, 'call'>): Promise<string[]>
     texts.push(...page.messages.filter((message) => message.role === 'user').map((message) => message.text));
   }
   return texts;
+}
+
+/** Whether the gateway behind `api` says `platform` is connected (for `waitUntil`). */
+export async function platformConnected(api: Pick<ApiSocket, 'call'>, platform: string): Promise<boolean> {
+  return (await api.call<PlatformStatus[]>('listPlatforms')).some((entry) => entry.name === platform && entry.state === 'connected');
 }

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { simpleParser } from 'mailparser';
-import type { PlatformStatus } from '../../src/shared/api';
-import { connectApi, type ApiSocket } from './api-socket';
+import { connectApi, platformConnected, type ApiSocket } from './api-socket';
 import { startDovecot, type MailUser, type RunningDovecot } from './dovecot';
 import { startHeadlessGateway, type RunningGateway } from './gateway-process';
 import { SmtpSink, type SinkMessage } from './smtp-sink';
@@ -114,7 +113,7 @@ export class EmailWorld {
 export function whenEmailConnected(api: ApiSocket): Promise<void> {
   return waitUntil(
     'email connected',
-    async () => (await api.call<PlatformStatus[]>('listPlatforms')).some((platform) => platform.name === 'email' && platform.state === 'connected'),
+    () => platformConnected(api, 'email'),
     30_000,
   );
 }

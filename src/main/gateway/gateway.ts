@@ -301,6 +301,7 @@ export class Gateway {
     const stillSending = await this.deliveries.stop(left());
     await this.platforms.stopAll();
     await this.agent.agent.close().catch(() => undefined);
+    // A window that connected while the stop ran (the tray app hands ports over until it quits).
     this.api.closeAll();
     this.group.close();
     this.sessionStore.close();

@@ -193,8 +193,7 @@ export class Deliverer {
         const marked = claim.sendingMarked;
         if (marked) this.after('markChunkUnsent', id, () => this.ledger.markChunkUnsent(claim.receipt, marked.index));
         this.after('release', id, () => this.ledger.release(claim.receipt));
-        if (this.group) void this.group.flushed({ hurry: false }).then(() => this.done(id));
-        else this.done(id);
+        this.doneOnceCommitted(id);
       }
       return 'not-on-disk';
     }
@@ -321,9 +320,7 @@ export class Deliverer {
       if (remaining.length === 0) this.after('markDelivered', id, () => this.ledger.markDelivered(receipt), { kind: 'delivered', id });
       return { status: 'delivered', id, chunksSent, recorded: true };
     } finally {
-      // The row is let go once what the send wrote is committed (the next group commit).
-      if (this.group) void this.group.flushed({ hurry: false }).then(() => this.done(id));
-      else this.done(id);
+      this.doneOnceCommitted(id);
     }
   }
 
@@ -420,6 +417,12 @@ export class Deliverer {
     // Behind an unwritten fact it waits its turn: facts are written back in order.
     if (this.facts.length === 0 && this.monitor.guard('replay', fact.id, () => this.ledger.replay(fact)) !== undefined) return;
     this.facts.push(fact);
+  }
+
+  /** Lets the row go once what was just written about it is committed (the next group commit; at once without a group). */
+  private doneOnceCommitted(id: string): void {
+    if (this.group) void this.group.flushed({ hurry: false }).then(() => this.done(id));
+    else this.done(id);
   }
 
   private done(id: string): void {

@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import type { LedgerHealth, SweepReport } from '../../../shared/api';
 import type { Clock } from '../clock';
 import { CommitGroup } from '../db/commit-group';
@@ -5,7 +6,6 @@ import type { Db } from '../db/database';
 import type { EventBus } from '../events';
 import { Ledger, type ClaimedObligation, type DeliverablePlatform, type LedgerPolicy, type ProcessProbe } from '../ledger';
 import type { Logger } from '../logger';
-import { dirname, join } from 'node:path';
 import { Deliverer, type DeliveryOutcome, type NewReply, type RecordedReply } from './deliverer';
 import { UNRECORDED_FILE, UnrecordedJournal } from './unrecorded-journal';
 import { tracksArrival, type PlatformSender } from './sender';
@@ -339,8 +339,8 @@ export class DeliveryService {
     const outcome = this.deliverer.guard('sweepRecoverable', '-', () =>
       this.ledger.sweepRecoverable({ now: this.options.clock.now(), deliverablePlatforms: this.deliverable(), suspendedMs }),
     );
-    if (outcome) this.suspendedAtSweep = suspended;
     if (!outcome) return undefined;
+    this.suspendedAtSweep = suspended;
     for (const claim of outcome.claimed) void this.drain(claim.sessionKey, [claim]);
     this.last = { at: this.options.clock.now(), report: outcome.report };
     this.options.bus.emit({ type: 'sweep.completed', report: outcome.report, at: this.last.at });

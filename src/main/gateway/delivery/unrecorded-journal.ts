@@ -28,24 +28,34 @@ export type JournalEntry = { readonly kind: 'reply'; readonly input: RecordInput
  * changes nothing), so a crash while it runs only repeats it.
  */
 export class UnrecordedJournal {
+  /**
+   * Whether the file may hold entries: looked at once here, then kept by this
+   * process's own appends and writes, so the delivery loop's every pass asks
+   * memory, not the disk.
+   */
+  private holding: boolean;
+
   constructor(
     readonly file: string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.holding = existsSync(file);
+  }
 
   /** Appends `entries`, fdatasynced when `durable`; false (logged) when the disk refused. */
   append(entries: readonly JournalEntry[], durable: boolean): boolean {
     let fd: number | undefined;
     try {
-      const created = !existsSync(this.file);
       fd = openSync(this.file, 'a+', 0o600);
+      const size = fstatSync(fd).size;
       // After a line torn by a crash, a new line starts on a line of its own.
-      const lead = endsTorn(fd) ? '\n' : '';
+      const lead = endsTorn(fd, size) ? '\n' : '';
       writeSync(fd, lead + entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+      this.holding = true;
       if (durable) {
         fdatasyncSync(fd);
         // A new file is found after a power cut only once its directory entry is on the disk too.
-        if (created && process.platform !== 'win32') syncDirectory(dirname(this.file));
+        if (size === 0 && process.platform !== 'win32') syncDirectory(dirname(this.file));
       }
       return true;
     } catch (error) {
@@ -58,7 +68,7 @@ export class UnrecordedJournal {
 
   /** Whether the journal holds anything to write into the ledger. */
   holdsReplies(): boolean {
-    return existsSync(this.file);
+    return this.holding;
   }
 
   /** The journal's entries, oldest first (a torn or foreign line is skipped, and logged). */
@@ -92,6 +102,7 @@ export class UnrecordedJournal {
     }
     // Removed once every entry is in the ledger; a removal a power cut undoes only repeats this.
     unlinkSync(this.file);
+    this.holding = false;
     if (replies > 0) this.logger.info('replies sent while the ledger failed are in it now', { replies });
     return replies;
   }
@@ -128,9 +139,8 @@ function parseEntry(line: string): JournalEntry | undefined {
   }
 }
 
-/** Whether the file's last byte is not a newline (a line torn by a crash). */
-function endsTorn(fd: number): boolean {
-  const size = fstatSync(fd).size;
+/** Whether the file's last byte (of `size`) is not a newline (a line torn by a crash). */
+function endsTorn(fd: number, size: number): boolean {
   if (size === 0) return false;
   const last = Buffer.alloc(1);
   readSync(fd, last, 0, 1, size - 1);

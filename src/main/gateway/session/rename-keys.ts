@@ -22,8 +22,9 @@ import { pseudonymousKey } from './session-key';
  */
 export function renameRawSessionKeys(db: Db, pseudonyms: Pseudonymiser, logger: Logger, now: number): number {
   try {
+    // Done at an earlier start (every start but one): a read, no write lock taken.
+    if (db.prepare('SELECT 1 FROM session_keys_renamed LIMIT 1').get()) return 0;
     return transact(db, () => {
-      if (db.prepare('SELECT 1 FROM session_keys_renamed LIMIT 1').get()) return 0;
       const renames = new Map<string, string>();
       const rename = (key: string, platform: string) => {
         const renamed = pseudonymousKey(key, platform, pseudonyms);

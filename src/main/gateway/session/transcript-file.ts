@@ -215,21 +215,8 @@ export function readLinesForward(path: string, visit: (line: string) => boolean)
   const fd = openForRead(path);
   if (fd === undefined) return;
   try {
-    const size = fstatSync(fd).size;
-    let pos = 0;
-    let carry: Buffer | undefined;
-    while (pos < size) {
-      const chunk = readAt(fd, pos, Math.min(CHUNK, size - pos));
-      pos += chunk.length;
-      const data = carry ? Buffer.concat([carry, chunk]) : chunk;
-      let start = 0;
-      for (let nl = data.indexOf(NEWLINE); nl >= 0; nl = data.indexOf(NEWLINE, start)) {
-        if (nl > start && !visit(data.toString('utf8', start, nl))) return;
-        start = nl + 1;
-      }
-      carry = data.subarray(start);
-    }
-    // A remainder without a newline is a torn tail: not a line.
+    const slices = forwardLines(fd, visit, CHUNK);
+    while (!slices.next().done);
   } finally {
     closeSync(fd);
   }
@@ -244,24 +231,33 @@ export async function readLinesForwardSliced(path: string, visit: (line: string)
   const fd = openForRead(path);
   if (fd === undefined) return;
   try {
-    const size = fstatSync(fd).size;
-    let pos = 0;
-    let carry: Buffer | undefined;
-    while (pos < size) {
-      const chunk = readAt(fd, pos, Math.min(sliceBytes, size - pos));
-      if (chunk.length === 0) return; // the file shrank under us
-      pos += chunk.length;
-      const data = carry ? Buffer.concat([carry, chunk]) : chunk;
-      let start = 0;
-      for (let nl = data.indexOf(NEWLINE); nl >= 0; nl = data.indexOf(NEWLINE, start)) {
-        if (nl > start && !visit(data.toString('utf8', start, nl))) return;
-        start = nl + 1;
-      }
-      carry = data.subarray(start);
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    for (const slices = forwardLines(fd, visit, sliceBytes); !slices.next().done; ) await new Promise((resolve) => setImmediate(resolve));
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Visits the complete lines of `fd` from the first, `sliceBytes` read at a
+ * time, pausing (a `yield`) after each slice; ends when `visit` returns false
+ * or the file does. A remainder without a newline is a torn tail: not a line.
+ */
+function* forwardLines(fd: number, visit: (line: string) => boolean, sliceBytes: number): Generator<void, void, void> {
+  const size = fstatSync(fd).size;
+  let pos = 0;
+  let carry: Buffer | undefined;
+  while (pos < size) {
+    const chunk = readAt(fd, pos, Math.min(sliceBytes, size - pos));
+    if (chunk.length === 0) return; // the file shrank under us
+    pos += chunk.length;
+    const data = carry ? Buffer.concat([carry, chunk]) : chunk;
+    let start = 0;
+    for (let nl = data.indexOf(NEWLINE); nl >= 0; nl = data.indexOf(NEWLINE, start)) {
+      if (nl > start && !visit(data.toString('utf8', start, nl))) return;
+      start = nl + 1;
+    }
+    carry = data.subarray(start);
+    yield;
   }
 }
 
