@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The Debian packages the tests use: a real browser for the window and real chat
-# servers on loopback. Installs what is missing when it can (root + apt-get),
+# The Debian packages the tests use: a real browser for the window, real chat
+# servers on loopback, and systemd-analyze to verify the service unit. Installs what is missing when it can (root + apt-get),
 # otherwise stops at once and names the packages to install.
 set -euo pipefail
 
@@ -10,6 +10,7 @@ declare -A NEEDS=(
   [/usr/sbin/ngircd]=ngircd
   [/usr/sbin/dovecot]=dovecot-imapd
   [/usr/bin/prosody]=prosody
+  [/usr/bin/systemd-analyze]=systemd
 )
 
 missing=()

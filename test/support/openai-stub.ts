@@ -25,6 +25,8 @@ export interface OpenAiStub {
 }
 
 const MAX_BODY = 4 * 1024 * 1024;
+/** The one model GET /v1/models lists. */
+export const STUB_MODEL = 'stub-model';
 
 export async function startOpenAiStub(answer: (request: ChatRequest) => string | Promise<string>): Promise<OpenAiStub> {
   const requests: ChatRequest[] = [];
@@ -39,6 +41,11 @@ export async function startOpenAiStub(answer: (request: ChatRequest) => string |
     });
     req.on('error', () => {});
     req.on('end', async () => {
+      // The model list every OpenAI-compatible server (Ollama, LM Studio, llama.cpp, vLLM) serves: Test connection reads it.
+      if (req.method === 'GET' && req.url?.endsWith('/models')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: STUB_MODEL, object: 'model', owned_by: 'stub' }] }));
+        return;
+      }
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
         return;

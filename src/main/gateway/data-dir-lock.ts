@@ -129,3 +129,27 @@ function describeHolder(dataDir: string, holder: LockHolder | undefined): string
   const how = holder.mode === 'headless' && holder.url ? `headless, ${holder.url}` : holder.mode === 'headless' ? 'headless' : holder.mode;
   return `another Homing gateway is already running on ${dataDir} (pid ${holder.pid}, ${how}); stop it first, or use another --data-dir`;
 }
+
+/**
+ * Whether a gateway holds the data directory's lock now, found without taking
+ * it and without writing anything (for `homing doctor` and `homing service
+ * status`): a read of the lock file is refused while its holder keeps it
+ * exclusively. undefined when there is no lock file (no gateway ever ran here).
+ */
+export function isDataDirLocked(dataDir: string): boolean | undefined {
+  const file = join(dataDir, LOCK_FILE);
+  if (!existsSync(file)) return undefined;
+  let db: Database.Database | undefined;
+  try {
+    const nativeBinding = process.env.HOMING_SQLITE_BINDING;
+    db = new Database(file, { readonly: true, fileMustExist: true, timeout: 0, ...(nativeBinding ? { nativeBinding } : {}) });
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+    return false;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return true;
+    throw new Error(`cannot read the lock file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    db?.close();
+  }
+}
