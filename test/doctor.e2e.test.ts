@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireDataDirLock } from '../src/main/gateway/data-dir-lock';
 import { FakeTelegram } from './support/fake-telegram';
+import { startHeadlessGateway } from './support/gateway-process';
 import { startOpenAiStub, STUB_MODEL, type OpenAiStub } from './support/openai-stub';
 
 const run = promisify(execFile);
@@ -43,12 +44,17 @@ describe('homing doctor', () => {
     return dir;
   }
 
-  async function doctor(dir: string, ...extra: string[]): Promise<{ code: number; out: string }> {
+  function doctor(dir: string, ...extra: string[]): Promise<{ code: number; out: string }> {
+    return homing(['doctor', '--data-dir', dir, '--timeout', '5', ...extra]);
+  }
+
+  /** The CLI in a home of its own, with no user service manager to reach (systemctl --user cannot touch the real user's). */
+  async function homing(args: string[]): Promise<{ code: number; out: string }> {
     const home = join(scratch, 'home');
     mkdirSync(join(home, 'run'), { recursive: true, mode: 0o700 });
     const env = { PATH: process.env.PATH, HOME: home, USER: 'ann', XDG_RUNTIME_DIR: join(home, 'run'), HOMING_NO_UPDATE_CHECK: '1' };
     try {
-      const { stdout } = await run(process.execPath, [BIN, 'doctor', '--data-dir', dir, '--timeout', '5', ...extra], { env, timeout: 60_000 });
+      const { stdout } = await run(process.execPath, [BIN, ...args], { env, timeout: 60_000 });
       return { code: 0, out: stdout };
     } catch (error) {
       const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -125,5 +131,26 @@ describe('homing doctor', () => {
     expect(report.needsYou).toBe(false);
     expect(report.findings.find((finding) => finding.check === 'data directory')).toMatchObject({ level: 'warn', message: expect.stringContaining('0755') });
     expect(code).toBe(0);
+  });
+
+  it('service status reads back an installed service and asks the gateway running on its data directory', async () => {
+    const dir = dataDir();
+    const gateway = await startHeadlessGateway(['--data-dir', dir]);
+    try {
+      const installed = await homing(['service', 'install', '--data-dir', dir]);
+      expect(installed.out).toContain(`--data-dir ${dir}`);
+      // Next to a running gateway, nothing is started (and here no service manager answers anyway).
+      const status = await homing(['service', 'status']);
+      expect(status.code).toBe(0);
+      expect(status.out).toContain(`data directory: ${dir}`);
+      expect(status.out).toMatch(new RegExp(`gateway: running \\(pid ${gateway.child.pid}, headless`));
+      expect(status.out).toMatch(/it says: running, Homing \d+\.\d+\.\d+, up \d+ min/);
+      const checked = await doctor(dir);
+      expect(checked.out).toContain(`✓ gateway: a gateway is running on this data directory (pid ${gateway.child.pid}, headless`);
+      expect(checked.out).toMatch(/service: installed/);
+    } finally {
+      await gateway.stop();
+      await homing(['service', 'uninstall']);
+    }
   });
 });

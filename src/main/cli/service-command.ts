@@ -2,6 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { GatewayStatus } from '../../shared/api';
+import { callControlSocket } from '../gateway/control-socket';
 import { resolveDataDir } from '../gateway/data-dir';
 import { installService, managerRunner, serviceStatus, uninstallService, type ServiceHost, type ServiceStatus } from '../service/service-manager';
 import { gatewayArgs, SYSTEMD_UNIT, type ServiceSpec } from '../service/service-templates';
@@ -46,8 +48,9 @@ export const serviceCommand: Command = {
       case 'status': {
         const { values } = parseCommandArgs('service status', rest, { json: { type: 'boolean' } });
         const status = serviceStatus(host);
-        if (values.json) context.stdout(JSON.stringify(status, null, 2));
-        else printStatus(status, host, context);
+        const own = await gatewayOwnStatus(status.gateway?.holder?.socket);
+        if (values.json) context.stdout(JSON.stringify({ ...status, gatewayStatus: own ?? null }, null, 2));
+        else printStatus(status, own, host, context);
         return status.installed ? 0 : 1;
       }
       case undefined:
@@ -105,7 +108,18 @@ function install(args: string[], context: CliContext, host: ServiceHost): number
   return 0;
 }
 
-function printStatus(status: ServiceStatus, host: ServiceHost, context: CliContext): void {
+/** What the running gateway says of itself through its control socket (its state, version, uptime); undefined when it cannot be asked. */
+async function gatewayOwnStatus(socket: string | null | undefined): Promise<GatewayStatus | undefined> {
+  if (!socket) return undefined;
+  try {
+    const answer = await callControlSocket(socket, 'getStatus', undefined, 3_000);
+    return answer.ok ? (answer.value as GatewayStatus) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function printStatus(status: ServiceStatus, own: GatewayStatus | undefined, host: ServiceHost, context: CliContext): void {
   if (!status.installed) {
     context.stdout(`No service installed (${status.file} does not exist). Install one with: homing service install`);
     return;
@@ -130,7 +144,15 @@ function printStatus(status: ServiceStatus, host: ServiceHost, context: CliConte
         ? `  gateway: running${holder ? ` (pid ${holder.pid}, ${holder.mode}${holder.url ? `, ${holder.url}` : ''}, since ${formatTime(holder.startedAt)} UTC)` : ''}`
         : '  gateway: not running',
     );
+    if (own) context.stdout(`  it says: ${own.state}, Homing ${own.version}, up ${formatUptime(own.uptimeMs)}`);
   }
+}
+
+function formatUptime(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h ${minutes % 60} min` : `${Math.floor(hours / 24)} days`;
 }
 
 /** This machine's service manager, in the user's environment. */
