@@ -7,5 +7,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Every gateway a test starts, in process or spawned, inherits this: none asks GitHub for a new release.
+    env: { HOMING_NO_UPDATE_CHECK: '1' },
   },
 });

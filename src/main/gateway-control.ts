@@ -5,11 +5,15 @@
  * main process's own MessagePort to the gateway process) and the parent-port
  * messages are injected.
  */
-import type { HomingApi } from '../shared/api';
+import type { HomingApi, UpdateNotice } from '../shared/api';
 import type { PowerActions } from './power';
 
 /** Messages the main process sends the gateway process over its parent port (gateway-host.ts). */
-export type HostMessage = { readonly type: 'resume'; readonly sleptMs: number } | { readonly type: 'stop' };
+export type HostMessage =
+  | { readonly type: 'resume'; readonly sleptMs: number }
+  | { readonly type: 'stop' }
+  /** A newer release electron-updater found (or null): the gateway's overview carries it to the window. */
+  | { readonly type: 'update'; readonly update: UpdateNotice | null };
 
 export interface GatewayLink {
   readonly api: Pick<HomingApi, 'setPaused' | 'sweepNow'>;

@@ -5,6 +5,7 @@
  * Electron's `process.parentPort`, not the electron module.
  */
 import { parseArgs } from 'node:util';
+import type { UpdateNotice } from '../shared/api';
 import { Gateway } from './gateway/gateway';
 import { DataDirLocked } from './gateway/data-dir-lock';
 import { resolveDataDir } from './gateway/data-dir';
@@ -80,7 +81,7 @@ function start(secrets?: SecretStore): void {
 if (values['secrets-from-parent'] !== true) start();
 
 parentPort.on('message', (event) => {
-  const data = event.data as { type?: unknown; values?: unknown; sleptMs?: unknown } | null;
+  const data = event.data as { type?: unknown; values?: unknown; sleptMs?: unknown; update?: unknown } | null;
   const kind = data?.type;
   if (kind === 'connect' && event.ports[0]) {
     serve(event.ports[0]);
@@ -92,6 +93,16 @@ parentPort.on('message', (event) => {
     void gateway.stop().finally(() => process.exit(0));
   } else if (kind === 'resume') {
     void gateway?.resumed(Number(data?.sleptMs) || 0);
+  } else if (kind === 'update') {
+    gateway?.setUpdate(updateNoticeOf(data?.update));
   }
 });
+
+/** The `update` message's notice (gateway-control.ts's HostMessage), or null for anything else. */
+function updateNoticeOf(value: unknown): UpdateNotice | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { version, url, ready } = value as Record<string, unknown>;
+  if (typeof version !== 'string' || typeof url !== 'string' || version.length > 100 || !url.startsWith('https://')) return null;
+  return { version, url, ready: ready === true };
+}
 parentPort.postMessage({ type: 'ready', pid: process.pid });

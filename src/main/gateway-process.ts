@@ -46,6 +46,8 @@ export function startGatewayProcess(options: GatewayProcessOptions): GatewayProc
     });
   }
   child.on('message', (message: unknown) => options.onMessage?.(message));
+  /** Set when the stop deadline passed and the process was killed: its exit is then reported as a signal, never as clean. */
+  let killedAtDeadline = false;
   // Sent first: utilityProcess queues messages until the child listens.
   if (options.secrets) child.postMessage({ type: 'secrets', values: options.secrets });
   return {
@@ -53,12 +55,15 @@ export function startGatewayProcess(options: GatewayProcessOptions): GatewayProc
       return child.pid;
     },
     onExit(listener) {
-      child.once('exit', (code) => listener(code, null));
+      child.once('exit', (code) => listener(code, killedAtDeadline ? 'SIGTERM' : null));
     },
     /** A graceful stop: the gateway finishes or hands over its work (Gateway.stop), killed if it hangs. */
     kill() {
       child.postMessage({ type: 'stop' });
-      const timer = setTimeout(() => child.kill(), STOP_DEADLINE_MS);
+      const timer = setTimeout(() => {
+        killedAtDeadline = true;
+        child.kill();
+      }, STOP_DEADLINE_MS);
       child.once('exit', () => clearTimeout(timer));
     },
     post(message) {

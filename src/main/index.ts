@@ -27,7 +27,9 @@ import {
   type MessagePortMain,
 } from 'electron';
 import { ApiClient } from '../shared/api-client';
+import type { UpdateNotice } from '../shared/api';
 import { configHome, resolveDataDir } from './gateway/data-dir';
+import { releasePageUrl } from './gateway/updates/release-check';
 import type { MessagePipe } from '../shared/protocol';
 import { messagePortPipe } from './port-pipe';
 import { Autostart, HIDDEN_ARG, launchCommand } from './autostart';
@@ -40,10 +42,11 @@ import { isSecretChange } from './parent-secret-store';
 import { PowerWatcher } from './power';
 import { chooseSecretsBackend, SafeSecrets } from './safe-secrets';
 import { CONTENT_SECURITY_POLICY, denyAllPermissions, guardWebContents, rendererUrlFor, secureWebPreferences } from './security';
-import { Supervisor, type SupervisorStatus } from './supervisor';
+import { Supervisor, uncleanStop, type SupervisorStatus } from './supervisor';
 import { TrayPresenter } from './tray';
 import type { MenuAction, MenuItemModel } from './tray-menu';
 import type { ShellState } from './tray-state';
+import { autoUpdateOf, UpdateController, type Updater } from './updates/update-controller';
 import { initialBounds, loadWindowState, MIN_SIZE, trackWindowState, windowStateFile } from './window-state';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -83,9 +86,12 @@ function onReady(): void {
     paused: false,
     autostart: false,
     secretsUnencrypted: backend.kind === 'file',
+    updateReady: undefined,
   };
 
   const client = new ApiClient({ callTimeoutMs: 10_000 });
+  /** The update the window is told of (through the gateway's overview), kept for a restarted gateway. */
+  let updateNotice: UpdateNotice | null = null;
 
   const autostart = new Autostart({
     platform: process.platform,
@@ -116,6 +122,8 @@ function onReady(): void {
         },
       });
       client.attach(portPipe(gateway.openChannel()));
+      // A restarted gateway forgets the update its window showed: tell it again.
+      if (updateNotice) gateway.post({ type: 'update', update: updateNotice });
       // A restarted gateway needs a fresh channel to the open window.
       if (window) sendPort(window);
       void control.gatewayStarted();
@@ -134,6 +142,34 @@ function onReady(): void {
       render();
     },
   });
+
+  // Updates: only a packaged app has a release feed (electron-builder writes its
+  // app-update.yml); electron-updater is loaded at the first check, and not at
+  // all with `autoUpdate: false` (updates/update-controller.ts).
+  const updatesWanted = app.isPackaged && process.env.HOMING_NO_UPDATE_CHECK !== '1';
+  const updates = new UpdateController({
+    load: loadAutoUpdater,
+    stopGateway: async () => {
+      const exit = await supervisor.stop();
+      stoppedGateway = true;
+      const unclean = uncleanStop(exit);
+      if (unclean) throw new Error(unclean);
+    },
+    announce: (news) => {
+      updateNotice = news && { version: news.version, url: releasePageUrl(news.version), ready: news.downloaded };
+      state.updateReady = updates.ready;
+      render();
+      gateway?.post({ type: 'update', update: updateNotice });
+      if (news?.downloaded) notifyUpdateReady(news.version);
+    },
+    log,
+  });
+  /** `autoUpdate` as the gateway's configuration in force says: read when the gateway comes up and at every config change. */
+  async function followAutoUpdate(): Promise<void> {
+    if (!updatesWanted) return;
+    const result = await client.api.getConfig();
+    if (result.ok) updates.setEnabled(autoUpdateOf(result.value));
+  }
 
   // The tray: coloured state icons on Linux and Windows, template images and a title on macOS.
   const tray = new Tray(nativeImage.createFromPath(join(RESOURCES, process.platform === 'darwin' ? 'tray-offTemplate.png' : 'tray-off.png')));
@@ -177,6 +213,8 @@ function onReady(): void {
         return void (await shell.openPath(dataDir));
       case 'logs':
         return void (await shell.openPath(logsDir(dataDir)));
+      case 'install-update':
+        return quitGracefully(true);
       case 'quit':
         return quitGracefully();
     }
@@ -191,8 +229,10 @@ function onReady(): void {
       refreshTimer = undefined;
       void client.api.getOverview().then((result) => {
         if (result.ok) {
+          const cameUp = state.overview === undefined;
           state.overview = result.value;
           render();
+          if (cameUp) void followAutoUpdate();
         }
       });
     }, 250);
@@ -212,8 +252,19 @@ function onReady(): void {
   });
   client.api.subscribe((event) => {
     notifier.handle(event);
+    if (event.type === 'config.changed') void followAutoUpdate();
     if (event.type !== 'turn.token') scheduleRefresh();
   });
+
+  function notifyUpdateReady(version: string): void {
+    if (!Notification.isSupported()) return;
+    const notification = new Notification({
+      title: `Homing ${version} is ready`,
+      body: 'It is installed when Homing restarts: Restart to update in the tray menu, or the next time you quit.',
+    });
+    notification.on('click', () => showWindow());
+    notification.show();
+  }
 
   registerShellIpc(ipcMain, {
     rendererUrl,
@@ -244,14 +295,21 @@ function onReady(): void {
   });
 
   let quittingPromise: Promise<void> | undefined;
-  function quitGracefully(): Promise<void> {
+  /** Stops the gateway, then quits; a downloaded update is installed only after a clean stop (`restart`: start again after). */
+  function quitGracefully(restart = false): Promise<void> {
     quittingPromise ??= (async () => {
       quitting = true;
       power.stop();
-      await supervisor.stop();
+      const outcome = await updates.quit(restart);
       stoppedGateway = true;
-      log.info('Homing quit');
+      log.info(outcome === 'installing' ? 'Homing quit to install an update' : 'Homing quit');
       tray.destroy();
+      if (outcome === 'installing') {
+        // quitAndInstall quits by itself; should the installer fail to start, it does not: quit anyway.
+        setTimeout(() => app.quit(), 10_000);
+        return;
+      }
+      if (restart) app.relaunch();
       app.quit();
     })();
     return quittingPromise;
@@ -281,6 +339,12 @@ function onReady(): void {
   supervisor.start();
   // Started at login with --hidden: only the tray until the user opens the window.
   if (!process.argv.includes(HIDDEN_ARG)) showWindow();
+}
+
+/** electron-updater's autoUpdater. A CommonJS module: under ESM its exports are the namespace's `default`. */
+async function loadAutoUpdater(): Promise<Updater> {
+  const loaded = (await import('electron-updater')) as typeof import('electron-updater') & { default?: typeof import('electron-updater') };
+  return (loaded.default ?? loaded).autoUpdater;
 }
 
 function menuItem(item: MenuItemModel, onAction: (action: MenuAction, checked?: boolean) => void): MenuItemConstructorOptions {

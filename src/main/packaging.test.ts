@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { RELEASE_REPOSITORY } from './gateway/updates/release-check';
 
 // js-yaml comes with electron-builder (the packager that reads this file), so it is there whenever packaging is.
 const { load } = createRequire(import.meta.url)('js-yaml') as { load: (text: string) => unknown };
@@ -28,5 +29,10 @@ describe('the packaged app (electron-builder.yml)', () => {
     };
     const known = Object.keys(schema.definitions.FuseOptionsV1.properties);
     expect(Object.keys(config.electronFuses as object).filter((name) => !known.includes(name))).toEqual([]);
+  });
+
+  it('publishes where both update paths look: electron-updater (app-update.yml) and the headless check', () => {
+    const [owner, repo] = RELEASE_REPOSITORY.split('/');
+    expect(config.publish).toMatchObject({ provider: 'github', owner, repo });
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeChild } from './fixtures/child-process';
-import { Supervisor, type SupervisorState, type SupervisorStatus } from './supervisor';
+import { Supervisor, uncleanStop, type SupervisorState, type SupervisorStatus } from './supervisor';
 import { isAlive } from '../../test/support/processes';
 
 const LIVE = 'setInterval(() => {}, 1000)';
@@ -101,10 +101,16 @@ describe('Supervisor with real child processes', () => {
     const running = events.next('running');
     supervisor.start();
     const { pid } = await running;
-    await supervisor.stop();
+    // How it ended: whoever quits after the stop (an update's install) needs to know it was clean.
+    expect(await supervisor.stop()).toMatchObject({ signal: 'SIGTERM' });
     expect(supervisor.status().state).toBe('stopped');
     expect(isAlive(pid!)).toBe(false);
     expect(events.seen.some((status) => status.state === 'restarting')).toBe(false);
+  });
+
+  it('stop() with nothing running resolves with no exit', async () => {
+    supervisor = new Supervisor({ start: () => nodeChild(LIVE) });
+    expect(await supervisor.stop()).toBeUndefined();
   });
 
   it('counts a start function that throws as a crash', async () => {
@@ -120,5 +126,14 @@ describe('Supervisor with real child processes', () => {
     const failed = events.next('failed');
     supervisor.start();
     expect((await failed).lastExit?.error).toBe('no binary');
+  });
+});
+
+describe('uncleanStop', () => {
+  it('accepts only an exit with code 0, or no process at all', () => {
+    expect(uncleanStop(undefined)).toBeUndefined();
+    expect(uncleanStop({ code: 0, signal: null, at: 1 })).toBeUndefined();
+    expect(uncleanStop({ code: 1, signal: null, at: 1 })).toBe('the gateway process exited with code 1');
+    expect(uncleanStop({ code: null, signal: 'SIGKILL', at: 1 })).toBe('the gateway process was killed (SIGKILL)');
   });
 });

@@ -53,6 +53,15 @@ export interface SupervisorOptions {
   readonly timers?: SupervisorTimers;
 }
 
+/**
+ * Why a stop was not clean, or undefined when it was: the process exited 0 by
+ * itself (the gateway finished or handed over its work), or none was running.
+ */
+export function uncleanStop(exit: ExitRecord | undefined): string | undefined {
+  if (exit === undefined || (exit.code === 0 && exit.signal === null)) return undefined;
+  return exit.signal !== null ? `the gateway process was killed (${exit.signal})` : `the gateway process exited with code ${exit.code}`;
+}
+
 const realTimers: SupervisorTimers = {
   setTimeout: (callback, ms) => setTimeout(callback, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
@@ -70,7 +79,7 @@ export class Supervisor {
   private restartTimer: unknown;
   private restartInMs: number | undefined;
   private readonly timers: SupervisorTimers;
-  private stopWaiters: (() => void)[] = [];
+  private stopWaiters: ((exit: ExitRecord) => void)[] = [];
 
   constructor(private readonly options: SupervisorOptions) {
     this.timers = options.timers ?? realTimers;
@@ -94,15 +103,18 @@ export class Supervisor {
     this.spawn();
   }
 
-  /** Stops the process and does not restart it. Resolves once it has exited. */
-  stop(): Promise<void> {
+  /**
+   * Stops the process and does not restart it. Resolves once it has exited,
+   * with how it exited (undefined when none was running): a clean stop exits 0.
+   */
+  stop(): Promise<ExitRecord | undefined> {
     this.cancelRestart();
     if (!this.child) {
       this.setState('stopped');
-      return Promise.resolve();
+      return Promise.resolve(undefined);
     }
     this.setState('stopping');
-    const done = new Promise<void>((resolve) => this.stopWaiters.push(resolve));
+    const done = new Promise<ExitRecord>((resolve) => this.stopWaiters.push(resolve));
     this.child.kill();
     return done;
   }
@@ -124,9 +136,10 @@ export class Supervisor {
       if (this.child !== child) return;
       this.child = undefined;
       if (this.state === 'stopping') {
-        this.lastExit = { code, signal, at: this.timers.now() };
+        const exit = { code, signal, at: this.timers.now() };
+        this.lastExit = exit;
         this.setState('stopped');
-        for (const resolve of this.stopWaiters.splice(0)) resolve();
+        for (const resolve of this.stopWaiters.splice(0)) resolve(exit);
         return;
       }
       this.onCrash(code, signal);

@@ -16,6 +16,7 @@ export type MenuAction =
   | 'autostart'
   | 'data-folder'
   | 'logs'
+  | 'install-update'
   | 'quit';
 
 export type MenuItemModel =
@@ -51,7 +52,9 @@ export function trayMenu(state: ShellState, view: TrayView): MenuItemModel[] {
     { type: 'action', action: 'data-folder', label: 'Open data folder', enabled: true },
     { type: 'action', action: 'logs', label: 'Open logs', enabled: true },
     { type: 'separator' },
-    { type: 'action', action: 'quit', label: 'Quit Homing', enabled: true },
   );
+  // Installing waits for the gateway's clean stop, like Quit (it is Quit, then the new version starts).
+  if (state.updateReady !== undefined) items.push({ type: 'action', action: 'install-update', label: `Restart to update to v${state.updateReady}`, enabled: true });
+  items.push({ type: 'action', action: 'quit', label: 'Quit Homing', enabled: true });
   return items;
 }

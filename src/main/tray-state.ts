@@ -26,6 +26,8 @@ export interface ShellState {
   readonly autostart: boolean;
   /** Linux offers only safeStorage's plain-text backend: secrets are not encrypted. */
   readonly secretsUnencrypted: boolean;
+  /** A downloaded update, installed at the next restart (updates/update-controller.ts): its version. */
+  readonly updateReady?: string | undefined;
 }
 
 /**

@@ -233,6 +233,14 @@ describe('the tray menu', () => {
     expect(tray.labels().slice(0, 2)).toEqual(['All replies delivered', 'Secrets are stored without encryption']);
   });
 
+  it('offers Restart to update once an update is downloaded', () => {
+    const tray = fakeTray();
+    tray.presenter.render(state({ updateReady: '0.2.0' }));
+    expect(tray.labels()).toEqual(['All replies delivered', '---', ...base.slice(0, -1), 'Restart to update to v0.2.0', 'Quit Homing']);
+    tray.click('install-update');
+    expect(tray.clicked).toEqual(['install-update']);
+  });
+
   it('is rebuilt only when its model changes', () => {
     const tray = fakeTray();
     tray.presenter.render(state());

@@ -225,6 +225,16 @@ export interface ConfigView {
   readonly suggestion: { readonly agent: unknown; readonly reason: string } | null;
 }
 
+/** A newer release of Homing than the one running (the window shows a banner). */
+export interface UpdateNotice {
+  /** `0.2.0`, without the tag's `v`. */
+  readonly version: string;
+  /** The release's page. */
+  readonly url: string;
+  /** The tray app has downloaded it: it is installed when Homing restarts. Absent in headless mode, which only tells. */
+  readonly ready?: boolean;
+}
+
 /** Everything the tray and the window show at a glance, in one call. */
 export interface GatewayOverview {
   readonly state: GatewayState;
@@ -249,6 +259,8 @@ export interface GatewayOverview {
   readonly ledger: LedgerHealth;
   readonly lastSweep: { readonly at: number; readonly report: SweepReport } | null;
   readonly configError: string | null;
+  /** A newer release, once one was found (never with `autoUpdate: false`); null or absent otherwise. */
+  readonly update?: UpdateNotice | null;
 }
 
 export type TurnOutcomeKind = 'answered' | 'agent-error' | 'cancelled' | 'command';

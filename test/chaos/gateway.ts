@@ -29,7 +29,7 @@ export async function startGateway(paths: GatewayPaths, env: NodeJS.ProcessEnv =
   log.write(`\n===== chaos: gateway spawned at ${new Date(spawnedAt).toISOString()}\n`);
   const child = spawn(process.execPath, [HOMING_BIN, 'gateway', '--data-dir', paths.dataDir, '--config', paths.configFile, '--port', '0'], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
+    env: { ...process.env, HOMING_NO_UPDATE_CHECK: '1', ...env },
   });
   liveGateways.add(child);
   const exited = new Promise<void>((resolve) =>

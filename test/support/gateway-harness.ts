@@ -35,7 +35,8 @@ export async function startGatewayHarness(
   const logger: Logger = process.env.HOMING_TEST_LOG ? createLineLogger({ level: 'debug' }) : silentLogger;
   const events: GatewayEvent[] = [];
   const waiters: { type: string; match: (event: never) => boolean; resolve: (event: never) => void }[] = [];
-  const gateway = Gateway.start({ dataDir, mode: 'headless', version: '0.0.0-test', logger, detectSleep: false, detectOllama: false, ...options });
+  // No update check: a test never reaches for the network (gateway.updates.test.ts gives the check a fake feed).
+  const gateway = Gateway.start({ dataDir, mode: 'headless', version: '0.0.0-test', logger, detectSleep: false, detectOllama: false, updateCheck: false, ...options });
   gateway.bus.on((event) => {
     events.push(event);
     for (const waiter of [...waiters]) {

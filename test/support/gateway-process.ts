@@ -35,7 +35,8 @@ export async function startHeadlessGateway(
 ): Promise<RunningGateway> {
   const portArgs = options.port === 'saved' ? [] : ['--port', '0'];
   const child = spawn(process.execPath, [HOMING_BIN, 'gateway', ...portArgs, ...args], {
-    env: { ...process.env, ...env },
+    // HOMING_NO_UPDATE_CHECK: a test gateway never asks GitHub for a new release.
+    env: { ...process.env, HOMING_NO_UPDATE_CHECK: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

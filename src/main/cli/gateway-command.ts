@@ -5,7 +5,7 @@ import type { Gateway } from '../gateway/gateway';
 import { resolveDataDir } from '../gateway/data-dir';
 import { acquireDataDirLock, DataDirLocked, type DataDirLock } from '../gateway/data-dir-lock';
 import { createLineLogger } from '../gateway/logger';
-import { keepRunningOnUnhandledRejections } from '../gateway/process-guard';
+import { keepRunningOnUnhandledRejections, keepRunningWhenOutputCloses } from '../gateway/process-guard';
 import { DEFAULT_HEADLESS_PORT } from '../headless/saved-access';
 import type { HeadlessServer } from '../headless/server';
 import { HOMING_VERSION } from '../version';
@@ -44,7 +44,11 @@ export const gatewayCommand: Command = {
       return 2;
     }
     const dataDir = resolveDataDir(values['data-dir'], context.env);
-    const logger = createLineLogger({ level: context.env.HOMING_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
+    const output = keepRunningWhenOutputCloses();
+    const logger = createLineLogger({
+      level: context.env.HOMING_LOG_LEVEL === 'debug' ? 'debug' : 'info',
+      write: (line) => void (output.isOpen('stderr') && process.stderr.write(line + '\n')),
+    });
     keepRunningOnUnhandledRejections(logger);
 
     // One gateway per data directory: the lock is taken before anything heavy

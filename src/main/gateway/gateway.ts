@@ -1,5 +1,5 @@
 import { basename, join } from 'node:path';
-import type { ConfigView, GatewayMode, GatewayOverview, GatewayState, GatewayStatus } from '../../shared/api';
+import type { ConfigView, GatewayMode, GatewayOverview, GatewayState, GatewayStatus, UpdateNotice } from '../../shared/api';
 import type { Agent } from './agents/agent';
 import { turnTimeoutMs } from './agents/config-schema';
 import { createAgent } from './agents/create-agent';
@@ -47,6 +47,7 @@ import { createPseudonymiser, type Pseudonymiser } from './session/pseudonyms';
 import { renameRawSessionKeys } from './session/rename-keys';
 import { matchRoute, type Route } from './routing/routing';
 import type { SessionStore } from './session/store';
+import { releaseWatchFor, type HeadlessUpdateCheck, type ReleaseWatch } from './updates/release-watch';
 
 /**
  * How long a stop may take for the turns and the sends, together: under a
@@ -82,6 +83,12 @@ export interface GatewayOptions {
   readonly databaseFile?: string;
   /** The data directory's lock, when the caller took it already (the CLI does, before loading the gateway). */
   readonly lock?: DataDirLock;
+  /**
+   * Headless only: the update check's feed and timing (updates/release-watch.ts);
+   * false: none. It is off as well with `autoUpdate: false`, and with
+   * HOMING_NO_UPDATE_CHECK=1 in `env`.
+   */
+  readonly updateCheck?: HeadlessUpdateCheck | false;
 }
 
 /**
@@ -118,6 +125,9 @@ export class Gateway {
   private readonly sleep: SleepDetector;
   private suggestion: ConfigView['suggestion'] = null;
   private control: ControlSocket | undefined;
+  /** Headless: the update check; the tray app's main process reports updates itself (setUpdate). */
+  private readonly releases: ReleaseWatch | undefined;
+  private update: UpdateNotice | null = null;
   /** The last log lines (getLogTail). */
   logTail = new LogTail();
 
@@ -191,6 +201,14 @@ export class Gateway {
       onReachable: () => void this.deliveries.sweepNow(),
     });
     this.local = new LocalAdapter(() => {});
+    this.releases = releaseWatchFor({
+      mode: options.mode,
+      env: this.env,
+      version: options.version,
+      logger,
+      check: options.updateCheck,
+      onNotice: (notice) => this.setUpdate(notice),
+    });
     this.api = new ApiServer(committedFirst(this.handlers(), this.group), this.bus, logger);
     this.ready = this.boot();
   }
@@ -250,7 +268,13 @@ export class Gateway {
       ledger: this.deliveries.ledgerHealth(),
       lastSweep: this.deliveries.lastSweep(),
       configError: this.config.lastError,
+      update: this.update,
     };
+  }
+
+  /** A newer release to tell the window about (its banner), or null; the tray app's main process sets it. */
+  setUpdate(notice: UpdateNotice | null): void {
+    this.update = notice;
   }
 
   configView(): ConfigView {
@@ -295,6 +319,7 @@ export class Gateway {
     const droppedRequests = this.api.closeAll();
     await this.ready.catch(() => undefined);
     this.sleep.stop();
+    this.releases?.stop();
     this.config.unwatch();
     await this.control?.close();
     const turnsCutShort = await this.pipeline.stop(left());
@@ -350,7 +375,10 @@ export class Gateway {
     await this.suggestAgent();
     if (this.options.detectSleep ?? true) this.sleep.start();
     this.config.watch();
-    if (this.state === 'starting') this.setState('running');
+    if (this.state === 'starting') {
+      this.setState('running');
+      this.releases?.setEnabled(this.config.current.autoUpdate);
+    }
     this.options.logger.info('gateway running', { platforms: this.platforms.list().map((platform) => platform.name) });
   }
 
@@ -371,6 +399,7 @@ export class Gateway {
     if (!quiet) this.bus.emit({ type: 'config.changed', error, at: this.clock.now() });
     if (error || this.state === 'stopping' || this.state === 'stopped') return;
     this.queue.setLimit(config.maxConcurrentTurns);
+    if (this.state === 'running') this.releases?.setEnabled(config.autoUpdate);
     this.deliveries.setPolicy(ledgerPolicy(config.delivery));
     const sessionSettings = JSON.stringify(config.sessions);
     if (sessionSettings !== this.sessionSettings) {

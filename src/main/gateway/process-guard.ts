@@ -18,3 +18,32 @@ export function keepRunningOnUnhandledRejections(logger: Logger): () => void {
   process.on('unhandledRejection', listener);
   return () => process.off('unhandledRejection', listener);
 }
+
+/**
+ * Keeps the headless gateway running when its output goes away: `homing
+ * gateway | head`, a terminal closed under it, a log pipe whose reader died.
+ * Node reports a write to a closed pipe (EPIPE) as an 'error' event on
+ * process.stdout/stderr, and an unhandled 'error' event ends the process — the
+ * gateway used to vanish at its next log line, saying nothing. From the first
+ * such error on, writes to that stream are dropped (`isOpen` says whether to
+ * write at all), and the other stream, if it is still open, says so once. The
+ * gateway's log stays in the window's Logs panel.
+ */
+export function keepRunningWhenOutputCloses(
+  streams: { readonly stdout: NodeJS.WriteStream | NodeJS.WritableStream; readonly stderr: NodeJS.WriteStream | NodeJS.WritableStream } = process,
+): { readonly isOpen: (which: 'stdout' | 'stderr') => boolean } {
+  const closed = new Set<'stdout' | 'stderr'>();
+  for (const which of ['stdout', 'stderr'] as const) {
+    streams[which].on('error', (error: NodeJS.ErrnoException) => {
+      if (closed.has(which)) return;
+      closed.add(which);
+      const other = which === 'stdout' ? 'stderr' : 'stdout';
+      if (!closed.has(other)) {
+        streams[other].write(
+          `homing: ${which} was closed (${error.code ?? error.message}); the gateway keeps running without writing there — its log is in the window's Logs panel\n`,
+        );
+      }
+    });
+  }
+  return { isOpen: (which) => !closed.has(which) };
+}

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { HomingApi } from '../../shared/api';
 import { ErrorNote } from './components/ErrorNote';
+import { UpdateBanner } from './components/UpdateBanner';
 import { ConnectionContext, isOnline, useConnectionState, type ConnectionMonitor } from './connection';
 import { ConnectionStatus } from './ConnectionStatus';
 import { useActivityLog } from './hooks/useActivity';
@@ -87,6 +88,7 @@ function Window({ api, connection }: { api: HomingApi; connection: ConnectionMon
         ))}
       </nav>
       <main className="app-main">
+        <UpdateBanner update={overview.overview?.update} />
         {online ? (
           <ErrorNote message={overview.error && explainApiError('reach the gateway', overview.error)} />
         ) : (

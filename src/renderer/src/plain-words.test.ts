@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorWords, explainPlatform, platformLabel } from './plain-words';
+import { errorWords, explainPlatform, platformLabel, updateWords } from './plain-words';
 
 describe('errorWords', () => {
   it('names the person who is offline from the IRC adapter’s 401, not a word of the server’s text', () => {
@@ -22,5 +22,15 @@ describe('explainPlatform', () => {
     expect(words).toMatch(/^the homeserver refused the login: store a new access token .* in Platforms → Matrix\./);
     expect(words).toContain('M_UNKNOWN_TOKEN');
     expect(platformLabel('matrix')).toBe('Matrix');
+  });
+});
+
+describe('updateWords', () => {
+  const url = 'https://github.com/homing-app/homing/releases/tag/v0.3.0';
+
+  it('only tells in headless mode, and says when the tray app installs', () => {
+    expect(updateWords({ version: '0.3.0', url })).toBe('Homing v0.3.0 is available');
+    expect(updateWords({ version: '0.3.0', url, ready: false })).toBe('Homing v0.3.0 is available: it is downloading, and is installed when Homing restarts.');
+    expect(updateWords({ version: '0.3.0', url, ready: true })).toMatch(/^Homing v0\.3\.0 is ready: it is installed when Homing restarts \(Restart to update in the tray menu/);
   });
 });

@@ -1,4 +1,4 @@
-import type { ApiError, DeliveryRow, GatewayOverview, PlatformStatus } from '../../shared/api';
+import type { ApiError, DeliveryRow, GatewayOverview, PlatformStatus, UpdateNotice } from '../../shared/api';
 import { platformInfo, platformInSentence } from '../../shared/platforms';
 
 /** Whose move it is: the answer to "is it my fault, the platform's, or Homing's?". */
@@ -184,4 +184,16 @@ export function platformLabel(platform: string): string {
 
 export function chatLabel(row: Pick<DeliveryRow, 'platform' | 'chatId'>): string {
   return row.platform === 'local' ? 'you' : row.chatId;
+}
+
+/**
+ * The update banner's sentence. The tray app downloads and installs (`ready`
+ * is false while it downloads, true once it is downloaded); a headless
+ * gateway only tells (`ready` absent): updating is up to whoever installed it.
+ */
+export function updateWords(update: UpdateNotice): string {
+  const name = `Homing v${update.version}`;
+  if (update.ready === true) return `${name} is ready: it is installed when Homing restarts (Restart to update in the tray menu, or the next time you quit).`;
+  if (update.ready === false) return `${name} is available: it is downloading, and is installed when Homing restarts.`;
+  return `${name} is available`;
 }

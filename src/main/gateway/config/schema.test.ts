@@ -16,8 +16,13 @@ describe('config.json', () => {
     expect(DEFAULT_CONFIG.platforms).toEqual({});
     expect(DEFAULT_CONFIG.sessions.dmScope).toBe('per-platform-peer');
     expect(DEFAULT_CONFIG.delivery).toEqual({ maxAttempts: 5, staleHours: 24, retentionDays: 7, leaseSeconds: 30 });
+    expect(DEFAULT_CONFIG.autoUpdate).toBe(true);
     // An absent section and an empty one mean the same: one set of defaults.
     expect(parse('{"sessions":{},"delivery":{},"platforms":{}}')).toEqual(parse('{}'));
+  });
+
+  it('turns the update check off with "autoUpdate": false', () => {
+    expect(parse('{ "autoUpdate": false }')).toMatchObject({ ok: true, value: { autoUpdate: false } });
   });
 
   it('accepts IRC with Ollama', () => {
@@ -35,6 +40,7 @@ describe('config.json', () => {
     ['{ "agent": { "type": "openai", "model": "x" } }', /^config\.json: agent\.baseUrl: /],
     ['{ "agent": { "type": "telepathy" } }', /^config\.json: agent\.type: /],
     ['{ "maxConcurrentTurns": 0 }', /^config\.json: maxConcurrentTurns: Too small/],
+    ['{ "autoUpdate": "no" }', /^config\.json: autoUpdate: Invalid input: expected boolean, received string$/],
     ['{ "platforms": { "irc": { "host": "h", "nick": "n", "password": "hunter2" } } }', /platforms\.irc\.password: passwords do not belong in config\.json/],
     ['{ "agent": { "type": "openai", "baseUrl": "http://x/v1", "model": "m", "apiKey": "sk-123" } }', /agent\.apiKey: API keys do not belong/],
     ['{ "sessions": { "dmScope": "everyone" } }', /^config\.json: sessions\.dmScope: /],

@@ -91,5 +91,11 @@ export function configSchemaWith<Platforms extends z.ZodType>(platforms: Platfor
     routing: routingSchema,
     /** Conversations answered at the same time (one conversation is always answered in order). */
     maxConcurrentTurns: z.number().int().min(1).max(64).default(4),
+    /**
+     * Whether Homing looks for a new release: the tray app downloads it and
+     * installs it at the next restart, the headless gateway only says so (a log
+     * line and a banner in the window). `false`: it never asks.
+     */
+    autoUpdate: z.boolean().default(true),
   });
 }
