@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { resolveDataDir } from '../gateway/data-dir';
 import { isCursor } from '../../shared/page-cursor';
 
 export interface CliContext {
@@ -75,4 +77,20 @@ export function parsePort(command: string, value: string | undefined, fallback: 
     throw new UsageError(`${command}: --port must be a number from 0 to 65535, not "${value}"`);
   }
   return Number(value);
+}
+
+/**
+ * The data directory a command reads or changes. One the user named (--data-dir,
+ * $HOMING_DATA_DIR) that does not exist is a typo until proven otherwise: said
+ * at once (exit 1), not answered with an empty list. The default directory may
+ * not exist yet (nothing has run): that is an honest "nothing yet". Call it
+ * after the arguments are checked, so a misused command still says how to use it.
+ */
+export function dataDirToUse(command: string, flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  const dataDir = resolveDataDir(flag, env);
+  const named = flag !== undefined ? '--data-dir' : env.HOMING_DATA_DIR ? '$HOMING_DATA_DIR' : undefined;
+  if (named !== undefined && !existsSync(dataDir)) {
+    throw new Error(`${command}: ${named} ${dataDir} does not exist; check its spelling (homing doctor --data-dir DIR says more)`);
+  }
+  return dataDir;
 }

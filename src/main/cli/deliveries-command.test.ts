@@ -23,6 +23,25 @@ function dataDir() {
 }
 
 describe('homing deliveries / homing sweep', () => {
+  it('lists by the window\'s words: --state owed is what is still owed, --state given-up what was given up', async () => {
+    const dir = dataDir();
+    const owed = capture();
+    expect(await runCli(['deliveries', 'list', '--json', '--state', 'owed', '--data-dir', dir], owed.context)).toBe(0);
+    expect(JSON.parse(owed.out.join('\n')).deliveries.map((row: { id: string }) => row.id)).toEqual([reply(2).obligationId]);
+    const givenUp = capture();
+    expect(await runCli(['deliveries', 'list', '--json', '--state', 'given-up', '--data-dir', dir], givenUp.context)).toBe(0);
+    expect(JSON.parse(givenUp.out.join('\n')).deliveries.map((row: { id: string }) => row.id)).toEqual([reply(1).obligationId]);
+  });
+
+  it('says a --data-dir that does not exist is wrong (exit 1) instead of listing nothing', async () => {
+    const missing = join(tempDir(), 'Homnig');
+    for (const args of [['deliveries', 'list'], ['sessions', 'list'], ['pairing', 'list'], ['sweep']]) {
+      const run = capture();
+      expect(await runCli([...args, '--data-dir', missing], run.context)).toBe(1);
+      expect(run.err.join('\n')).toContain(`${missing} does not exist`);
+    }
+  });
+
   it('lists deliveries as JSON rows with the documented fields, filtered by state (HOMING_DATA_DIR honoured)', async () => {
     const dir = dataDir();
     const { context, out } = capture({ HOMING_DATA_DIR: dir });

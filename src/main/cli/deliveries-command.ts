@@ -1,7 +1,7 @@
-import { DELIVERY_STATES, type DeliveryPage, type DeliveryRow, type DeliveryState } from '../../shared/api';
 import { resolveDataDir } from '../gateway/data-dir';
+import { DELIVERY_STATES, type DeliveryFilter, type DeliveryPage, type DeliveryRow, type DeliveryState } from '../../shared/api';
 import { PAGE_SIZE } from '../gateway/ledger/operator-actions';
-import { formatTime, parseCommandArgs, parseCursor, parsePage, UsageError, type CliContext, type Command } from './command';
+import { dataDirToUse, formatTime, parseCommandArgs, parseCursor, parsePage, UsageError, type CliContext, type Command } from './command';
 import { changeLedger, deliveryPolicy, withLedger } from './ledger-access';
 
 const USAGE = `Usage: homing deliveries list [--state STATE] [--after CURSOR] [--json] [--data-dir DIR]
@@ -11,7 +11,8 @@ const USAGE = `Usage: homing deliveries list [--state STATE] [--after CURSOR] [-
   list            replies the gateway owes or has sent, newest first
   retry           make a failed or abandoned reply owed again (fresh attempts)
   discard         stop trying to send an owed reply (it becomes abandoned)
-  --state STATE   only rows in this state: ${DELIVERY_STATES.join(', ')}
+  --state STATE   only rows in this state: ${DELIVERY_STATES.join(', ')}; or as the
+                  window's tabs: owed (pending, being sent or retrying), given-up
   --after CURSOR  the next page: the cursor the previous page printed (50 per page)
   --page N        page N (slower the deeper it is; --after is the way to walk)
   --json          machine-readable output
@@ -43,10 +44,11 @@ export const deliveriesCommand: Command = {
     switch (action) {
       case 'list': {
         if (target !== undefined) throw new UsageError(`deliveries list: unexpected argument "${target}"`);
-        const state = parseState(values.state);
+        const { state, filter } = parseState(values.state);
         const cursor = parseCursor('deliveries list', values.after, values.page);
         const page = parsePage('deliveries list', values.page);
-        const query = { ...(cursor ? { cursor } : { page }), ...(state ? { state } : {}) };
+        dataDirToUse('deliveries', values['data-dir'], context.env);
+        const query = { ...(cursor ? { cursor } : { page }), ...(state ? { state } : {}), ...(filter ? { filter } : {}) };
         const result: DeliveryPage = withLedger(dataDir, (ledger) => ledger.listDeliveries(query), policy) ?? {
           deliveries: [],
           page,
@@ -56,7 +58,7 @@ export const deliveriesCommand: Command = {
           total: 0,
         };
         if (values.json) context.stdout(JSON.stringify(result, null, 2));
-        else printList(result, state, dataDir, context);
+        else printList(result, values.state, dataDir, context);
         return 0;
       }
       case 'retry':
@@ -65,6 +67,7 @@ export const deliveriesCommand: Command = {
           throw new UsageError(`deliveries ${action}: --state, --after, --page and --json apply to list only`);
         }
         const id = parseId(action, target);
+        dataDirToUse('deliveries', values['data-dir'], context.env);
         const outcome = await changeLedger(
           dataDir,
           { method: action === 'retry' ? 'retryDelivery' : 'discardDelivery', params: { id }, read: (row) => ({ ok: true as const, row: row as DeliveryRow }) },
@@ -88,11 +91,16 @@ export const deliveriesCommand: Command = {
   },
 };
 
-function parseState(value: string | undefined): DeliveryState | undefined {
-  if (value === undefined) return undefined;
+/** The window's tabs, by the words the window and the docs use. */
+const TABS: Record<string, DeliveryFilter> = { owed: 'owed', 'given-up': 'abandoned' };
+
+function parseState(value: string | undefined): { readonly state?: DeliveryState; readonly filter?: DeliveryFilter } {
+  if (value === undefined) return {};
+  const tab = TABS[value];
+  if (tab) return { filter: tab };
   const state = DELIVERY_STATES.find((candidate) => candidate === value);
-  if (!state) throw new UsageError(`deliveries list: --state must be one of ${DELIVERY_STATES.join(', ')}, not "${value}"`);
-  return state;
+  if (!state) throw new UsageError(`deliveries list: --state must be one of ${[...DELIVERY_STATES, ...Object.keys(TABS)].join(', ')}, not "${value}"`);
+  return { state };
 }
 
 function parseId(action: string, value: string | undefined): string {
@@ -101,7 +109,7 @@ function parseId(action: string, value: string | undefined): string {
   return value;
 }
 
-function printList(result: DeliveryPage, state: DeliveryState | undefined, dataDir: string, context: CliContext): void {
+function printList(result: DeliveryPage, state: string | undefined, dataDir: string, context: CliContext): void {
   if (result.deliveries.length === 0) {
     context.stdout(`No deliveries${state ? ` in state ${state}` : ''}${result.page > 1 ? ` on page ${result.page}` : ''} (${dataDir}).`);
     return;

@@ -1,13 +1,13 @@
+import { resolveDataDir } from '../gateway/data-dir';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PairingOverview } from '../../shared/api';
 import { PairingStore, type PairingDecision } from '../gateway/access/pairing-store';
 import { systemClock } from '../gateway/clock';
-import { resolveDataDir } from '../gateway/data-dir';
 import { silentLogger } from '../gateway/logger';
 import { INSTALL_SECRET_FILE, loadOrCreateInstallSecret } from '../gateway/session/install-secret';
 import { createPseudonymiser } from '../gateway/session/pseudonyms';
-import { formatTime, parseCommandArgs, UsageError, type CliContext, type Command } from './command';
+import { dataDirToUse, formatTime, parseCommandArgs, UsageError, type CliContext, type Command } from './command';
 import { throughGatewayOrHere } from './ledger-access';
 
 const USAGE = `Usage: homing pairing list [--json] [--data-dir DIR]
@@ -39,6 +39,7 @@ export const pairingCommand: Command = {
     switch (action) {
       case 'list': {
         if (code !== undefined) throw new UsageError(`pairing list: unexpected argument "${code}"`);
+        dataDirToUse('pairing', values['data-dir'], context.env);
         const outcome = await throughGatewayOrHere(dataDir, { method: 'listPairing', params: undefined, read: (value) => value as PairingOverview }, () =>
           existsSync(dataDir) ? offlineStore(dataDir).view() : { requests: [], approved: [], denied: [], floods: [] },
         );
@@ -50,6 +51,7 @@ export const pairingCommand: Command = {
       case 'deny': {
         if (values.json !== undefined) throw new UsageError(`pairing ${action}: --json applies to list only`);
         if (code === undefined || !/^[A-Za-z0-9]{4,32}$/.test(code)) throw new UsageError(`pairing ${action}: which request? give its code (see homing pairing list)`);
+        dataDirToUse('pairing', values['data-dir'], context.env);
         const decision: PairingDecision = action;
         const outcome = await throughGatewayOrHere(
           dataDir,

@@ -2,7 +2,7 @@ import type { SessionPage, SessionSummary, TranscriptMessage } from '../../share
 import { resolveDataDir } from '../gateway/data-dir';
 import { toDisplayLine, toTerminalText } from '../gateway/session/display-text';
 import { DEFAULT_LIST_PAGE_SIZE, SessionReader } from '../gateway/session/session-reader';
-import { formatTime, parseCommandArgs, parseCursor, parsePage, UsageError, type CliContext, type Command } from './command';
+import { dataDirToUse, formatTime, parseCommandArgs, parseCursor, parsePage, UsageError, type CliContext, type Command } from './command';
 import { withDatabase } from './ledger-access';
 
 const USAGE = `Usage: homing sessions list [--json] [--after CURSOR] [--data-dir DIR]
@@ -39,6 +39,7 @@ export const sessionsCommand: Command = {
         if (target !== undefined) throw new UsageError(`sessions list: unexpected argument "${target}"`);
         const cursor = parseCursor('sessions list', values.after, values.page);
         const page = parsePage('sessions list', values.page);
+        dataDirToUse('sessions', values['data-dir'], context.env);
         const result = withReader(dataDir, (reader) => reader.list(cursor ? { cursor } : { page })) ?? {
           sessions: [],
           page,
@@ -53,6 +54,7 @@ export const sessionsCommand: Command = {
       case 'show': {
         if (target === undefined) throw new UsageError('sessions show: which session? give its id or key');
         if (values.page !== undefined || values.after !== undefined) throw new UsageError('sessions show: --after and --page apply to list only');
+        dataDirToUse('sessions', values['data-dir'], context.env);
         const shown = withReader(dataDir, (reader) => {
           const session = reader.find(target);
           if (!session) return undefined;

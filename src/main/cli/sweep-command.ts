@@ -1,5 +1,4 @@
-import { resolveDataDir } from '../gateway/data-dir';
-import { parseCommandArgs, type Command } from './command';
+import { dataDirToUse, parseCommandArgs, type Command } from './command';
 import type { SweepReport } from '../../shared/api';
 import { changeLedger, deliveryPolicy } from './ledger-access';
 
@@ -20,7 +19,7 @@ export const sweepCommand: Command = {
   usage: USAGE,
   async run(args, context) {
     const { values } = parseCommandArgs('sweep', args, { json: { type: 'boolean' }, 'data-dir': { type: 'string' } });
-    const dataDir = resolveDataDir(values['data-dir'], context.env);
+    const dataDir = dataDirToUse('sweep', values['data-dir'], context.env);
     // With a gateway running, the sweep is its own (it sends what it claims);
     // else this process sweeps with no platform connected: it claims and sends nothing.
     // The gateway's own rules: a sweep on the defaults could abandon what the user's policy keeps.
