@@ -1,5 +1,6 @@
 import type { AgentResult } from './agent.js';
 import { formatDuration } from './timeout.js';
+import { errorCode, networkCause } from '../network-cause';
 
 /** What an error message may name: never the API key. */
 export interface ErrorContext {
@@ -79,28 +80,7 @@ export function networkErrorResult(error: unknown, ctx: ErrorContext, phase: 'co
   if (phase === 'stream') {
     return { ok: false, kind: 'failed', error: `the connection to ${ctx.url} broke mid-reply${code ? ` (${code})` : ''}` };
   }
-  const why = code ? (CONNECT_ERRORS[code] ?? code) : 'no answer';
+  const why = networkCause(error) ?? 'no answer';
   return { ok: false, kind: 'unreachable', error: `could not reach ${ctx.url} (${why})` };
 }
 
-const CONNECT_ERRORS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused: is the server running?',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  ECONNRESET: 'connection reset',
-  ETIMEDOUT: 'connection timed out',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
-  UND_ERR_SOCKET: 'connection closed',
-};
-
-/** undici wraps the socket error: `TypeError('fetch failed', { cause })`, sometimes an AggregateError. */
-function errorCode(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
-    const { code, errors, cause } = e as { code?: unknown; errors?: unknown; cause?: unknown };
-    if (typeof code === 'string') return code;
-    e = Array.isArray(errors) && errors.length > 0 ? errors[0] : cause;
-  }
-  return undefined;
-}

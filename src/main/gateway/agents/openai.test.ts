@@ -225,7 +225,7 @@ describe('openai agent', () => {
   it('reports an unreachable server, naming the URL, when the connection is refused', async () => {
     const baseUrl = `http://127.0.0.1:${await freePort()}/v1`;
     const { result } = await run({ baseUrl });
-    expect(result).toEqual({ ok: false, kind: 'unreachable', error: `could not reach ${baseUrl} (connection refused: is the server running?)` });
+    expect(result).toEqual({ ok: false, kind: 'unreachable', error: `could not reach ${baseUrl} (connection refused: nothing listens there (is the server running?) (ECONNREFUSED))` });
   });
 
   it('gives bad-response for a 200 reply that is not an event stream', async () => {

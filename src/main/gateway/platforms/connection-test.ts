@@ -31,6 +31,23 @@ export interface ConnectionTestDeps {
  */
 export async function testConnection(target: ConnectionTarget, config: unknown, deps: ConnectionTestDeps): Promise<ConnectionTestResult> {
   const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Each test keeps its own time; this is the backstop for a library call that does not
+  // (a DNS lookup runs to its end whatever aborts it): the user gets an answer in time.
+  let timer: NodeJS.Timeout | undefined;
+  const backstop = new Promise<ConnectionTestResult>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, message: `no answer within ${Math.round(timeoutMs / 1000)} s` }), timeoutMs + BACKSTOP_GRACE_MS);
+  });
+  try {
+    return await Promise.race([runTest(target, config, deps, timeoutMs), backstop]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How long past its own time a test may take before the backstop answers for it. */
+const BACKSTOP_GRACE_MS = 2_000;
+
+function runTest(target: ConnectionTarget, config: unknown, deps: ConnectionTestDeps, timeoutMs: number): Promise<ConnectionTestResult> {
   if (target === 'agent') {
     return testAgentConnection(config, {
       secrets: deps.secrets,
