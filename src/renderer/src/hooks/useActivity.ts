@@ -8,7 +8,12 @@ export interface ActivityEntry {
   readonly at: number;
   readonly text: string;
   readonly tone: Tone;
+  /** How many times it happened in a row (a platform retrying: "Connecting… / not connected" again and again); absent: once. */
+  readonly times?: number;
 }
+
+/** Repeats within this long fold into the entry they repeat. */
+export const FOLD_WITHIN_MS = 10 * 60_000;
 
 /** The last 500 entries, kept outside React state: an event re-renders only the list that shows them. */
 export interface ActivityLog {
@@ -77,7 +82,7 @@ export function createActivityLog(
     push(event) {
       const described = describeEvent(event);
       if (!described) return;
-      entries = [{ n: (entries[0]?.n ?? 0) + 1, at: now(), ...described }, ...entries].slice(0, KEPT);
+      entries = withEntry(entries, { n: (entries[0]?.n ?? 0) + 1, at: now(), ...described }, event.type === 'platform.state');
       // A burst of events costs one write.
       saveTimer ??= setTimeout(() => {
         saveTimer = undefined;
@@ -97,4 +102,21 @@ export function createActivityLog(
       return () => listeners.delete(listener);
     },
   };
+}
+
+/**
+ * The log with `entry` on top. A repeat of the newest entry is counted on it
+ * instead of written again; a platform's state cycling (connecting, not
+ * connected, connecting, …) repeats the entry before the newest: that one is
+ * counted and comes back on top. Five retries a minute are two lines, not
+ * ten a minute.
+ */
+function withEntry(entries: readonly ActivityEntry[], entry: ActivityEntry, cycles: boolean): readonly ActivityEntry[] {
+  const repeats = (old: ActivityEntry | undefined): old is ActivityEntry =>
+    old !== undefined && old.text === entry.text && old.tone === entry.tone && entry.at - old.at <= FOLD_WITHIN_MS;
+  const counted = (old: ActivityEntry): ActivityEntry => ({ ...old, at: entry.at, times: (old.times ?? 1) + 1 });
+  const [newest, before] = entries;
+  if (repeats(newest)) return [counted(newest), ...entries.slice(1)];
+  if (cycles && repeats(before)) return [counted(before), newest!, ...entries.slice(2)];
+  return [entry, ...entries].slice(0, KEPT);
 }

@@ -17,6 +17,12 @@ export function ActivityList({ log }: { log: ActivityLog }) {
                 {clockTime(entry.at)}
               </time>{' '}
               <span>{entry.text}</span>
+              {entry.times !== undefined && entry.times > 1 && (
+                <span className="muted" aria-label={`${entry.times} times`}>
+                  {' '}
+                  ×{entry.times}
+                </span>
+              )}
             </li>
           ))}
         </ol>
