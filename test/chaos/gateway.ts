@@ -22,7 +22,12 @@ export interface GatewayPaths {
 /** Every gateway this harness started and that may still run, for the last-resort cleanup. */
 export const liveGateways = new Set<ChildProcess>();
 
-export async function startGateway(paths: GatewayPaths, env: NodeJS.ProcessEnv = {}, timeoutMs = 20_000): Promise<ChaosGateway> {
+/**
+ * Starts the gateway and waits for its URL: up to a minute, for a loaded CI
+ * machine (a start takes ~1 s on a quiet one; how fast a new gateway takes over
+ * is measured by the run, not judged here).
+ */
+export async function startGateway(paths: GatewayPaths, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<ChaosGateway> {
   const log: WriteStream = createWriteStream(paths.logFile, { flags: 'a' });
   log.on('error', () => {});
   const spawnedAt = Date.now();

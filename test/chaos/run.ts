@@ -47,7 +47,7 @@ export interface ChaosResult {
   readonly verdict: Verdict;
   readonly report: string;
   readonly durationMs: number;
-  /** Kept only with --keep. */
+  /** Kept with --keep, and when the run failed (its gateway log, for a diagnosis). */
   readonly runDir: string | undefined;
 }
 
@@ -72,6 +72,8 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
   let gateway: ChaosGateway | undefined;
   // Set when the run ends (or fails): the send and chaos loops stop at their next step.
   let finished = false;
+  // A run that threw or failed its verdict keeps its directory (the gateway's log says why).
+  let keepDir = options.keep;
   const emergency = async () => {
     finished = true;
     for (const child of liveGateways) child.kill('SIGKILL');
@@ -263,6 +265,7 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
       writeFileSync(join(runDir, 'records.json'), JSON.stringify(plain, null, 1));
     }
     const result = verdict(figures, options.maxTakeoverMs);
+    if (!result.ok) keepDir = true;
     const header = [
       `Homing chaos run on ${options.platform} — seed ${options.seed}, ${options.messages} messages, ${options.kills} kills, ${options.serverRestarts} server restarts, ${options.users} users, ${options.rate} req/s`,
       `settings: ${options.leaseSeconds === undefined ? 'defaults (lease 30 s)' : `lease ${options.leaseSeconds} s`}${options.fast ? ' (--fast)' : ''}; took ${elapsed()}`,
@@ -273,14 +276,18 @@ export async function runChaos(options: ChaosOptions, progress: (line: string) =
       verdict: result,
       report: formatReport(figures, result, header),
       durationMs: Date.now() - startedAt,
-      runDir: options.keep ? runDir : undefined,
+      runDir: keepDir ? runDir : undefined,
     };
+  } catch (error) {
+    keepDir = true;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`${message} — the run's files are kept in ${runDir} (the gateway's log: ${logFile})`, { cause: error });
   } finally {
     finished = true;
     if (gateway) await killGateway(gateway);
     killAll(agentProcesses(runId));
     await platform?.dispose();
-    if (!options.keep) rmSync(runDir, { recursive: true, force: true });
+    if (!keepDir) rmSync(runDir, { recursive: true, force: true });
     emergencyCleanups.delete(emergency);
   }
 }

@@ -135,7 +135,8 @@ export function defineChaosSuite(platform: ChaosPlatformName): void {
           ...Object.fromEntries(suite.alsoZero.map((figure) => [figure, f[figure]])),
         };
         const zeros = Object.fromEntries(Object.keys(zero).map((figure) => [figure, 0]));
-        expect(zero, `seed ${options.seed}:\n${result.report}`).toEqual(zeros);
+        const kept = result.runDir ? `\nthe run's files (the gateway's log among them) are kept in ${result.runDir}` : '';
+        expect(zero, `seed ${options.seed}:\n${result.report}${kept}`).toEqual(zeros);
         expect(result.verdict.ok).toBe(true);
       },
       suite.timeoutMs,

@@ -4,6 +4,9 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const HOMING_BIN = fileURLToPath(new URL('../../bin/homing.js', import.meta.url));
 
+/** How long a test waits for a gateway to print its URL. */
+const START_TIMEOUT_MS = 45_000;
+
 export interface RunningGateway {
   readonly child: ChildProcess;
   readonly url: string;
@@ -43,10 +46,11 @@ export async function startHeadlessGateway(
   child.stdout!.on('data', (data: Buffer) => (output += data.toString()));
   child.stderr!.on('data', (data: Buffer) => (output += data.toString()));
   const url = await new Promise<string>((resolve, reject) => {
+    // ~1 s on a quiet machine; a loaded CI machine running two test files at once can take far longer.
     const timer = setTimeout(() => {
       child.kill('SIGKILL'); // never leave a half-started gateway behind
-      reject(new Error(`the gateway printed no URL in 15 s:\n${output}`));
-    }, 15_000);
+      reject(new Error(`the gateway printed no URL in ${START_TIMEOUT_MS / 1000} s:\n${output}`));
+    }, START_TIMEOUT_MS);
     const check = () => {
       const match = /Open the window: (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(output);
       if (match) {
