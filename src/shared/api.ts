@@ -365,6 +365,17 @@ export interface ConnectionTestResult {
   readonly ok: boolean;
   /** What happened, in plain words ("connected to irc.libera.chat as homing", "nothing answers on …"). */
   readonly message: string;
+  /** The agent's answer to the test message, when the test ran a turn (`turn: true`, the setup flow). */
+  readonly answer?: string;
+}
+
+/** A model server found on this machine (the setup flow's first step): where it answers and what it has. */
+export interface AgentServer {
+  /** Ollama, LM Studio, llama.cpp, vLLM: which server usually listens on that port. */
+  readonly name: string;
+  /** Its OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1. */
+  readonly baseUrl: string;
+  readonly models: readonly string[];
 }
 
 /** Params of each method, validated on arrival at the gateway. */
@@ -415,7 +426,10 @@ export const apiParams = {
   reconnectPlatform: z.object({ name: platformName }).strict(),
   /** Pauses (disconnects) or resumes every chat platform; the app's own chat keeps working. */
   setPaused: z.object({ paused: z.boolean() }).strict(),
-  testConnection: z.object({ target: z.enum(CONNECTION_TARGETS), config: configObject }).strict(),
+  /** `turn`: the agent only — also run one test message and return its answer (the setup flow). */
+  testConnection: z.object({ target: z.enum(CONNECTION_TARGETS), config: configObject, turn: z.boolean().optional() }).strict(),
+  /** The usual local model servers (Ollama, LM Studio, llama.cpp, vLLM) that answer on this machine, with their models. */
+  findAgentServers: z.undefined(),
   getConfig: z.undefined(),
   /** The gateway's last log lines (the Logs panel in Status). */
   getLogTail: z.object({ lines: z.number().int().min(1).max(300).optional() }).strict().optional(),
@@ -458,6 +472,7 @@ export interface ApiResults {
   reconnectPlatform: PlatformStatus;
   setPaused: { readonly paused: boolean };
   testConnection: ConnectionTestResult;
+  findAgentServers: { readonly servers: readonly AgentServer[] };
   getConfig: ConfigView;
   getLogTail: { readonly lines: readonly string[] };
   setConfig: ConfigView;

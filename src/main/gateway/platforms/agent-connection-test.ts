@@ -10,6 +10,8 @@ export interface AgentTestDeps {
   readonly savedAgent?: AgentConfig;
   readonly timeoutMs: number;
   readonly fetch?: typeof fetch;
+  /** Also run one test message and return the answer (a program agent always does). */
+  readonly turn?: boolean;
 }
 
 /**
@@ -29,14 +31,47 @@ export async function testAgentConnection(input: unknown, deps: AgentTestDeps): 
     return { ok: false, message: `${where}: ${issue?.message ?? 'invalid'}` };
   }
   const config = parsed.data;
-  if (config.type === 'builtin') return { ok: true, message: 'the built-in agent needs nothing: it is ready' };
+  if (config.type === 'builtin') {
+    if (!deps.turn) return { ok: true, message: 'the built-in agent needs nothing: it is ready' };
+    return testTurn(config, {}, 'the built-in agent', deps);
+  }
   if (config.type !== 'openai') return testProgramAgent(config, deps);
   if (config.apiKeyEnv !== undefined && deps.secrets.get('agent.apiKey') === undefined && !deps.env[config.apiKeyEnv]) {
     return { ok: false, message: `agent.apiKeyEnv names ${config.apiKeyEnv}, but that environment variable is not set` };
   }
   const key = savedKeyFor(config, deps);
-  const result = await probeOpenAi(config.baseUrl, config.model, key.apiKey, deps);
+  const probed = await probeOpenAi(config.baseUrl, config.model, key.apiKey, deps);
+  const result = probed.ok && deps.turn ? await testTurn(config, key.apiKey === undefined ? {} : { apiKey: key.apiKey }, `${config.model} at ${config.baseUrl}`, deps) : probed;
   return key.withheld ? { ...result, message: `${result.message} (${key.withheld})` } : result;
+}
+
+/**
+ * One real turn with the test message, for the setup flow: what the user sees
+ * is the agent answering, not just a server that lists models. The key is the
+ * one savedKeyFor allowed (or none).
+ */
+async function testTurn(config: AgentConfig, key: { readonly apiKey?: string }, what: string, deps: AgentTestDeps): Promise<ConnectionTestResult> {
+  const built = createAgent(config, { env: deps.env, ...key });
+  if (!built.ok) return { ok: false, message: built.error };
+  try {
+    const result = await built.agent.runTurn({
+      sessionId: 'homing-connection-test',
+      history: [],
+      message: { role: 'user', text: TEST_TURN_TEXT },
+      signal: AbortSignal.timeout(deps.timeoutMs),
+      onToken: () => {},
+    });
+    if (!result.ok) {
+      if (result.kind === 'timeout' || result.kind === 'cancelled') {
+        return { ok: false, message: `${what} did not answer a test message within ${Math.round(deps.timeoutMs / 1000)} s (a model loading for the first time can take longer: try again)` };
+      }
+      return { ok: false, message: `${what} did not answer a test message: ${result.error}` };
+    }
+    const answer = result.text.trim();
+    return { ok: true, message: `${what} answered a test message${answer ? '' : ' (with an empty reply)'}`, answer: answer.slice(0, 2_000) };
+  } finally {
+    await built.agent.close().catch(() => undefined);
+  }
 }
 
 type OpenAiConfig = Extract<AgentConfig, { type: 'openai' }>;

@@ -1,12 +1,16 @@
 import { ApiFailure, type ApiHandlers } from '../api/server';
 import type { HomingConfig } from '../homing-config';
 import type { SecretStore } from '../secrets/secret-store';
+import { findAgentServers } from '../agents/discovery';
 import { testConnection } from './connection-test';
 import type { PlatformManager } from './manager';
 
-type PlatformHandlers = Pick<ApiHandlers, 'listPlatforms' | 'reconnectPlatform' | 'testConnection'>;
+type PlatformHandlers = Pick<ApiHandlers, 'listPlatforms' | 'reconnectPlatform' | 'testConnection' | 'findAgentServers'>;
 
-/** The API's methods for the platforms: their cards, a reconnect, and "Test connection" with settings not saved yet. */
+/** A test turn answers within the window's call timeout (15 s): a model loading for the first time may need a second try. */
+const TEST_TURN_TIMEOUT_MS = 12_000;
+
+/** The API's methods for the platforms: their cards, a reconnect, "Test connection" with settings not saved yet, and the local agent servers found. */
 export function platformApiHandlers(deps: {
   readonly platforms: Pick<PlatformManager, 'list' | 'reconnect' | 'status'>;
   readonly secrets: SecretStore;
@@ -20,9 +24,17 @@ export function platformApiHandlers(deps: {
       if (!(await deps.platforms.reconnect(name))) throw new ApiFailure('not-found', `no platform named ${name} is configured`);
       return deps.platforms.status(name)!;
     },
-    testConnection: ({ target, config }) => {
+    testConnection: ({ target, config, turn }) => {
       const saved = deps.savedConfig();
-      return testConnection(target, config, { secrets: deps.secrets, env: deps.env, savedAgent: saved.agent, savedConfig: saved });
+      const asTurn = turn === true && target === 'agent';
+      return testConnection(target, config, {
+        secrets: deps.secrets,
+        env: deps.env,
+        savedAgent: saved.agent,
+        savedConfig: saved,
+        ...(asTurn ? { turn: true, timeoutMs: TEST_TURN_TIMEOUT_MS } : {}),
+      });
     },
+    findAgentServers: async () => ({ servers: await findAgentServers() }),
   };
 }

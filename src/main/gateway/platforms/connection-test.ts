@@ -21,6 +21,8 @@ export interface ConnectionTestDeps {
   readonly savedConfig?: Pick<HomingConfig, 'platforms'>;
   /** The agent section in force: a saved API key is sent only to the server it was saved for. */
   readonly savedAgent?: AgentConfig;
+  /** The agent only: also run one test message and return the answer. */
+  readonly turn?: boolean;
 }
 
 /**
@@ -55,6 +57,7 @@ function runTest(target: ConnectionTarget, config: unknown, deps: ConnectionTest
       timeoutMs,
       ...(deps.savedAgent ? { savedAgent: deps.savedAgent } : {}),
       ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      ...(deps.turn ? { turn: true } : {}),
     });
   }
   const module = PLATFORM_MODULES[target];
