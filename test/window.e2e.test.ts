@@ -9,6 +9,7 @@ import { launchChromium } from './support/browser';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
 import { count, openWindow, runDemo, screenshot, showView, VIEWS } from './window-fixtures/window-page';
 import { freePort } from './support/ports';
+import { editPlatform } from './window-platforms/open-form';
 
 /**
  * The window in Debian's Chromium against a real `homing gateway` process, on the
@@ -133,6 +134,7 @@ describe('the window on demo data', () => {
   it('shows an API error where it happened: a bad IRC nick is named at the form', async () => {
     const { page, errors } = await openWindow(browser, gateway.url);
     await showView(page, 'platforms');
+    await editPlatform(page, 'irc', 'IRC');
     await page.getByLabel('Nick', { exact: true }).fill('1bad');
     await page.getByRole('button', { name: 'Save IRC' }).click();
     const message = page.getByTestId('irc-form-message');
@@ -185,7 +187,13 @@ describe('the window on demo data', () => {
     }
     await page.locator('nav button[data-view="platforms"]').focus();
     await page.keyboard.press('Enter');
-    for (const action of [/^Reconnect$/, /^Save IRC$/, /^Test connection$/, /^Save agent$/]) await tabTo((target) => action.test(target.text));
+    // Each card's actions, then a form opened with Enter on its Edit (focus goes into the form).
+    for (const action of [/^Edit agent$/, /^Reconnect$/, /^Edit IRC$/, /^Remove IRC$/, /^Add a platform$/]) await tabTo((target) => action.test(target.text));
+    for (const [edit, save] of [['Edit IRC', /^Save IRC$/], ['Edit agent', /^Save agent$/]] as const) {
+      await page.getByRole('button', { name: edit, exact: true }).focus();
+      await page.keyboard.press('Enter');
+      for (const action of [save, /^Test connection$/]) await tabTo((target) => action.test(target.text));
+    }
     await page.locator('nav button[data-view="status"]').focus();
     await page.keyboard.press('Enter');
     await tabTo((target) => target.text === 'Sweep now');

@@ -8,6 +8,7 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from './support/browser';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
 import { openWindow, showView } from './window-fixtures/window-page';
+import { addPlatform, editAgent, editPlatform } from './window-platforms/open-form';
 
 const SLOW_AGENT = fileURLToPath(new URL('./window-fixtures/slow-stream-agent.mjs', import.meta.url));
 
@@ -40,6 +41,7 @@ for (const width of [360, 1280]) describe(`settings in the window (${width} px)`
   it(`writes only the fields the user set, not every default (${width} px)`, async () => {
     const { page, errors } = await openWindow(browser, gateway.url, { width });
     await showView(page, 'platforms');
+    await addPlatform(page, 'irc', 'IRC');
     await page.getByLabel('Server', { exact: true }).fill('irc.example.org');
     await page.getByRole('button', { name: 'Save IRC' }).click();
     await page.getByTestId('irc-form-message').getByText(/^Saved/).waitFor();
@@ -52,6 +54,7 @@ for (const width of [360, 1280]) describe(`settings in the window (${width} px)`
   it(`Test connection starts a command agent's program, and says so when it does not exist (${width} px)`, async () => {
     const { page, errors } = await openWindow(browser, gateway.url, { width });
     await showView(page, 'platforms');
+    await editAgent(page);
     await page.getByLabel('Kind of agent').selectOption('command');
     await page.getByLabel('Program', { exact: true }).fill('/nonexistent/homing-agent');
     await page.getByRole('form', { name: 'Agent' }).getByRole('button', { name: 'Test connection' }).click();
@@ -72,6 +75,7 @@ for (const width of [360, 1280]) describe(`settings in the window (${width} px)`
     const { page, errors } = await openWindow(browser, gateway.url, { width });
     await showView(page, 'platforms');
     await page.getByTestId('config-error').waitFor({ timeout: 8_000 });
+    await editPlatform(page, 'irc', 'IRC');
     await page.getByLabel('Nick', { exact: true }).fill('homingbot');
     await page.getByRole('button', { name: 'Save IRC' }).click();
     const message = page.getByTestId('irc-form-message');

@@ -1,12 +1,14 @@
 import { expect } from 'vitest';
 import { FakeDiscord } from '../support/fake-discord';
 import { waitUntil } from '../support/wait';
+import { editPlatform } from './open-form';
 import type { WindowPlatform, WindowPlatformRow } from './row';
 
 /**
- * Discord on the fake Discord: the card and form (token to the secret store,
- * Test connection naming the bot with its invite link and the intent to switch
- * on), and a DM pairing request approved from Platforms → Discord → requests.
+ * Discord on the fake Discord: the card and form (the token typed, one Save
+ * keeps it in the secret store, Test connection naming the bot with its invite
+ * link and the intent to switch on), and a DM pairing request approved under
+ * the card.
  */
 async function start(): Promise<WindowPlatform> {
   const fake = new FakeDiscord();
@@ -18,13 +20,14 @@ async function start(): Promise<WindowPlatform> {
     async exercise({ page, api }) {
       const card = page.getByTestId('platform-discord');
       await card.getByText(/bot token is not set/).waitFor();
-      const form = page.locator('form[aria-labelledby="discord-form-title"]');
+      const form = await editPlatform(page, 'discord', 'Discord');
       await form.getByLabel(/^Discord bot token/).fill(fake.token);
-      await form.getByRole('button', { name: 'Store' }).click();
-      await form.getByText('Stored in the secret store.').waitFor();
+      await form.getByRole('button', { name: 'Save Discord' }).click();
+      await page.getByTestId('discord-form-message').getByText(/^Saved\. Discord bot token is in the secret store\./).waitFor({ timeout: 20_000 });
       expect(JSON.stringify(await api.call('getConfig'))).not.toContain(fake.token);
-      await page.getByRole('button', { name: 'Save Discord' }).click();
+      await card.getByTestId('platform-secrets').getByText('Discord bot token: set').waitFor();
       await card.getByTestId('platform-state').getByText('connected', { exact: true }).waitFor({ timeout: 20_000 });
+      expect(await page.getByTestId('discord-requests').count()).toBe(0);
       await form.getByRole('button', { name: 'Test connection' }).click();
       const message = page.getByTestId('discord-form-message');
       await message.getByText(/^connected to Discord as Homing Test/).waitFor();
@@ -46,7 +49,7 @@ async function start(): Promise<WindowPlatform> {
 
 export const discordWindow: WindowPlatformRow = {
   title: 'Discord (the fake Discord)',
-  promise: 'stores the token, tests it (GET /users/@me names the bot, with the invite link), and approves a pairing request',
+  promise: 'keeps the token with one Save, tests it (GET /users/@me names the bot, with the invite link), and approves a pairing request',
   timeoutMs: 90_000,
   start,
 };

@@ -4,8 +4,9 @@ import type { ApiSocket } from '../support/api-socket';
 /**
  * One row of the window's platform suite (test/window.platforms.e2e.test.ts):
  * a platform's service (a fake or a real Debian server), and what a person does
- * with its card and form in Platforms — store the secret, save, Test connection,
- * and for a platform with pairing, a stranger's request — checked as it goes.
+ * with its card and form in Platforms — open the form (Edit on its card, or Add
+ * a platform), type the secret, one Save, Test connection, and for a platform
+ * with pairing, a stranger's request — checked as it goes.
  * The suite starts the real `homing gateway` with `config`, opens the window in
  * Debian's Chromium on the Platforms view, hands it to `exercise`, and checks
  * that the page threw nothing.

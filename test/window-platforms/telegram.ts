@@ -2,12 +2,14 @@ import { expect } from 'vitest';
 import type { SessionPage } from '../../src/shared/api';
 import { FakeTelegram } from '../support/fake-telegram';
 import { waitUntil } from '../support/wait';
+import { editPlatform } from './open-form';
 import type { WindowPlatform, WindowPlatformRow } from './row';
 
 /**
- * Telegram on the fake Bot API: the card and form (token to the secret store,
- * Test connection naming the bot), and pairing requests approved and denied
- * from Platforms → Telegram → requests.
+ * Telegram on the fake Bot API: the card and form (the token typed, one Save
+ * keeps it in the secret store, Test connection naming the bot), and pairing
+ * requests, which appear under the card once someone asks, approved and
+ * denied there.
  */
 async function start(): Promise<WindowPlatform> {
   const fake = new FakeTelegram();
@@ -21,14 +23,17 @@ async function start(): Promise<WindowPlatform> {
       // No token yet: the card says why it is not connected.
       const card = page.getByTestId('platform-telegram');
       await card.getByText(/bot token is not set/).waitFor();
-      await page.getByLabel(/^Bot token/).fill(fake.token);
-      await page.locator('form[aria-labelledby="telegram-form-title"]').getByRole('button', { name: 'Store' }).click();
-      await page.getByText('Stored in the secret store.').first().waitFor();
+      const form = await editPlatform(page, 'telegram', 'Telegram');
+      await form.getByLabel(/^Bot token/).fill(fake.token);
+      await form.getByRole('button', { name: 'Save Telegram' }).click();
+      await page.getByTestId('telegram-form-message').getByText(/^Saved\. Bot token is in the secret store\./).waitFor({ timeout: 20_000 });
       expect(JSON.stringify(await api.call('getConfig'))).not.toContain(fake.token);
-      await page.getByRole('button', { name: 'Save Telegram' }).click();
+      await card.getByTestId('platform-secrets').getByText('Bot token: set').waitFor();
       await card.getByTestId('platform-state').getByText('connected', { exact: true }).waitFor({ timeout: 15_000 });
-      await page.locator('form[aria-labelledby="telegram-form-title"]').getByRole('button', { name: 'Test connection' }).click();
+      await form.getByRole('button', { name: 'Test connection' }).click();
       await page.getByTestId('telegram-form-message').getByText(/^connected to Telegram as @homing_test_bot \(Homing\)/).waitFor();
+      // Nobody asked yet: no requests card.
+      expect(await page.getByTestId('telegram-requests').count()).toBe(0);
 
       // Two strangers write; each gets a code, and both wait in the window by name.
       fake.userSays({ from: carol, text: 'hello' });
@@ -59,7 +64,7 @@ async function start(): Promise<WindowPlatform> {
 
 export const telegramWindow: WindowPlatformRow = {
   title: 'Telegram (the fake Bot API)',
-  promise: 'stores the token, tests it (getMe names the bot), and approves one pairing request and denies another',
+  promise: 'keeps the token with one Save, tests it (getMe names the bot), and approves one pairing request and denies another',
   timeoutMs: 60_000,
   start,
 };

@@ -2,11 +2,12 @@ import { expect } from 'vitest';
 import { startProsody } from '../support/prosody';
 import { waitUntil } from '../support/wait';
 import { XmppUser } from '../support/xmpp-user';
+import { editPlatform } from './open-form';
 import type { WindowPlatform, WindowPlatformRow } from './row';
 
 /**
- * XMPP on a real prosody: the card and form (the password to the secret store,
- * a refused login in words, Test connection logging in and out), and an
+ * XMPP on a real prosody: the card and form (the password kept by one Save, a
+ * refused login in words, Test connection logging in and out), and an
  * answered message once connected.
  */
 async function start(): Promise<WindowPlatform> {
@@ -19,24 +20,24 @@ async function start(): Promise<WindowPlatform> {
       await prosody.dispose();
     },
     async exercise({ page, api }) {
-      const form = page.locator('form[aria-labelledby="xmpp-form-title"]');
       const card = page.getByTestId('platform-xmpp');
 
       // No password yet: the card says why it is not connected.
       await card.getByText(/password for homing@localhost is not set/).waitFor();
+      const form = await editPlatform(page, 'xmpp', 'XMPP');
       expect(await form.getByLabel('Account (JID)').inputValue()).toBe('homing@localhost');
 
       await form.getByLabel(/^Password/).fill('not-the-password');
-      await form.getByRole('button', { name: 'Store' }).click();
-      await form.getByText('Stored in the secret store.').waitFor();
       await form.getByRole('button', { name: 'Save XMPP' }).click();
+      await page.getByTestId('xmpp-form-message').getByText(/^Saved\. Password is in the secret store\./).waitFor({ timeout: 20_000 });
       await card.getByText(/refused the login/).waitFor({ timeout: 20_000 });
       await form.getByRole('button', { name: 'Test connection' }).click();
       await page.getByTestId('xmpp-form-message').getByText(/refused the login for homing@localhost \(not-authorized\)/).waitFor({ timeout: 20_000 });
 
+      // Typed over the stored one, the right password replaces it at Save.
       await form.getByLabel(/^Password/).fill('homing-window-pw');
-      await form.getByRole('button', { name: 'Store' }).click();
-      await form.getByText('Stored in the secret store.').waitFor();
+      await form.getByRole('button', { name: 'Save XMPP' }).click();
+      await page.getByTestId('xmpp-form-message').getByText(/^Saved\. Password is in the secret store\./).waitFor({ timeout: 20_000 });
       expect(JSON.stringify(await api.call('getConfig'))).not.toContain('homing-window-pw');
       await card.getByTestId('platform-state').getByText('connected', { exact: true }).waitFor({ timeout: 20_000 });
       await form.getByRole('button', { name: 'Test connection' }).click();
@@ -57,7 +58,7 @@ async function start(): Promise<WindowPlatform> {
 
 export const xmppWindow: WindowPlatformRow = {
   title: 'XMPP (a real prosody)',
-  promise: 'stores the password, says a wrong one was refused, connects with the right one, and tests the login',
+  promise: 'keeps the password with one Save, says a wrong one was refused, connects with the right one, and tests the login',
   timeoutMs: 90_000,
   start,
 };

@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'react';
 import type { ConfigView, HomingApi } from '../../../../shared/api';
 import { FormMessage } from './FormMessage';
+import { secretWords, type StoredSecret, type TypedSecret } from './save-settings';
 import { SecretField } from './SecretField';
+import { useFocusOnOpen } from './form-focus';
 import { useSettingsForm } from './useSettingsForm';
 
 type AgentType = 'builtin' | 'openai' | 'command' | 'acp';
@@ -48,27 +50,43 @@ const TYPES: [AgentType, string][] = [
 /** The form's section of config.json and its fields' labels by key: a schema error about one of them is said in these words. */
 const SECTION = { path: 'agent', labels: { baseUrl: 'Server URL', model: 'Model', command: 'Program', args: 'Arguments' } };
 
-/** Choose and set up the agent; the gateway checks it with config.json's schema. */
-export function AgentForm({ api, view, onSaved }: { api: HomingApi; view: ConfigView; onSaved: () => void }) {
-  const config = view.config as Record<string, unknown>;
-  const [fields, setFields] = useState<AgentFields>(() => fieldsFrom(config));
-  useEffect(() => setFields(fieldsFrom(view.config as Record<string, unknown>)), [view.config]);
+/** The API key's label; its name in a sentence is "API key". */
+const API_KEY_LABEL = 'API key (if the server needs one)';
+
+/** Choose and set up the agent; the gateway checks it with config.json's schema. One Save keeps the API key typed too, in the secret store. */
+export function AgentForm({ api, view, onSaved, onClose }: { api: HomingApi; view: ConfigView; onSaved: () => void; onClose: () => void }) {
+  // Only a change of the agent in force resets the form: clearing the API key reloads the config, and must not wipe what is being typed.
+  const inForce = JSON.stringify((view.config as Record<string, unknown>).agent ?? null);
+  const [fields, setFields] = useState<AgentFields>(() => fieldsFrom(view.config as Record<string, unknown>));
+  useEffect(() => setFields(fieldsFrom({ agent: JSON.parse(inForce) ?? undefined })), [inForce]);
+  const [apiKey, setApiKey] = useState('');
   // Saves patch config.json's own contents, never the defaults filled in.
   const form = useSettingsForm(api, () => (view.written ?? {}) as Record<string, unknown>, view.error !== null, SECTION);
   const set = <K extends keyof AgentFields>(key: K, value: AgentFields[K]) => setFields((previous) => ({ ...previous, [key]: value }));
   // The agent section as config.json itself has it (what the form does not show is kept).
   const previous = (((view.written ?? {}) as Record<string, unknown>).agent ?? {}) as Record<string, unknown>;
+  // The key is only asked of an OpenAI-compatible server; typed and then hidden by another kind, it is not saved.
+  const typed: TypedSecret[] = fields.type === 'openai' && apiKey !== '' ? [{ name: 'agent.apiKey', label: secretWords(API_KEY_LABEL), value: apiKey }] : [];
+  const formRef = useFocusOnOpen();
+  const afterSave = (stored: readonly StoredSecret[] | null) => {
+    if (stored === null) return;
+    if (stored.length > 0) setApiKey('');
+    onSaved();
+  };
 
   return (
     <form
-      className="card settings"
+      ref={formRef}
+      className="settings"
       aria-labelledby="agent-form-title"
       onSubmit={(event) => {
         event.preventDefault();
-        void form.save((current) => ({ ...current, agent: toSection(fields, previous) })).then((ok) => ok && onSaved());
+        void form.save((current) => ({ ...current, agent: toSection(fields, previous) }), typed).then(afterSave);
       }}
     >
-      <h3 id="agent-form-title">Agent</h3>
+      <h4 id="agent-form-title" className="visually-hidden">
+        Agent settings
+      </h4>
       <label>
         Kind of agent
         <select value={fields.type} onChange={(event) => set('type', event.target.value as AgentType)}>
@@ -92,7 +110,15 @@ export function AgentForm({ api, view, onSaved }: { api: HomingApi; view: Config
         </div>
       )}
       {fields.type === 'openai' && (
-        <SecretField api={api} name="agent.apiKey" label="API key (if the server needs one)" isSet={view.secretsSet.includes('agent.apiKey')} onChanged={onSaved} />
+        <SecretField
+          api={api}
+          name="agent.apiKey"
+          label={API_KEY_LABEL}
+          isSet={view.secretsSet.includes('agent.apiKey')}
+          value={apiKey}
+          onChange={setApiKey}
+          onCleared={onSaved}
+        />
       )}
       {(fields.type === 'command' || fields.type === 'acp') && (
         <div className="grid">
@@ -113,8 +139,12 @@ export function AgentForm({ api, view, onSaved }: { api: HomingApi; view: Config
         <button type="button" disabled={form.busy} onClick={() => void form.test('agent', toSection(fields, previous))}>
           Test connection
         </button>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
       </div>
-      <FormMessage form={form} testId="agent-form-message" path={view.path} onReplaced={onSaved} />
+      {typed.length > 0 && <p className="muted">Test connection uses the API key the secret store holds: save to test the one you typed.</p>}
+      <FormMessage form={form} testId="agent-form-message" path={view.path} onReplaced={afterSave} />
     </form>
   );
 }

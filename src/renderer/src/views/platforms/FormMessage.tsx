@@ -1,9 +1,10 @@
 import { useState } from 'react';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import type { StoredSecret } from './save-settings';
 import type { SettingsForm } from './useSettingsForm';
 
 /** A form's outcome at the form, and (when config.json has an error) the offer to replace the file, keeping a backup. */
-export function FormMessage({ form, testId, path, onReplaced }: { form: SettingsForm; testId: string; path: string; onReplaced: () => void }) {
+export function FormMessage({ form, testId, path, onReplaced }: { form: SettingsForm; testId: string; path: string; onReplaced: (stored: readonly StoredSecret[]) => void }) {
   const [confirming, setConfirming] = useState(false);
   if (!form.message) return null;
   return (
@@ -24,7 +25,7 @@ export function FormMessage({ form, testId, path, onReplaced }: { form: Settings
           onCancel={() => setConfirming(false)}
           onConfirm={() => {
             setConfirming(false);
-            void form.replace().then((ok) => ok && onReplaced());
+            void form.replace().then((stored) => stored && onReplaced(stored));
           }}
         />
       )}

@@ -1,10 +1,26 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { HomingApi } from '../../../../shared/api';
-import type { PlatformName } from '../../../../shared/platforms';
+import type { ApiError, HomingApi, PairingOverview } from '../../../../shared/api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useApiRead } from '../../hooks/useApiRead';
 import { useGatewayEvents } from '../../hooks/useGatewayEvents';
 import { explainApiError, platformLabel } from '../../plain-words';
+import { hasPairing } from './platform-list';
+
+export interface Pairing {
+  readonly value: PairingOverview | null;
+  readonly error: ApiError | null;
+  readonly load: () => void;
+}
+
+/** The pairing requests of every platform, read once for all of Platforms and again when one arrives or is decided. */
+export function usePairing(api: HomingApi): Pairing {
+  const pairing = useApiRead(useCallback(() => api.listPairing(), [api]), 'pairing');
+  useEffect(() => pairing.load(), [pairing.load]);
+  useGatewayEvents(api, (event) => {
+    if (event.type === 'pairing.changed') pairing.load();
+  });
+  return pairing;
+}
 
 /**
  * Platforms → Telegram (or Matrix, Discord, XMPP, IRC) → requests: people who wrote to the bot and wait for
@@ -16,17 +32,13 @@ import { explainApiError, platformLabel } from '../../plain-words';
  * last hour are counted, not listed: the owner cannot pick a person out of a
  * hundred cards, but the person can tell them their code, which is approved
  * here by typing it. Requests older than the flood's hour keep their cards.
+ *
+ * A platform nobody asked on has no card here: it appears with the first request.
  */
-export function PairingRequests({ api, platform, hideWhenEmpty = false }: { api: HomingApi; platform: PlatformName; hideWhenEmpty?: boolean }) {
-  const read = useCallback(() => api.listPairing(), [api]);
-  const pairing = useApiRead(read);
+export function PairingRequests({ api, platform, pairing }: { api: HomingApi; platform: string; pairing: Pairing }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [typed, setTyped] = useState('');
-  useEffect(() => pairing.load(), [pairing.load]);
-  useGatewayEvents(api, (event) => {
-    if (event.type === 'pairing.changed') pairing.load();
-  });
   const decide = async (code: string, decision: 'approve' | 'deny') => {
     setBusy(code);
     setError(null);
@@ -47,8 +59,7 @@ export function PairingRequests({ api, platform, hideWhenEmpty = false }: { api:
   const approved = (pairing.value?.approved ?? []).filter((entry) => entry.platform === platform);
   const flood = (pairing.value?.floods ?? []).find((entry) => entry.platform === platform);
   const listed = flood ? requests.filter((request) => request.requestedAt < flood.since) : requests;
-  // IRC pairing is opt-in: its card appears once someone asked.
-  if (hideWhenEmpty && requests.length === 0 && approved.length === 0 && !flood) return null;
+  if (!hasPairing(pairing.value, platform)) return null;
   return (
     <section className="card pairing" aria-labelledby={`pairing-title-${platform}`} data-testid={`${platform}-requests`}>
       <h3 id={`pairing-title-${platform}`}>{platformLabel(platform)} — requests</h3>
@@ -101,7 +112,7 @@ export function PairingRequests({ api, platform, hideWhenEmpty = false }: { api:
           Approved: {approved.map((entry) => entry.name ?? entry.sender).join(', ')}
         </p>
       )}
-      <ErrorNote message={error ?? (pairing.error && explainApiError('read the pairing requests', pairing.error))} />
+      <ErrorNote message={error} />
     </section>
   );
 }

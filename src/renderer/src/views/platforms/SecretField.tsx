@@ -3,41 +3,58 @@ import type { HomingApi } from '../../../../shared/api';
 import type { SecretName } from '../../../../shared/platforms';
 import { useOnline } from '../../connection';
 import { explainApiError } from '../../plain-words';
+import { secretWords } from './save-settings';
 
 interface SecretFieldProps {
   readonly api: HomingApi;
   readonly name: SecretName;
   readonly label: string;
   readonly isSet: boolean;
-  readonly onChanged: () => void;
+  /** What is typed: the form's Save stores it (with the rest of the form), never into config.json. */
+  readonly value: string;
+  readonly onChange: (value: string) => void;
+  /** After Clear removed the stored value. */
+  readonly onCleared: () => void;
 }
 
-/** A secret goes to the secret store, never into config.json, and is never shown back: only whether it is set. */
-export function SecretField({ api, name, label, isSet, onChanged }: SecretFieldProps) {
-  const [value, setValue] = useState('');
+/**
+ * A secret typed into a form, kept by the form's one Save in the secret store
+ * and never shown back: only whether it is set. Typing over a set one replaces
+ * it at Save; Clear removes it at once (it asks nothing else of the form).
+ */
+export function SecretField({ api, name, label, isSet, value, onChange, onCleared }: SecretFieldProps) {
   const [note, setNote] = useState<{ text: string; ok: boolean } | null>(null);
+  const [busy, setBusy] = useState(false);
   const online = useOnline();
   const id = `secret-${name.replace('.', '-')}`;
-  const store = async (next: string | null) => {
-    const result = await api.setSecret({ name, value: next });
-    if (!result.ok) return setNote({ text: explainApiError('store the secret', result.error), ok: false });
-    setValue('');
-    setNote({ text: next === null ? 'Removed.' : 'Stored in the secret store.', ok: true });
-    onChanged();
+  const clear = async () => {
+    setBusy(true);
+    const result = await api.setSecret({ name, value: null });
+    setBusy(false);
+    if (!result.ok) return setNote({ text: explainApiError(`clear ${secretWords(label)}`, result.error), ok: false });
+    setNote({ text: `Cleared: ${secretWords(label)} is no longer in the secret store.`, ok: true });
+    onCleared();
   };
   return (
     <div className="field secret">
       <label htmlFor={id}>
-        {label} <span className="muted">({isSet ? 'set — type to replace' : 'not set'})</span>
+        {label} <span className="muted">({isSet ? 'set — type to replace, then save' : 'not set'})</span>
       </label>
       <div className="inline">
-        <input id={id} type="password" autoComplete="off" value={value} onChange={(event) => setValue(event.target.value)} placeholder={isSet ? '••••••••' : ''} />
-        <button type="button" disabled={value === '' || !online} onClick={() => void store(value)}>
-          Store
-        </button>
+        <input
+          id={id}
+          type="password"
+          autoComplete="off"
+          value={value}
+          onChange={(event) => {
+            setNote(null);
+            onChange(event.target.value);
+          }}
+          placeholder={isSet ? '••••••••' : ''}
+        />
         {isSet && (
-          <button type="button" disabled={!online} onClick={() => void store(null)}>
-            Remove
+          <button type="button" aria-label={`Clear ${secretWords(label)}`} disabled={busy || !online} onClick={() => void clear()}>
+            Clear
           </button>
         )}
       </div>

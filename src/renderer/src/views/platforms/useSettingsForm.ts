@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { ConnectionTarget, ConnectionTestResult, HomingApi } from '../../../../shared/api';
 import { useOnline } from '../../connection';
 import { explainApiError } from '../../plain-words';
+import { saveMessage, saveSettings, type StoredSecret, type TypedSecret } from './save-settings';
 
 export interface SettingsForm {
   readonly message: { readonly text: string; readonly ok: boolean } | null;
@@ -14,10 +15,15 @@ export interface SettingsForm {
   readonly refusedForFile: Record<string, unknown> | null;
   /** The field the gateway named as wrong (`nick`, `imap.port`, `baseUrl`…), by its key, for the form to mark; null when none. */
   readonly invalidField: string | null;
-  /** Writes `section` into config.json (validated by the gateway with config.json's schema). */
-  save(patch: (config: Record<string, unknown>) => Record<string, unknown>): Promise<boolean>;
-  /** Replaces the broken config.json with what `save` tried to write, keeping a timestamped backup. */
-  replace(): Promise<boolean>;
+  /**
+   * One Save: the config `patch` makes (validated by the gateway with
+   * config.json's schema), then the secrets typed into the form, to the secret
+   * store. Resolves to the secrets kept (the form empties their fields), or
+   * null when the config was refused and nothing was kept.
+   */
+  save(patch: (config: Record<string, unknown>) => Record<string, unknown>, secrets?: readonly TypedSecret[]): Promise<readonly StoredSecret[] | null>;
+  /** Replaces the broken config.json with what `save` tried to write, keeping a timestamped backup, then stores the secrets that save held back. */
+  replace(): Promise<readonly StoredSecret[] | null>;
   test(target: ConnectionTarget, config: Record<string, unknown>): Promise<void>;
   setMessage(message: { text: string; ok: boolean } | null): void;
 }
@@ -34,51 +40,59 @@ export interface FormSection {
 export function useSettingsForm(api: HomingApi, current: () => Record<string, unknown>, fileHasError: boolean, section: FormSection): SettingsForm {
   const [message, setMessage] = useState<{ text: string; ok: boolean } | null>(null);
   const [busy, setBusy] = useState(false);
-  const [refusedForFile, setRefused] = useState<Record<string, unknown> | null>(null);
+  const [refused, setRefused] = useState<{ config: Record<string, unknown>; secrets: readonly TypedSecret[] } | null>(null);
   const [invalidField, setInvalid] = useState<string | null>(null);
   const online = useOnline();
   return {
     message,
     // Save and Test need the gateway: while it is away the forms' buttons are off.
     busy: busy || !online,
-    refusedForFile,
+    refusedForFile: refused?.config ?? null,
     invalidField,
     setMessage,
-    async save(patch) {
+    async save(patch, secrets = []) {
       setBusy(true);
-      const config = patch(current());
-      const result = await api.setConfig({ config });
+      const before = current();
+      const config = patch(before);
+      // A secret alone changes nothing in config.json: it is stored even while the file has an error.
+      const unchanged = secrets.length > 0 && JSON.stringify(config) === JSON.stringify(before);
+      const outcome = await saveSettings(api, unchanged ? null : config, secrets);
       setBusy(false);
-      if (!result.ok) {
-        const conflict = result.error.code === 'conflict';
+      if (outcome.kind === 'refused') {
+        const conflict = outcome.error.code === 'conflict';
         // The file on disk has an error (the window may not have seen it yet: the gateway polls every 2 s).
-        const forFile = conflict && (fileHasError || /has an error/.test(result.error.message));
-        setRefused(forFile ? config : null);
-        const field = conflict ? null : fieldAtFault(result.error.message, section.path, section.labels);
+        const forFile = conflict && (fileHasError || /has an error/.test(outcome.error.message));
+        setRefused(forFile ? { config, secrets } : null);
+        const field = conflict ? null : fieldAtFault(outcome.error.message, section.path, section.labels);
         setInvalid(field?.name ?? null);
         setMessage({
-          text: conflict ? `Not saved: ${fileProblem(result.error.message)}` : field ? `Not saved: ${field.words}` : explainApiError('save', result.error),
+          text: conflict ? `Not saved: ${fileProblem(outcome.error.message)}` : field ? `Not saved: ${field.words}` : explainApiError('save', outcome.error),
           ok: false,
         });
-        return false;
+        return null;
       }
       setRefused(null);
       setInvalid(null);
-      setMessage({ text: 'Saved. Homing applies it now.', ok: true });
-      return true;
+      setMessage(saveMessage(outcome));
+      return outcome.stored;
     },
     async replace() {
-      if (!refusedForFile) return false;
+      if (!refused) return null;
       setBusy(true);
-      const result = await api.replaceConfig({ config: refusedForFile });
-      setBusy(false);
+      const result = await api.replaceConfig({ config: refused.config });
       if (!result.ok) {
+        setBusy(false);
         setMessage({ text: explainApiError('replace config.json', result.error), ok: false });
-        return false;
+        return null;
       }
+      const outcome = await saveSettings(api, null, refused.secrets);
+      setBusy(false);
       setRefused(null);
-      setMessage({ text: `Saved. The old file is kept as ${result.value.backup ?? '(there was none)'}.`, ok: true });
-      return true;
+      const backup = result.value.backup ?? '(there was none)';
+      // With no config to write, saveSettings cannot be refused; only a secret can fail.
+      if (outcome.kind === 'refused') return null;
+      setMessage(saveMessage(outcome, outcome.kind === 'saved' ? `The old file is kept as ${backup}.` : `config.json is replaced; the old file is kept as ${backup}.`));
+      return outcome.stored;
     },
     async test(target, config) {
       setBusy(true);
