@@ -28,7 +28,8 @@ const MAX_BODY = 4 * 1024 * 1024;
 /** The one model GET /v1/models lists. */
 export const STUB_MODEL = 'stub-model';
 
-export async function startOpenAiStub(answer: (request: ChatRequest) => string | Promise<string>): Promise<OpenAiStub> {
+/** Starts the stub on 127.0.0.1:`port` (0: any free port; rejects when the port is taken). */
+export async function startOpenAiStub(answer: (request: ChatRequest) => string | Promise<string>, port = 0): Promise<OpenAiStub> {
   const requests: ChatRequest[] = [];
   const server: Server = createServer((req, res) => {
     let raw = '';
@@ -68,10 +69,13 @@ export async function startOpenAiStub(answer: (request: ChatRequest) => string |
       res.end('data: [DONE]\n\n');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const bound = (server.address() as AddressInfo).port;
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `http://127.0.0.1:${bound}/v1`,
     requests,
     async close() {
       server.closeAllConnections();

@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { errorWords, explainPlatform, platformLabel, updateWords } from './plain-words';
 
 describe('errorWords', () => {
+  it('does not take a blocked bot for a busy database', () => {
+    expect(errorWords('permanent: the person blocked the bot')).not.toContain('database');
+    expect(errorWords('SqliteError: database is locked')).toBe('the database was busy.');
+  });
+
   it('names the person who is offline from the IRC adapter’s 401, not a word of the server’s text', () => {
     expect(errorWords('alice is not online: 401 alice No such nick or channel name')).toBe('alice is not online, so IRC cannot deliver it.');
   });

@@ -138,7 +138,7 @@ export function errorWords(error: string | null): string {
     [/no such nick(?::\s*(\S+))?/i, (m) => `${m[1] ? `${m[1]} is` : 'the recipient is'} not online, so IRC cannot deliver it.`],
     [/no such (channel|nick)/i, () => 'that chat does not exist.'],
     [/SQLITE_FULL|disk full|ENOSPC/i, () => 'the disk is full.'],
-    [/SQLITE_BUSY|locked/i, () => 'the database was busy.'],
+    [/SQLITE_BUSY|SQLITE_LOCKED|database is locked/i, () => 'the database was busy.'],
   ];
   for (const [pattern, words] of rules) {
     const match = pattern.exec(raw);

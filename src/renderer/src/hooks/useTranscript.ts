@@ -41,13 +41,22 @@ export function useTranscript(api: HomingApi, sessionId: string | null, followLo
     const mine = ++loads.current;
     const run = async (): Promise<void> => {
       let page = await api.getTranscript({ sessionId, pageSize: PAGE });
-      if (page.ok && page.value.pageCount > 1) page = await api.getTranscript({ sessionId, page: page.value.pageCount, pageSize: PAGE });
+      let before: readonly TranscriptMessage[] = [];
+      if (page.ok && page.value.pageCount > 1) {
+        const lastPage = page.value.pageCount;
+        page = await api.getTranscript({ sessionId, page: lastPage, pageSize: PAGE });
+        // The last page may hold a single message: the one before it too, so the view never shrinks to a few lines.
+        if (page.ok && page.value.messages.length < PAGE) {
+          const previous = await api.getTranscript({ sessionId, page: lastPage - 1, pageSize: PAGE });
+          if (previous.ok) before = previous.value.messages;
+        }
+      }
       // Overtaken: settle when the newest load has filled the view instead.
       if (mine !== loads.current) return latest.current;
       if (!page.ok) return setError(page.error);
       setError(null);
-      setMessages(page.value.messages);
-      setTruncated(page.value.pageCount > 1);
+      setMessages(before.length > 0 ? [...before, ...page.value.messages] : page.value.messages);
+      setTruncated(page.value.pageCount > (before.length > 0 ? 2 : 1));
       const ids = page.value.messages.flatMap((message) => (message.role === 'assistant' ? [message.obligationId] : [])).slice(-500);
       if (ids.length === 0) return;
       // Not awaited: the caller swaps the streamed text for the stored message in the same render.

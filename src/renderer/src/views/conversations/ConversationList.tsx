@@ -31,7 +31,7 @@ export function ConversationList({ sessions, live, unread, selected, now, onSele
     <div className="conversation-list">
       <label className="search">
         <span className="visually-hidden">Search conversations</span>
-        <input type="search" placeholder="Search by title or text" value={query} onChange={(event) => setQuery(event.target.value)} />
+        <input id="conversation-search" type="search" placeholder="Search by title or text" value={query} onChange={(event) => setQuery(event.target.value)} />
       </label>
       <ul aria-label="Conversations">
         {!needle && !sessions.some((session) => session.platform === 'local') && (

@@ -1,32 +1,32 @@
-import type { HomingApi } from '../../../../shared/api';
+import type { HomingApi, SessionSummary } from '../../../../shared/api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useNow } from '../../hooks/useNow';
-import { useSessions } from '../../hooks/useSessions';
-import { useUnread } from '../../hooks/useUnread';
+import type { SessionsState } from '../../hooks/useSessions';
 import { explainApiError } from '../../plain-words';
 import { ConversationList } from './ConversationList';
 import { Transcript } from './Transcript';
 
 interface ConversationsViewProps {
   readonly api: HomingApi;
-  /** The open conversation; null is the local chat. */
-  readonly selected: string | null;
+  /** The list, read by the window (the tab's title counts unread messages in every view). */
+  readonly list: SessionsState;
+  readonly unread: ReadonlyMap<string, number>;
+  /** The open conversation as listed (null: the local chat before its first message, or one not listed). */
+  readonly session: SessionSummary | null;
+  /** Whether the open conversation is the local chat (it has the composer). */
+  readonly local: boolean;
   /** On a narrow window, whether the transcript (not the list) is showing. */
   readonly showingTranscript: boolean;
   readonly onSelect: (sessionId: string | null) => void;
   readonly onBack: () => void;
+  /** The open conversation's platform, while it is not connected (its label). */
+  readonly waitingFor?: string | undefined;
 }
 
 /** The conversation list beside (or, when narrow, instead of) the open transcript. */
-export function ConversationsView({ api, selected, showingTranscript, onSelect, onBack }: ConversationsViewProps) {
-  const { sessions, live, error, more, loadMore } = useSessions(api);
+export function ConversationsView({ api, list, unread, session, local, showingTranscript, onSelect, onBack, waitingFor }: ConversationsViewProps) {
+  const { sessions, live, error, more, loadMore } = list;
   const now = useNow();
-  const localSession = sessions.find((session) => session.platform === 'local') ?? null;
-  const session = (selected ? sessions.find((candidate) => candidate.sessionId === selected) : localSession) ?? null;
-  const isLocal = selected === null || session?.platform === 'local';
-  // On a narrow window the open conversation is read only while its transcript shows.
-  const narrow = typeof matchMedia === 'function' && matchMedia('(max-width: 640px)').matches;
-  const unread = useUnread(sessions, narrow && !showingTranscript ? null : (session?.sessionId ?? null));
   return (
     <section className={`view conversations${showingTranscript ? ' show-transcript' : ''}`} aria-labelledby="conversations-title">
       <h2 id="conversations-title" className="visually-hidden">
@@ -41,7 +41,7 @@ export function ConversationsView({ api, selected, showingTranscript, onSelect, 
           </button>
         )}
       </div>
-      <Transcript api={api} session={session} local={isLocal} onBack={onBack} />
+      <Transcript api={api} session={session} local={local} onBack={onBack} waitingFor={waitingFor} />
     </section>
   );
 }

@@ -11,12 +11,17 @@ const GLYPH: Record<DeliveryKind, string> = {
   delivered: '✓',
 };
 
-/** A reply's delivery, as a tick in the window's one vocabulary (the same words as Deliveries). */
-export function DeliveryTick({ row }: { row: DeliveryRow | undefined }) {
+/**
+ * A reply's delivery, as a tick in the window's one vocabulary (the same words as
+ * Deliveries). A reply being sent while its platform is away is not on its way:
+ * it waits for the platform (`waitingFor`, its label), and says so.
+ */
+export function DeliveryTick({ row, waitingFor }: { row: DeliveryRow | undefined; waitingFor?: string | undefined }) {
   if (!row) return null;
-  const kind = deliveryKind(row);
+  const held = waitingFor !== undefined && (row.state === 'attempting' || row.state === 'pending');
+  const kind = held ? 'waiting' : deliveryKind(row);
   const progress = kind === 'sending' && row.chunksTotal > 1 ? ` ${row.chunksDelivered}/${row.chunksTotal}` : '';
-  const label = `${GLYPH[kind]} ${KIND_LABEL[kind].toLowerCase()}${progress}`;
+  const label = held ? `${GLYPH.waiting} waiting for ${waitingFor}` : `${GLYPH[kind]} ${KIND_LABEL[kind].toLowerCase()}${progress}`;
   return (
     <span className={`tick tick-${row.state} kind-${kind}`} data-testid="delivery-tick" data-state={row.state} data-kind={kind} title={row.lastError ?? label}>
       {label}

@@ -1,10 +1,11 @@
-import { memo, useCallback, useEffect, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useState } from 'react';
 import type { DeliveryRow, HomingApi, SessionSummary, TranscriptMessage } from '../../../../shared/api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorNote } from '../../components/ErrorNote';
 import { PlatformIcon } from '../../components/PlatformIcon';
 import { useOnline } from '../../connection';
 import { clockTime, dayLabel, sameDay } from '../../format';
+import { useFollowEnd } from '../../hooks/useFollowEnd';
 import { useTranscript } from '../../hooks/useTranscript';
 import { Markdown } from '../../markdown';
 import { deliveryKind, explainApiError } from '../../plain-words';
@@ -18,6 +19,8 @@ interface TranscriptProps {
   /** The local chat has a composer even before its first message. */
   readonly local: boolean;
   readonly onBack: () => void;
+  /** The conversation's platform, while it is not connected (its label). */
+  readonly waitingFor?: string | undefined;
 }
 
 type ReplyAction = (action: 'retry' | 'discard', row: DeliveryRow) => void;
@@ -28,6 +31,8 @@ interface MessagesProps {
   readonly showSenders: boolean;
   readonly online: boolean;
   readonly onReplyAction: ReplyAction;
+  /** The conversation's platform is not connected (its label): a reply being sent is waiting for it. */
+  readonly waitingFor?: string | undefined;
 }
 
 /** A failed reply can be retried or discarded right where it is read. */
@@ -50,7 +55,7 @@ function ReplyActions({ row, online, onAction }: { row: DeliveryRow | undefined;
 }
 
 /** The stored messages, with a line where the day changes: memoized, so a streamed token re-renders only the streaming bubble. */
-const Messages = memo(function Messages({ messages, deliveries, showSenders, online, onReplyAction }: MessagesProps) {
+const Messages = memo(function Messages({ messages, deliveries, showSenders, online, onReplyAction, waitingFor }: MessagesProps) {
   const now = Date.now();
   return messages.map((message, index) => {
     const previous = messages[index - 1];
@@ -77,7 +82,7 @@ const Messages = memo(function Messages({ messages, deliveries, showSenders, onl
         <div className="bubble bubble-assistant" data-testid="chat-assistant">
           <Markdown text={message.text} />
           <span className="time">
-            {clockTime(message.at)} <DeliveryTick row={deliveries.get(message.obligationId)} />
+            {clockTime(message.at)} <DeliveryTick row={deliveries.get(message.obligationId)} waitingFor={waitingFor} />
             <ReplyActions row={deliveries.get(message.obligationId)} online={online} onAction={onReplyAction} />
           </span>
         </div>
@@ -92,20 +97,15 @@ const Messages = memo(function Messages({ messages, deliveries, showSenders, onl
 });
 
 /** One conversation: messages, the reply streaming in (with Stop), delivery ticks, and (local chat) the composer. */
-export function Transcript({ api, session, local, onBack }: TranscriptProps) {
+export function Transcript({ api, session, local, onBack, waitingFor }: TranscriptProps) {
   const state = useTranscript(api, session?.sessionId ?? null, local);
   const online = useOnline();
-  const logRef = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
+  // Opens at the newest message and follows new ones; never yanks the reader back while they read older ones.
+  const follow = useFollowEnd(session?.sessionId ?? 'local');
   const [note, setNote] = useState<string | null>(null);
   const [discarding, setDiscarding] = useState<DeliveryRow | null>(null);
   const [stopping, setStopping] = useState(false);
 
-  // Follow the end while the reader is at the end; never yank them back while they read older messages.
-  useEffect(() => {
-    const log = logRef.current;
-    if (log && stick.current) log.scrollTop = log.scrollHeight;
-  }, [state.messages.length, state.streaming]);
   useEffect(() => setStopping(false), [state.streamingSession]);
 
   const stop = async () => {
@@ -139,34 +139,51 @@ export function Transcript({ api, session, local, onBack }: TranscriptProps) {
       </header>
       <ErrorNote message={state.error && explainApiError('load this conversation', state.error)} />
       <ErrorNote message={note} />
-      <div
-        ref={logRef}
-        className="chat-log"
-        role="log"
-        aria-live="polite"
-        aria-label={`Messages in ${title}`}
-        tabIndex={0}
-        data-testid="chat-log"
-        onScroll={(event) => {
-          const log = event.currentTarget;
-          stick.current = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
-        }}
-      >
-        {state.truncated && <p className="muted center">Older messages are not shown.</p>}
-        {state.messages.length === 0 && state.streaming === null && (
-          <p className="muted center">{local ? 'Talk to your agent here. Replies are recorded before they are shown, like on any platform.' : 'No messages.'}</p>
-        )}
-        <Messages
-          messages={state.messages}
-          deliveries={state.deliveries}
-          showSenders={session?.chatType !== 'direct'}
-          online={online}
-          onReplyAction={onReplyAction}
-        />
-        {state.streaming !== null && (
-          <div className="bubble bubble-assistant streaming" data-testid="chat-streaming" aria-busy="true">
-            {state.streaming ? <Markdown text={state.streaming} /> : <span className="text">…</span>}
+      <div className="chat-frame">
+        <div
+          ref={follow.scrollRef}
+          className="chat-log"
+          role="log"
+          aria-live="polite"
+          aria-label={`Messages in ${title}`}
+          tabIndex={0}
+          data-testid="chat-log"
+          onScroll={follow.onScroll}
+        >
+          <div ref={follow.contentRef} className="chat-log-content">
+            {state.truncated && <p className="muted center">Older messages are not shown.</p>}
+            {state.messages.length === 0 && state.streaming === null && (
+              <p className="muted center">{local ? 'Talk to your agent here. Replies are recorded before they are shown, like on any platform.' : 'No messages.'}</p>
+            )}
+            <Messages
+              messages={state.messages}
+              deliveries={state.deliveries}
+              showSenders={session?.chatType !== 'direct'}
+              online={online}
+              onReplyAction={onReplyAction}
+              waitingFor={waitingFor}
+            />
+            {state.streaming !== null && (
+              <div className="bubble bubble-assistant streaming" data-testid="chat-streaming" aria-busy="true">
+                {state.streaming ? <Markdown text={state.streaming} /> : <span className="text">…</span>}
+              </div>
+            )}
           </div>
+        </div>
+        {!follow.following && (
+          <button
+            type="button"
+            className="jump-newest"
+            aria-label="Scroll to the newest message"
+            data-testid="jump-newest"
+            onClick={() => {
+              follow.jumpToEnd();
+              // The button goes away: keep a keyboard reader in the messages, not lost on the page.
+              follow.scrollRef.current?.focus({ preventScroll: true });
+            }}
+          >
+            Newest ↓
+          </button>
         )}
       </div>
       {state.streaming !== null && state.streamingSession && (

@@ -23,7 +23,7 @@ type Opened = 'agent' | PlatformName;
  * Reconnect, Edit, Remove) with its pairing requests when it has some, and
  * "Add a platform". A fresh install lists only the agent and the local chat.
  */
-export function PlatformsView({ api, overview }: { api: HomingApi; overview: GatewayOverview | null }) {
+export function PlatformsView({ api, overview, onSetup }: { api: HomingApi; overview: GatewayOverview | null; onSetup?: () => void }) {
   const config = useConfig(api);
   const view = config.view;
   const pairing = usePairing(api);
@@ -57,6 +57,11 @@ export function PlatformsView({ api, overview }: { api: HomingApi; overview: Gat
       <div className="view-head">
         <h2 id="platforms-title">Platforms and agent</h2>
         <p className="muted">Where your agent listens and answers. Settings are saved to config.json{view ? ` (${view.path})` : ''}; passwords and keys go to the secret store.</p>
+        {onSetup && (
+          <button type="button" className="link" onClick={onSetup} data-testid="run-setup">
+            Run the setup again (agent, first platform, pairing)
+          </button>
+        )}
       </div>
       {view?.error && (
         <p role="alert" className="error-note" data-testid="config-error">
