@@ -52,7 +52,8 @@ export function App({ api, connection }: { api: HomingApi; connection: Connectio
 
 function Window({ api, connection }: { api: HomingApi; connection: ConnectionMonitor }) {
   const [view, setView] = useState<ViewName>('conversations');
-  // The setup flow (first run, or Platforms → Run the setup again) stands in for the view; any view's button leaves it.
+  // The setup flow (first run, or Platforms → Run the setup again) sits above the view until it is closed:
+  // the local chat and every view stay usable under it.
   const [settingUp, setSettingUp] = useState(false);
   const firstRun = useFirstRun(api);
   useEffect(() => {
@@ -181,11 +182,8 @@ function Window({ api, connection }: { api: HomingApi; connection: ConnectionMon
           <button
             key={name}
             type="button"
-            aria-current={view === name && !settingUp ? 'page' : undefined}
-            onClick={() => {
-              setSettingUp(false);
-              setView(name);
-            }}
+            aria-current={view === name ? 'page' : undefined}
+            onClick={() => setView(name)}
             data-view={name}
           >
             {short === label ? (
@@ -227,7 +225,7 @@ function Window({ api, connection }: { api: HomingApi; connection: ConnectionMon
             }}
           />
         )}
-        {!settingUp && view === 'conversations' && (
+        {view === 'conversations' && (
           <ConversationsView
             api={api}
             list={list}
@@ -240,9 +238,9 @@ function Window({ api, connection }: { api: HomingApi; connection: ConnectionMon
             waitingFor={waitingFor}
           />
         )}
-        {!settingUp && view === 'deliveries' && <DeliveriesView api={api} overview={overview.overview} onOpenConversation={openConversation} />}
-        {!settingUp && view === 'platforms' && <PlatformsView api={api} overview={overview.overview} onSetup={() => setSettingUp(true)} />}
-        {!settingUp && view === 'status' && <StatusView api={api} overview={overview.overview} activity={activity} />}
+        {view === 'deliveries' && <DeliveriesView api={api} overview={overview.overview} onOpenConversation={openConversation} />}
+        {view === 'platforms' && <PlatformsView api={api} overview={overview.overview} onSetup={() => setSettingUp(true)} />}
+        {view === 'status' && <StatusView api={api} overview={overview.overview} activity={activity} />}
       </main>
       {showingShortcuts && <ShortcutsDialog onClose={() => setShowingShortcuts(false)} />}
     </div>

@@ -24,8 +24,8 @@ const CHOOSABLE: readonly (PlatformInfo & { readonly name: PlatformName })[] = P
  * servers found on this machine, one test message and its answer; (2) the
  * first platform — its form, with its how-to, saved in one go; (3) pair
  * yourself — write to the bot, approve the request that appears, the first
- * answer arrives. Every step can be skipped, and the local chat stays a click
- * away throughout: this never blocks anything.
+ * answer arrives. Every step can be skipped, and it sits above the window's
+ * views (the local chat among them), which stay usable: it never blocks anything.
  */
 export function SetupFlow({ api, onFinish }: { api: HomingApi; onFinish: () => void }) {
   const [step, setStep] = useState<Step>('agent');
