@@ -18,13 +18,23 @@ const GLYPH: Record<DeliveryKind, string> = {
  */
 export function DeliveryTick({ row, waitingFor }: { row: DeliveryRow | undefined; waitingFor?: string | undefined }) {
   if (!row) return null;
-  const held = waitingFor !== undefined && (row.state === 'attempting' || row.state === 'pending');
-  const kind = held ? 'waiting' : deliveryKind(row);
-  const progress = kind === 'sending' && row.chunksTotal > 1 ? ` ${row.chunksDelivered}/${row.chunksTotal}` : '';
-  const label = held ? `${GLYPH.waiting} waiting for ${waitingFor}` : `${GLYPH[kind]} ${KIND_LABEL[kind].toLowerCase()}${progress}`;
+  const { kind, label } = tickOf(row, waitingFor);
   return (
     <span className={`tick tick-${row.state} kind-${kind}`} data-testid="delivery-tick" data-state={row.state} data-kind={kind} title={row.lastError ?? label}>
       {label}
     </span>
   );
+}
+
+/** The tick's kind and words: a reply owed to a platform that is away waits for it, whatever its row says. */
+export function tickOf(
+  row: Pick<DeliveryRow, 'state' | 'nextAttemptAt' | 'abandonReason' | 'chunksDelivered' | 'chunksTotal'>,
+  waitingFor?: string,
+): { readonly kind: DeliveryKind; readonly label: string } {
+  if (waitingFor !== undefined && (row.state === 'attempting' || row.state === 'pending')) {
+    return { kind: 'waiting', label: `${GLYPH.waiting} waiting for ${waitingFor}` };
+  }
+  const kind = deliveryKind(row);
+  const progress = kind === 'sending' && row.chunksTotal > 1 ? ` ${row.chunksDelivered}/${row.chunksTotal}` : '';
+  return { kind, label: `${GLYPH[kind]} ${KIND_LABEL[kind].toLowerCase()}${progress}` };
 }
