@@ -1,4 +1,5 @@
 import type { AgentServer } from '../../../shared/api';
+import { readBodyLimited } from '../http-body';
 
 /**
  * The local model servers a new user most likely runs, on their default
@@ -32,10 +33,8 @@ async function ask(server: { readonly name: string; readonly port: number }, fet
   try {
     const response = await fetchImpl(`${baseUrl}/models`, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
     if (!response.ok) return undefined;
-    const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > MAX_BODY_BYTES) return undefined;
-    const text = await response.text();
-    if (text.length > MAX_BODY_BYTES) return undefined;
+    const text = await readBodyLimited(response, MAX_BODY_BYTES);
+    if (text === undefined) return undefined;
     const body = JSON.parse(text) as { data?: unknown };
     if (!Array.isArray(body?.data)) return undefined;
     const models = body.data

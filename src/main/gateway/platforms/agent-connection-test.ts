@@ -45,14 +45,16 @@ export async function testAgentConnection(input: unknown, deps: AgentTestDeps): 
   return key.withheld ? { ...result, message: `${result.message} (${key.withheld})` } : result;
 }
 
-/**
- * One real turn with the test message, for the setup flow: what the user sees
- * is the agent answering, not just a server that lists models. The key is the
- * one savedKeyFor allowed (or none).
- */
-async function testTurn(config: AgentConfig, key: { readonly apiKey?: string }, what: string, deps: AgentTestDeps): Promise<ConnectionTestResult> {
+/** How a test message went: the answer, or why there is none. */
+type TurnOutcome =
+  | { readonly ok: true; readonly answer: string }
+  /** `unbuilt`: the settings could not make an agent at all (the error says why, in full). */
+  | { readonly ok: false; readonly unbuilt?: true; readonly timedOut: boolean; readonly error: string };
+
+/** One real turn with the test message through a fresh agent for `config`, closed after it. */
+async function runTestTurn(config: AgentConfig, key: { readonly apiKey?: string }, deps: AgentTestDeps): Promise<TurnOutcome> {
   const built = createAgent(config, { env: deps.env, ...key });
-  if (!built.ok) return { ok: false, message: built.error };
+  if (!built.ok) return { ok: false, unbuilt: true, timedOut: false, error: built.error };
   try {
     const result = await built.agent.runTurn({
       sessionId: 'homing-connection-test',
@@ -61,17 +63,27 @@ async function testTurn(config: AgentConfig, key: { readonly apiKey?: string }, 
       signal: AbortSignal.timeout(deps.timeoutMs),
       onToken: () => {},
     });
-    if (!result.ok) {
-      if (result.kind === 'timeout' || result.kind === 'cancelled') {
-        return { ok: false, message: `${what} did not answer a test message within ${Math.round(deps.timeoutMs / 1000)} s (a model loading for the first time can take longer: try again)` };
-      }
-      return { ok: false, message: `${what} did not answer a test message: ${result.error}` };
-    }
-    const answer = result.text.trim();
-    return { ok: true, message: `${what} answered a test message${answer ? '' : ' (with an empty reply)'}`, answer: answer.slice(0, 2_000) };
+    if (result.ok) return { ok: true, answer: result.text.trim() };
+    return { ok: false, timedOut: result.kind === 'timeout' || result.kind === 'cancelled', error: result.error };
   } finally {
     await built.agent.close().catch(() => undefined);
   }
+}
+
+/**
+ * The setup flow's "Try it": what the user sees is the agent answering, not just
+ * a server that lists models. The key is the one savedKeyFor allowed (or none).
+ */
+async function testTurn(config: AgentConfig, key: { readonly apiKey?: string }, what: string, deps: AgentTestDeps): Promise<ConnectionTestResult> {
+  const outcome = await runTestTurn(config, key, deps);
+  if (!outcome.ok) {
+    if (outcome.unbuilt) return { ok: false, message: outcome.error };
+    if (outcome.timedOut) {
+      return { ok: false, message: `${what} did not answer a test message within ${Math.round(deps.timeoutMs / 1000)} s (a model loading for the first time can take longer: try again)` };
+    }
+    return { ok: false, message: `${what} did not answer a test message: ${outcome.error}` };
+  }
+  return { ok: true, message: `${what} answered a test message${outcome.answer ? '' : ' (with an empty reply)'}`, answer: outcome.answer.slice(0, 2_000) };
 }
 
 type OpenAiConfig = Extract<AgentConfig, { type: 'openai' }>;
@@ -87,29 +99,16 @@ export const TEST_TURN_TEXT = 'This is a connection test from Homing. Please ans
  * first message from a chat.
  */
 async function testProgramAgent(config: ProgramConfig, deps: AgentTestDeps): Promise<ConnectionTestResult> {
-  const built = createAgent(config, { env: deps.env });
-  if (!built.ok) return { ok: false, message: built.error };
   const what = config.type === 'acp' ? `the ACP agent ${config.command}` : config.command;
-  try {
-    const result = await built.agent.runTurn({
-      sessionId: 'homing-connection-test',
-      history: [],
-      message: { role: 'user', text: TEST_TURN_TEXT },
-      signal: AbortSignal.timeout(deps.timeoutMs),
-      onToken: () => {},
-    });
-    if (!result.ok) {
-      if (result.kind === 'timeout' || result.kind === 'cancelled') {
-        return { ok: false, message: `started ${what}, but it did not answer a test message within ${Math.round(deps.timeoutMs / 1000)} s` };
-      }
-      return { ok: false, message: `${what} did not work: ${result.error}` };
-    }
-    const reply = result.text.trim().replace(/\s+/g, ' ');
-    const shown = reply.length > 80 ? `${reply.slice(0, 79)}…` : reply;
-    return { ok: true, message: `started ${what} and it answered a test message${shown ? `: “${shown}”` : ' (with an empty reply)'}` };
-  } finally {
-    await built.agent.close().catch(() => undefined);
+  const outcome = await runTestTurn(config, {}, deps);
+  if (!outcome.ok) {
+    if (outcome.timedOut) return { ok: false, message: `started ${what}, but it did not answer a test message within ${Math.round(deps.timeoutMs / 1000)} s` };
+    return { ok: false, message: outcome.unbuilt ? outcome.error : `${what} did not work: ${outcome.error}` };
   }
+  const reply = outcome.answer.replace(/\s+/g, ' ');
+  const shown = reply.length > 80 ? `${reply.slice(0, 79)}…` : reply;
+  const message = `started ${what} and it answered a test message${shown ? `: “${shown}”` : ' (with an empty reply)'}`;
+  return deps.turn ? { ok: true, message, answer: outcome.answer.slice(0, 2_000) } : { ok: true, message };
 }
 
 /** The key the running agent would send to this server, or why none is sent. */

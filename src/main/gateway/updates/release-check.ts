@@ -11,6 +11,7 @@
  * choosing in the window.
  */
 import { compareVersions, formatVersion, parseVersion } from './semver';
+import { readBodyLimited } from '../http-body';
 
 /** Where Homing is released (electron-builder.yml's `publish` names the same repository). */
 export const RELEASE_REPOSITORY = 'homing-app/homing';
@@ -64,7 +65,7 @@ export async function checkLatestRelease(options: ReleaseCheckOptions): Promise<
       await response.body?.cancel().catch(() => undefined);
       return { kind: 'failed', reason: response.status === 404 ? 'the release feed has no release (HTTP 404)' : `the release feed answered HTTP ${response.status}` };
     }
-    const body = await readLimited(response.body, maxBytes);
+    const body = await readBodyLimited(response, maxBytes);
     if (body === undefined) return { kind: 'failed', reason: `the release feed's answer is larger than ${maxBytes} bytes` };
     text = body;
   } catch (error) {
@@ -85,24 +86,6 @@ export async function checkLatestRelease(options: ReleaseCheckOptions): Promise<
   return { kind: 'newer', version, url: releasePageUrl(version) };
 }
 
-/** The body as text, or undefined once it passes `maxBytes` (the rest is not read). */
-async function readLimited(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string | undefined> {
-  if (!body) return '';
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** fetch says only "fetch failed"; the reason (ENOTFOUND, ECONNREFUSED…) is its cause. */
 function describeNetworkError(error: unknown): string {

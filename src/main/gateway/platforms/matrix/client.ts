@@ -7,6 +7,8 @@
  * Authorization header and never into an error text.
  */
 
+import { readBodyLimited } from '../../http-body';
+
 /** A sync of many rooms is big, but not this big; beyond it the answer is refused. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
@@ -118,27 +120,11 @@ export function retryAfter(bodyMs: unknown, header: string | null, now: number):
   return Math.min(wait, 24 * 3600 * 1000);
 }
 
+/** The body, or an error once it is larger than `limit`. */
 async function readLimited(response: Response, limit: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new Error(`larger than ${limit} bytes`);
-  }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(`larger than ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const text = await readBodyLimited(response, limit);
+  if (text === undefined) throw new Error(`larger than ${limit} bytes`);
+  return text;
 }
 
 function describeNetworkError(error: unknown): string {
