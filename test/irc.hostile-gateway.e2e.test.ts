@@ -51,11 +51,18 @@ describe('the headless gateway against a hostile IRC server (a real `homing gate
    * the gateway has died of one of them; true while the gateway lives.
    */
   async function handled(): Promise<boolean> {
+    let onExit: (() => void) | undefined;
     const exited = new Promise<void>((resolve) => {
       if (gateway.child.exitCode !== null || gateway.child.signalCode !== null) resolve();
-      gateway.child.once('exit', () => resolve());
+      onExit = () => resolve();
+      gateway.child.once('exit', onExit);
     });
-    await Promise.race([client.roundTrip(15_000), exited]);
+    try {
+      await Promise.race([client.roundTrip(15_000), exited]);
+    } finally {
+      // One call a check, a dozen checks a test: a listener left behind each time is a leak (MaxListenersExceededWarning).
+      if (onExit) gateway.child.off('exit', onExit);
+    }
     return gateway.child.exitCode === null && gateway.child.signalCode === null;
   }
 

@@ -42,9 +42,9 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** The conversation titles, in the list's order. */
+/** The conversation titles, in the list's order, once the demo's conversations are listed (before, only the local chat's placeholder is). */
 async function listed(page: Page): Promise<string[]> {
-  await page.getByTestId('conversation').first().waitFor();
+  await expect.poll(() => page.getByTestId('conversation').count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(5);
   return page.locator('[data-testid="conversation"] .conversation-title').evaluateAll((titles) => titles.map((title) => title.firstChild?.textContent ?? ''));
 }
 

@@ -52,12 +52,12 @@ export function App({ api, connection }: { api: HomingApi; connection: Connectio
 
 function Window({ api, connection }: { api: HomingApi; connection: ConnectionMonitor }) {
   const [view, setView] = useState<ViewName>('conversations');
-  // The setup flow (first run, or Platforms → Run the setup again) sits above the view until it is closed:
-  // the local chat and every view stay usable under it.
-  const [settingUp, setSettingUp] = useState(false);
+  // The setup flow sits above the view it was opened in (the chat at first run; Platforms when
+  // run again from there) until it is closed: the view under it stays usable, the others are as usual.
+  const [setupIn, setSetupIn] = useState<ViewName | null>(null);
   const firstRun = useFirstRun(api);
   useEffect(() => {
-    if (firstRun) setSettingUp(true);
+    if (firstRun) setSetupIn('conversations');
   }, [firstRun]);
   const state = useConnectionState(connection);
   const online = isOnline(state);
@@ -215,12 +215,12 @@ function Window({ api, connection }: { api: HomingApi; connection: ConnectionMon
             </p>
           )
         )}
-        {settingUp && (
+        {setupIn === view && (
           <SetupFlow
             api={api}
             onFinish={() => {
               rememberSetupClosed();
-              setSettingUp(false);
+              setSetupIn(null);
               setView('conversations');
             }}
           />
@@ -239,7 +239,7 @@ function Window({ api, connection }: { api: HomingApi; connection: ConnectionMon
           />
         )}
         {view === 'deliveries' && <DeliveriesView api={api} overview={overview.overview} onOpenConversation={openConversation} />}
-        {view === 'platforms' && <PlatformsView api={api} overview={overview.overview} onSetup={() => setSettingUp(true)} />}
+        {view === 'platforms' && <PlatformsView api={api} overview={overview.overview} onSetup={() => setSetupIn('platforms')} />}
         {view === 'status' && <StatusView api={api} overview={overview.overview} activity={activity} />}
       </main>
       {showingShortcuts && <ShortcutsDialog onClose={() => setShowingShortcuts(false)} />}
