@@ -42,7 +42,10 @@ export async function startOpenAiStub(answer: (request: ChatRequest) => string |
     });
     req.on('error', () => {});
     req.on('end', async () => {
-      // The model list every OpenAI-compatible server (Ollama, LM Studio, llama.cpp, vLLM) serves: Test connection reads it.
+      // The model list every OpenAI-compatible server serves: Test connection and the setup flow read it.
+      // Shape as in the OpenAI API reference (GET /v1/models: `{ object: 'list', data: [{ id, object: 'model', created,
+      // owned_by }] }`), which Ollama (docs/openai.md), LM Studio, llama.cpp's server and vLLM follow; `created` is left out
+      // (Homing reads only `id`).
       if (req.method === 'GET' && req.url?.endsWith('/models')) {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: STUB_MODEL, object: 'model', owned_by: 'stub' }] }));
         return;

@@ -3,6 +3,7 @@ import { homedir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GatewayStatus } from '../../shared/api';
+import { formatUptime } from '../gateway/agents/builtin';
 import { callControlSocket } from '../gateway/control-socket';
 import { resolveDataDir } from '../gateway/data-dir';
 import { installService, managerRunner, serviceStatus, uninstallService, type ServiceHost, type ServiceStatus } from '../service/service-manager';
@@ -146,13 +147,6 @@ function printStatus(status: ServiceStatus, own: GatewayStatus | undefined, host
     );
     if (own) context.stdout(`  it says: ${own.state}, Homing ${own.version}, up ${formatUptime(own.uptimeMs)}`);
   }
-}
-
-function formatUptime(ms: number): string {
-  const minutes = Math.floor(ms / 60_000);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  return hours < 48 ? `${hours} h ${minutes % 60} min` : `${Math.floor(hours / 24)} days`;
 }
 
 /** This machine's service manager, in the user's environment. */

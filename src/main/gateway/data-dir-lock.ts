@@ -96,8 +96,7 @@ export function acquireDataDirLock(dataDir: string, who: { readonly mode: string
   const isNew = !existsSync(file);
   let db: Database.Database;
   try {
-    const nativeBinding = process.env.HOMING_SQLITE_BINDING;
-    db = new Database(file, { timeout: 0, ...(nativeBinding ? { nativeBinding } : {}) });
+    db = openLockFile(file, {});
   } catch (error) {
     throw new Error(`cannot open the lock file ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -141,8 +140,7 @@ export function isDataDirLocked(dataDir: string): boolean | undefined {
   if (!existsSync(file)) return undefined;
   let db: Database.Database | undefined;
   try {
-    const nativeBinding = process.env.HOMING_SQLITE_BINDING;
-    db = new Database(file, { readonly: true, fileMustExist: true, timeout: 0, ...(nativeBinding ? { nativeBinding } : {}) });
+    db = openLockFile(file, { readonly: true, fileMustExist: true });
     db.prepare('SELECT count(*) FROM sqlite_master').get();
     return false;
   } catch (error) {
@@ -152,4 +150,10 @@ export function isDataDirLocked(dataDir: string): boolean | undefined {
   } finally {
     db?.close();
   }
+}
+
+/** The lock file as an SQLite connection that never waits for a lock (HOMING_SQLITE_BINDING: the tray app's Electron build of the driver). */
+function openLockFile(file: string, options: Pick<Database.Options, 'readonly' | 'fileMustExist'>): Database.Database {
+  const nativeBinding = process.env.HOMING_SQLITE_BINDING;
+  return new Database(file, { ...options, timeout: 0, ...(nativeBinding ? { nativeBinding } : {}) });
 }

@@ -8,6 +8,7 @@
  */
 
 import { readBodyLimited } from '../../http-body';
+import { errorCode } from '../../network-cause';
 
 /** A sync of many rooms is big, but not this big; beyond it the answer is refused. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -128,8 +129,8 @@ async function readLimited(response: Response, limit: number): Promise<string> {
 }
 
 function describeNetworkError(error: unknown): string {
+  const code = errorCode(error);
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
-  const code = cause && 'code' in cause && typeof cause.code === 'string' ? cause.code : undefined;
   return code ? `network error: ${code}` : `network error: ${describe(cause ?? error)}`;
 }
 
