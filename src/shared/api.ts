@@ -292,7 +292,9 @@ export type GatewayEvent =
   /** A platform refused someone not allowed to talk to the agent (the IRC allowlist); `sender` is their name on the platform. */
   | { readonly type: 'sender.refused'; readonly platform: string; readonly sender: string; readonly at: number }
   /** A platform says messages may have been lost for good (an outage longer than the service keeps them), in words. */
-  | { readonly type: 'platform.notice'; readonly platform: string; readonly text: string; readonly at: number };
+  | { readonly type: 'platform.notice'; readonly platform: string; readonly text: string; readonly at: number }
+  /** A schedule was made, changed, removed, or one of its runs began or ended (the window refreshes its list). */
+  | { readonly type: 'schedules.changed'; readonly at: number };
 
 /** Someone who asked to talk to the agent (pairing), as the window and the CLI show them: a name and a pseudonym, never the raw id. */
 export interface PairingRequest {
@@ -378,6 +380,57 @@ export interface AgentServer {
   readonly models: readonly string[];
 }
 
+/** How a schedule repeats: `every` (a repeating time or a cron pattern) or `once`. */
+export const SCHEDULE_REPEATS = ['every', 'once'] as const;
+export type ScheduleRepeat = (typeof SCHEDULE_REPEATS)[number];
+/** What a schedule does: ask the agent a `prompt` (its answer is delivered), or deliver a fixed `text`. */
+export const SCHEDULE_ACTIONS = ['prompt', 'text'] as const;
+export type ScheduleAction = (typeof SCHEDULE_ACTIONS)[number];
+
+/** A schedule's run as the window shows it: when it was due, why it ran (or not) and what became of it. */
+export interface ScheduleRunSummary {
+  readonly dueAt: number;
+  /** `due` on time, `late` missed and run within the grace window, `now` run by hand, `missed` skipped. */
+  readonly reason: 'due' | 'late' | 'now' | 'missed';
+  /** `running` until its turn ends; `skipped` runs said so in their conversation. */
+  readonly state: 'running' | 'answered' | 'failed' | 'skipping' | 'skipped';
+  /** Due times skipped together with this one (a run after a long sleep says how many it stands for). */
+  readonly missed: number;
+  /** The reply's delivery id, once recorded. */
+  readonly obligationId: string | null;
+  /** Why it failed or was skipped, in words. */
+  readonly detail: string | null;
+  readonly finishedAt: number | null;
+}
+
+/** A schedule, as the window, the CLI and `/schedules` show it. */
+export interface ScheduleRow {
+  readonly id: number;
+  readonly name: string;
+  readonly repeat: ScheduleRepeat;
+  /** In words: "every day at 08:00", "once on 2026-12-24 at 18:00", `cron "0 8 * * 1-5"`. */
+  readonly when: string;
+  /** The cron pattern of a repeating schedule (null for `once`). */
+  readonly cron: string | null;
+  /** When a one-time schedule runs (null for `every`). */
+  readonly onceAt: number | null;
+  /** The IANA time zone its times are in. */
+  readonly zone: string;
+  readonly action: ScheduleAction;
+  /** The prompt or the text. */
+  readonly body: string;
+  /** The conversation it writes in: its key, platform and title (null when unknown). */
+  readonly where: { readonly sessionKey: string; readonly platform: string; readonly title: string | null };
+  /** A run missed while asleep or closed runs late within this many minutes of its time; later, it is skipped with a line. */
+  readonly graceMinutes: number;
+  readonly paused: boolean;
+  /** The next due time (null: paused, or a one-time schedule that ran). */
+  readonly nextRunAt: number | null;
+  readonly lastRun: ScheduleRunSummary | null;
+  readonly createdAt: number;
+  readonly createdVia: 'window' | 'cli' | 'chat';
+}
+
 /** Params of each method, validated on arrival at the gateway. */
 export const apiParams = {
   getStatus: z.undefined(),
@@ -447,6 +500,45 @@ export const apiParams = {
   revokePairing: z.object({ platform: platformName, sender: z.string().regex(/^user_[0-9a-f]{12}$/) }).strict(),
   /** Forgets the requests of a platform's flood (the last hour's); a real person among them gets a new code when they write again. */
   dismissPairingFlood: z.object({ platform: platformName }).strict(),
+  /** Every schedule, soonest next run first. */
+  listSchedules: z.undefined(),
+  /**
+   * Makes a schedule. `when`: for `every`, "day at 08:00", "monday 09:30", "15 minutes" or a cron pattern;
+   * for `once`, "14:30", "tomorrow at 9:00", "2026-12-24 18:00", "in 10 minutes". `sessionKey`: the
+   * conversation it writes in (default: the window's own chat). `zone` default: the gateway's time zone.
+   */
+  addSchedule: z
+    .object({
+      name: z.string().trim().max(100).optional(),
+      repeat: z.enum(SCHEDULE_REPEATS),
+      when: z.string().trim().min(1, 'say when').max(200),
+      zone: z.string().min(1).max(64).optional(),
+      action: z.enum(SCHEDULE_ACTIONS),
+      body: z.string().trim().min(1, 'the prompt is empty').max(10_000),
+      sessionKey: z.string().min(1).max(1024).optional(),
+      graceMinutes: z.number().int().min(0).max(7 * 24 * 60).optional(),
+      /** Who made it, as the list says (default `window`; `homing schedules add` says `cli`). */
+      via: z.enum(['window', 'cli']).optional(),
+    })
+    .strict(),
+  /** Changes a schedule: any of addSchedule's fields (`repeat` and `when` together), or `paused`. */
+  updateSchedule: z
+    .object({
+      id: z.number().int().min(1),
+      name: z.string().trim().max(100).optional(),
+      repeat: z.enum(SCHEDULE_REPEATS).optional(),
+      when: z.string().trim().min(1, 'say when').max(200).optional(),
+      zone: z.string().min(1).max(64).optional(),
+      action: z.enum(SCHEDULE_ACTIONS).optional(),
+      body: z.string().trim().min(1, 'the prompt is empty').max(10_000).optional(),
+      graceMinutes: z.number().int().min(0).max(7 * 24 * 60).optional(),
+      paused: z.boolean().optional(),
+    })
+    .strict()
+    .refine((params) => (params.repeat === undefined) === (params.when === undefined), 'give repeat and when together'),
+  removeSchedule: z.object({ id: z.number().int().min(1) }).strict(),
+  /** Runs a schedule now, once (paused or not); its next due time stays. */
+  runScheduleNow: z.object({ id: z.number().int().min(1) }).strict(),
 } as const;
 
 /** The value each method returns. */
@@ -482,6 +574,11 @@ export interface ApiResults {
   decidePairing: { readonly decision: 'approve' | 'deny'; readonly platform: string; readonly name: string | null };
   revokePairing: { readonly revoked: boolean };
   dismissPairingFlood: { readonly forgotten: number };
+  listSchedules: { readonly schedules: readonly ScheduleRow[]; readonly zone: string };
+  addSchedule: ScheduleRow;
+  updateSchedule: ScheduleRow;
+  removeSchedule: { readonly removed: boolean };
+  runScheduleNow: ScheduleRow;
 }
 
 export type MethodName = keyof typeof apiParams & keyof ApiResults;

@@ -15,7 +15,20 @@ import type { Logger } from './logger';
  * speaks one JSON request per line and answers with the API's result values;
  * only the methods below are served.
  */
-export const CONTROL_METHODS = ['getStatus', 'retryDelivery', 'discardDelivery', 'retryDeliveries', 'sweepNow', 'listPairing', 'decidePairing'] as const;
+export const CONTROL_METHODS = [
+  'getStatus',
+  'retryDelivery',
+  'discardDelivery',
+  'retryDeliveries',
+  'sweepNow',
+  'listPairing',
+  'decidePairing',
+  'listSchedules',
+  'addSchedule',
+  'updateSchedule',
+  'removeSchedule',
+  'runScheduleNow',
+] as const;
 export type ControlMethod = (typeof CONTROL_METHODS)[number];
 
 /** A request line longer than this closes the connection. */

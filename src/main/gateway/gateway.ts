@@ -25,7 +25,7 @@ import { EventBus } from './events';
 import { EMPTY_COUNTS } from './ledger';
 import type { Logger } from './logger';
 import { ConversationQueue } from './pipeline/conversation-queue';
-import { readInstructions } from './pipeline/conversation-context';
+import { localTimeZone, readInstructions } from './pipeline/conversation-context';
 import { Pipeline, type AnsweringAgent, type RouteSubject } from './pipeline/pipeline';
 import { localChatApiHandlers } from './pipeline/api-handlers';
 import { platformApiHandlers } from './platforms/api-handlers';
@@ -47,6 +47,9 @@ import { createPseudonymiser, type Pseudonymiser } from './session/pseudonyms';
 import { renameRawSessionKeys } from './session/rename-keys';
 import { matchRoute, type Route } from './routing/routing';
 import type { SessionStore } from './session/store';
+import { scheduleApiHandlers } from './schedules/api-handlers';
+import { answerScheduleCommand } from './schedules/chat-commands';
+import { Schedules } from './schedules/schedules';
 import { releaseWatchFor, type HeadlessUpdateCheck, type ReleaseWatch } from './updates/release-watch';
 
 /**
@@ -110,6 +113,8 @@ export class Gateway {
   readonly secrets: SecretStore;
   /** Who may talk to the agent: pairing requests and approved senders. */
   readonly pairing: PairingStore;
+  /** The schedules: the assistant writes first (schedules/). */
+  readonly schedules: Schedules;
   /** Resolves once platforms are started and interrupted turns are recovered. */
   readonly ready: Promise<void>;
   private sessionStore: SessionStore;
@@ -163,6 +168,10 @@ export class Gateway {
     this.sleep = new SleepDetector({
       clock: this.clock,
       onResume: (sleptMs) => void this.resumed(sleptMs),
+      onClockChange: (jumpMs) => {
+        logger.info("the computer's clock changed", { jumpMs });
+        void this.schedules.scheduler.wake('clock');
+      },
       onStall: (stalledMs) => logger.warn('the event loop was blocked (a stall, not a sleep: counted as awake time)', { stalledMs }),
     });
     // Registers this process's ledger instance, starts its heartbeat and sweep
@@ -191,6 +200,17 @@ export class Gateway {
       contextTurns: () => this.config.current.sessions.contextTurns,
       contextTokens: () => this.config.current.sessions.contextTokens,
       instructions: () => readInstructions(join(dataDir, INSTRUCTIONS_FILE)),
+      scheduleCommand: (command, where) => answerScheduleCommand(this.schedules, command, where, { now: this.clock.now(), zone: localTimeZone() }),
+    });
+    this.schedules = new Schedules({
+      db,
+      clock: this.clock,
+      logger,
+      sessions: () => this.sessionStore,
+      run: (run) => this.pipeline.runScheduled(run),
+      recordedReply: (sessionKey, messageRef) => this.deliveries.ledger.replyFor(sessionKey, messageRef)?.id,
+      zone: localTimeZone,
+      onChange: () => this.bus.emit({ type: 'schedules.changed', at: this.clock.now() }),
     });
     this.platforms = new PlatformManager({
       bus: this.bus,
@@ -303,6 +323,7 @@ export class Gateway {
     this.bus.emit({ type: 'gateway.resumed', sleptMs, at: this.clock.now() });
     await this.platforms.probeAll();
     this.deliveries.sweepNow();
+    await this.schedules.scheduler.wake('asleep');
   }
 
   /**
@@ -319,6 +340,7 @@ export class Gateway {
     const droppedRequests = this.api.closeAll();
     await this.ready.catch(() => undefined);
     this.sleep.stop();
+    this.schedules.scheduler.stop();
     this.releases?.stop();
     this.config.unwatch();
     await this.control?.close();
@@ -364,6 +386,8 @@ export class Gateway {
       this.options.logger.info('recovered interrupted turns', { ...report });
     }
     await connected;
+    // After recovery queued the saved messages: a run a crash cut short is found saved, and answered once.
+    await this.schedules.scheduler.start().catch((error: unknown) => this.options.logger.error('the schedules could not start', { error }));
     try {
       const path = controlSocketPath(this.options.dataDir);
       this.control = await serveControlSocket(path, (method, params) => this.api.dispatch(method, params), this.options.logger);
@@ -516,6 +540,7 @@ export class Gateway {
       ...platformApiHandlers({ platforms: this.platforms, secrets: this.secrets, env: this.env, savedConfig: () => this.config.current }),
       ...configApiHandlers({ config: this.config, view: () => this.configView(), clock: this.clock }),
       ...secretApiHandlers({ secrets: this.secrets, applied: () => this.refresh() }),
+      ...scheduleApiHandlers({ schedules: () => this.schedules, zone: localTimeZone, ready: () => this.ready }),
       getLogTail: (params) => ({ lines: this.logTail.tail(params?.lines ?? 200) }),
       ...pairingApiHandlers(
         () => this.pairing,

@@ -22,17 +22,19 @@ import { Summary } from './Summary';
 import { ConversationsView } from './views/conversations/ConversationsView';
 import { DeliveriesView } from './views/deliveries/DeliveriesView';
 import { PlatformsView } from './views/platforms/PlatformsView';
+import { SchedulesView } from './views/schedules/SchedulesView';
 import { rememberSetupClosed, useFirstRun } from './views/setup/first-run';
 import { SetupFlow } from './views/setup/SetupFlow';
 import { StatusView } from './views/status/StatusView';
 
-type ViewName = 'conversations' | 'deliveries' | 'platforms' | 'status';
+type ViewName = 'conversations' | 'deliveries' | 'platforms' | 'schedules' | 'status';
 
 /** Each view's name, and the shorter one a 360 px popover shows (screen readers always hear the full one). */
 const VIEWS: readonly [ViewName, string, string][] = [
   ['conversations', 'Conversations', 'Chats'],
   ['deliveries', 'Deliveries', 'Deliveries'],
   ['platforms', 'Platforms', 'Platforms'],
+  ['schedules', 'Schedules', 'Plans'],
   ['status', 'Status', 'Status'],
 ];
 
@@ -41,7 +43,7 @@ function badgeText(count: number): string {
   return count > 999 ? '999+' : String(count);
 }
 
-/** The window: a summary line that answers "is anything owed?", four views, and the API passed in (Electron or browser alike). */
+/** The window: a summary line that answers "is anything owed?", five views, and the API passed in (Electron or browser alike). */
 export function App({ api, connection }: { api: HomingApi; connection: ConnectionMonitor }) {
   return (
     <ConnectionContext.Provider value={connection}>
@@ -240,6 +242,9 @@ function Window({ api, connection }: { api: HomingApi; connection: ConnectionMon
         )}
         {view === 'deliveries' && <DeliveriesView api={api} overview={overview.overview} onOpenConversation={openConversation} />}
         {view === 'platforms' && <PlatformsView api={api} overview={overview.overview} onSetup={() => setSetupIn('platforms')} />}
+        {view === 'schedules' && (
+          <SchedulesView api={api} sessions={list.sessions} onOpenConversation={(sessionKey) => openTarget({ kind: 'conversation', sessionKey })} />
+        )}
         {view === 'status' && <StatusView api={api} overview={overview.overview} activity={activity} />}
       </main>
       {showingShortcuts && <ShortcutsDialog onClose={() => setShowingShortcuts(false)} />}

@@ -9,13 +9,18 @@ import { parseSessionCommand } from '../session/continuation';
  */
 export type ChatCommand =
   | { readonly command: 'new' | 'reset'; readonly rest: string }
-  | { readonly command: 'status' | 'help' };
+  | { readonly command: 'status' | 'help' }
+  | { readonly command: 'schedules' }
+  /** `/every <when> <prompt>`, `/once <when> <prompt>` (schedules/chat-commands.ts): `args` is everything after the command. */
+  | { readonly command: 'every' | 'once'; readonly args: string };
 
 export function parseChatCommand(text: string): ChatCommand | undefined {
   const session = parseSessionCommand(text);
   if (session) return session;
-  const match = /^\s*\/(status|help)(?:@[A-Za-z0-9_]+)?\s*$/.exec(text);
-  return match ? { command: match[1] as 'status' | 'help' } : undefined;
+  const match = /^\s*\/(status|help|schedules)(?:@[A-Za-z0-9_]+)?\s*$/.exec(text);
+  if (match) return match[1] === 'schedules' ? { command: 'schedules' } : { command: match[1] as 'status' | 'help' };
+  const schedule = /^\s*\/(every|once)(?:@[A-Za-z0-9_]+)?(?:\s+([\s\S]*))?$/.exec(text);
+  return schedule ? { command: schedule[1] as 'every' | 'once', args: (schedule[2] ?? '').trim() } : undefined;
 }
 
 /**
@@ -32,6 +37,9 @@ export const HELP_TEXT = [
   '/new — start a new conversation; /new some text starts one and answers "some text" in it',
   '/reset — the same as /new',
   '/status — this conversation: its key, messages, context used and the agent answering',
+  '/every <when> <prompt> — ask the agent at a time that repeats: /every day at 08:00 Give me a short briefing',
+  '/once <when> <prompt> — ask the agent once: /once tomorrow at 9:00 Remind me to call the bank',
+  '/schedules — the schedules of this conversation',
   '/help — this list',
 ].join('\n');
 

@@ -8,9 +8,10 @@ import type { DeliveryService } from '../delivery/delivery-service';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
 import type { InboundMessage, IntakeOutcome, PlatformAdapter } from '../platforms/adapter';
+import type { SessionSource } from '../session/source';
 import type { SessionStore } from '../session/store';
 import type { SummaryTurn, Turn } from '../session/transcript-record';
-import { HELP_TEXT, isCommandOnly, NEW_CONVERSATION_TEXT, parseChatCommand, resetNotice, statusText } from './chat-commands';
+import { HELP_TEXT, isCommandOnly, type ChatCommand, NEW_CONVERSATION_TEXT, parseChatCommand, resetNotice, statusText } from './chat-commands';
 import { agentView, fitContext, toTurnMessage, viewStatus, type AgentView, type FitRequest, type Fitted } from './context-fit';
 import type { ConversationQueue } from './conversation-queue';
 import { conversationContext } from './conversation-context';
@@ -57,6 +58,15 @@ export interface PipelineOptions {
   readonly instructions?: (() => string | undefined) | undefined;
   /** The time zone the agent is told (default: this machine's). */
   readonly timeZone?: (() => string | undefined) | undefined;
+  /** Answers `/every`, `/once` and `/schedules` (schedules/chat-commands.ts). */
+  readonly scheduleCommand?: ((command: Extract<ChatCommand, { command: 'every' | 'once' | 'schedules' }>, where: ScheduleCommandPlace) => string) | undefined;
+}
+
+/** Where a schedule command was written. */
+export interface ScheduleCommandPlace {
+  readonly sessionKey: string;
+  readonly platform: string;
+  readonly chatType: string;
 }
 
 /** The context budget when none is configured: small enough for most local models' default window. */
@@ -95,6 +105,8 @@ export function turnContext(
 
 export interface TurnOutcome {
   readonly kind: TurnOutcomeKind | 'ignored';
+  /** Not taken now (the gateway is stopping): whoever handed it over keeps it for the next start. */
+  readonly deferred?: boolean;
   readonly sessionId?: string;
   readonly obligationId?: string;
 }
@@ -259,7 +271,42 @@ export class Pipeline {
       case 'new':
       case 'reset':
         return this.reply(context, NEW_CONVERSATION_TEXT, 'command', 'notice');
+      case 'every':
+      case 'once':
+      case 'schedules':
+        return this.reply(context, this.scheduleCommand(command, context), 'command', 'notice');
     }
+  }
+
+  /**
+   * A schedule's run (schedules/scheduler.ts) in its conversation, in order
+   * with the conversation's messages. `prompt`: saved as a message marked
+   * scheduled (on disk before the turn starts, so recovery answers it after a
+   * crash), then answered by the agent. `text` (the agent is shown it later)
+   * and `notice` (it is not): delivered as they are. Idempotent by
+   * `messageRef`: a prompt already saved (recovery has it) or a text already
+   * recorded is left alone (`ignored`). Throws, in words, when the
+   * conversation is not known.
+   */
+  runScheduled(run: ScheduledRun): Promise<TurnOutcome> {
+    if (!this.accepting) return Promise.resolve({ kind: 'ignored', deferred: true });
+    const sessions = this.options.sessions();
+    const found = sessions.find(run.sessionKey);
+    const session = found ?? (run.startWith ? sessions.resolve(run.startWith) : undefined);
+    if (!session) throw new Error('its conversation is not known to Homing any more');
+    const address = sessions.deliveryAddress(session.sessionId);
+    if (!address) throw new Error('its conversation has no address to write to');
+    const context = turnContext({ sessionKey: run.sessionKey, sessionId: session.sessionId }, address, { messageRef: run.messageRef, text: run.text });
+    if (run.as !== 'prompt') {
+      if (this.options.deliveries.ledger.replyFor(run.sessionKey, run.messageRef)) return Promise.resolve({ kind: 'ignored' });
+      return this.settle(run.sessionKey, () => this.reply(context, run.text, 'command', run.as === 'text' ? 'scheduled' : 'scheduled-notice'));
+    }
+    if (this.alreadySaved(run.sessionKey, [run.messageRef])) return Promise.resolve({ kind: 'ignored' });
+    sessions.appendScheduledTurn(session.sessionId, { text: run.text, messageRef: run.messageRef, schedule: run.schedule });
+    const held = `${context.sessionId} ${context.messageRef}`;
+    this.inHand.add(held);
+    const saved = this.onDisk(sessions, context.sessionId);
+    return this.settle(run.sessionKey, () => this.answer(context), saved).finally(() => this.inHand.delete(held));
   }
 
   /** Sends a fixed reply (not from the agent) through the same durable path. */
@@ -403,6 +450,19 @@ export class Pipeline {
     }
   }
 
+  /** `/every`, `/once`, `/schedules`: answered by the schedules (schedules/chat-commands.ts), in words whatever happens. */
+  private scheduleCommand(command: Extract<ChatCommand, { command: 'every' | 'once' | 'schedules' }>, context: TurnContext): string {
+    const answer = this.options.scheduleCommand;
+    if (!answer) return 'Schedules are not available in this conversation.';
+    try {
+      const session = this.options.sessions().get(context.sessionId);
+      return answer(command, { sessionKey: context.sessionKey, platform: context.platform, chatType: session?.chatType ?? 'direct' });
+    } catch (error) {
+      this.options.logger.error('a schedule command failed', { sessionId: context.sessionId, error });
+      return '⚠ Homing could not do that just now; the log says why.';
+    }
+  }
+
   /** "typing…" on platforms that show it, while the agent works; never lets a failure stop the turn. */
   private showTyping(context: TurnContext): () => void {
     try {
@@ -463,9 +523,12 @@ export class Pipeline {
   /**
    * `as`: `agent` (the agent's reply), `notice` (Homing's answer to the
    * message: the agent is not shown it), `aside` (Homing's line before the
-   * answer, like a reset note: it answers nothing, so the message still waits).
+   * answer, like a reset note: it answers nothing, so the message still waits),
+   * `scheduled` (a schedule's fixed text: it answers no message, the agent is
+   * shown it later), `scheduled-notice` (a schedule's line, like a skipped run:
+   * it answers no message, the agent is not shown it).
    */
-  private async reply(context: TurnContext, text: string, kind: TurnOutcomeKind, as: 'agent' | 'notice' | 'aside' = 'agent'): Promise<RecordedTurn> {
+  private async reply(context: TurnContext, text: string, kind: TurnOutcomeKind, as: ReplyVoice = 'agent'): Promise<RecordedTurn> {
     const { deliveries, bus, clock } = this.options;
     const adapter = this.options.adapter(context.platform);
     const content = text.trim() === '' ? BLANK_REPLY : text;
@@ -489,8 +552,8 @@ export class Pipeline {
       this.options.sessions().appendAssistantTurn(context.sessionId, {
         obligationId,
         text: content,
-        ...(as === 'aside' ? {} : { replyTo: context.messageRef }),
-        notice: as !== 'agent',
+        ...(ANSWERS_NOTHING.has(as) ? {} : { replyTo: context.messageRef }),
+        notice: as !== 'agent' && as !== 'scheduled',
       });
     } catch (error) {
       // The ledger has the reply; recovery appends the line at the next start.
@@ -500,6 +563,24 @@ export class Pipeline {
     const sent = deliveries.sendRecorded(recorded);
     return { outcome: { kind, sessionId: context.sessionId, obligationId }, sent };
   }
+}
+
+/** Who speaks in a reply (Pipeline.reply). */
+type ReplyVoice = 'agent' | 'notice' | 'aside' | 'scheduled' | 'scheduled-notice';
+
+/** Replies that answer no saved message: they leave the conversation's waiting count alone. */
+const ANSWERS_NOTHING: ReadonlySet<ReplyVoice> = new Set(['aside', 'scheduled', 'scheduled-notice']);
+
+/** A schedule's run as the pipeline takes it (Pipeline.runScheduled). */
+export interface ScheduledRun {
+  readonly sessionKey: string;
+  /** The run's id in its conversation (`schedule:<id>:<due time>`). */
+  readonly messageRef: string;
+  readonly text: string;
+  readonly as: 'prompt' | 'text' | 'notice';
+  readonly schedule: { readonly id: number; readonly name: string; readonly when: string };
+  /** Where to start the conversation when it has none yet (the window's own chat). */
+  readonly startWith?: SessionSource | undefined;
 }
 
 /** A turn's context as read from its transcript. */

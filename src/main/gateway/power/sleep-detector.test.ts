@@ -36,6 +36,40 @@ function detector(time: ReturnType<typeof fakeClocks>) {
 }
 
 describe('SleepDetector', () => {
+  it('reports a wall clock set forward or back (the schedules look again), and a sleep as a sleep only (Linux)', () => {
+    const time = fakeClocks(true);
+    const changes: number[] = [];
+    const resumes: number[] = [];
+    const sleep = new SleepDetector({ clock: time.clock, boottime: time.boottime, intervalMs: 5_000, onResume: (ms) => resumes.push(ms), onClockChange: (ms) => changes.push(ms) });
+    time.tick(5_000);
+    sleep.check();
+    time.setWall(3_600_000);
+    time.tick(5_000);
+    sleep.check();
+    time.setWall(-7_200_000);
+    time.tick(5_000);
+    sleep.check();
+    // NTP's small corrections are drift, not a change.
+    time.setWall(800);
+    time.tick(5_000);
+    sleep.check();
+    time.suspend(3_600_000);
+    time.tick(5_000);
+    sleep.check();
+    expect(changes).toEqual([3_600_000, -7_200_000]);
+    expect(resumes).toEqual([3_600_000]);
+  });
+
+  it('reports a wall clock set back where no boot clock tells a sleep from a clock set forward', () => {
+    const time = fakeClocks(false);
+    const changes: number[] = [];
+    const sleep = new SleepDetector({ clock: time.clock, boottime: time.boottime, intervalMs: 5_000, onResume: () => {}, onClockChange: (ms) => changes.push(ms) });
+    time.setWall(-600_000);
+    time.tick(5_000);
+    sleep.check();
+    expect(changes).toEqual([-600_000]);
+  });
+
   for (const withBoot of [true, false]) {
     const where = withBoot ? 'measured by the boot clock (Linux)' : 'guessed from the wall clock (elsewhere)';
 

@@ -18,6 +18,12 @@ export interface SleepDetectorOptions {
   readonly onResume: (sleptMs: number) => void;
   /** The event loop was blocked (the machine was awake): how long past the tick. */
   readonly onStall?: (stalledMs: number) => void;
+  /**
+   * The wall clock was set (NTP, by hand): by how much, ahead (positive) or
+   * back, beyond what the machine slept. Where no boot clock tells a sleep
+   * from a clock set forward, only a clock set back is seen here.
+   */
+  readonly onClockChange?: (jumpMs: number) => void;
 }
 
 /**
@@ -46,6 +52,8 @@ export class SleepDetector {
   private suspendedTotal = 0;
   /** Suspension measured (by suspendedMs) since the last tick, not yet judged there. */
   private suspendedSinceTick = 0;
+  /** How far the wall clock was set since the last tick, beyond the time that passed (see onClockChange). */
+  private clockSetSinceTick = 0;
   private readonly boottime: () => number | undefined;
 
   constructor(private readonly options: SleepDetectorOptions) {
@@ -79,6 +87,9 @@ export class SleepDetector {
     const tick = this.options.clock.monotonic();
     const late = tick - this.lastTick - (this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
     this.lastTick = tick;
+    const clockSet = this.clockSetSinceTick;
+    this.clockSetSinceTick = 0;
+    if (Math.abs(clockSet) > CLOCK_SET_MS) this.options.onClockChange?.(Math.round(clockSet));
     if (slept > (this.options.thresholdMs ?? 30_000)) {
       this.options.onResume(Math.round(slept));
       return;
@@ -97,6 +108,9 @@ export class SleepDetector {
     // The boot clock's 10 ms steps and ordinary wall-clock jitter are not sleep.
     const suspended = Math.max(0, aheadOfMonotonic - monotonicDelta);
     const counted = suspended > JITTER_MS ? suspended : 0;
+    // The wall clock moved by more than the time that passed, asleep or awake: someone set it.
+    if (boot !== undefined && this.lastBoot !== undefined) this.clockSetSinceTick += wall - this.lastWall - (boot - this.lastBoot);
+    else this.clockSetSinceTick += Math.min(0, wall - this.lastWall - monotonicDelta);
     this.lastWall = wall;
     this.lastMonotonic = monotonic;
     this.lastBoot = boot;
@@ -113,6 +127,8 @@ export class SleepDetector {
 }
 
 const DEFAULT_INTERVAL_MS = 1_000;
+/** A wall clock set by less than this is drift being corrected, not a change worth acting on. */
+const CLOCK_SET_MS = 5_000;
 
 /** Differences below this are clock noise (the boot clock's 10 ms steps, wall-clock slewing), not sleep. */
 const JITTER_MS = 1_000;

@@ -193,6 +193,25 @@ export class SessionStore extends SessionReader {
   }
 
   /**
+   * A schedule's prompt, saved like a message (durable before its turn starts,
+   * found by recovery when the turn was cut short). The agent is shown it as
+   * the schedule's, not as a person's.
+   */
+  appendScheduledTurn(sessionId: string, turn: { text: string; messageRef: string; schedule: { id: number; name: string; when: string } }): UserTurn {
+    const { schedule } = turn;
+    const record: UserTurn = {
+      type: 'user',
+      at: this.clock.now(),
+      messageRef: turn.messageRef,
+      sender: { id: `schedule:${schedule.id}`, name: `Schedule “${schedule.name}” (${schedule.when})` },
+      scheduled: { id: schedule.id, name: schedule.name, when: schedule.when },
+      text: turn.text,
+    };
+    this.append(sessionId, record);
+    return record;
+  }
+
+  /**
    * Resolves once every user line appended to the session so far is on disk
    * (rejects if its fdatasync failed). A turn awaits it before it starts.
    */

@@ -26,6 +26,8 @@ const userTurnSchema = z.object({
   /** The inbound message's id on the platform (the ledger keys obligations by it). */
   messageRef: z.string().optional(),
   sender: z.object({ id: z.string(), name: z.string().optional() }),
+  /** A schedule's prompt, not a person's message (schedules/scheduler.ts): which schedule, in words. */
+  scheduled: z.object({ id: z.number(), name: z.string(), when: z.string() }).optional(),
   text: z.string(),
 });
 

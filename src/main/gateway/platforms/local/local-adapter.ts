@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { AdapterEvent, AdapterState, InboundMessage, PlatformAdapter, SendResult, SendTarget } from '../adapter';
 import { LOCAL_INTAKE } from '../intake';
+import type { SessionSource } from '../../session/source';
 
 export const LOCAL_PLATFORM = 'local';
 export const LOCAL_CHAT_ID = 'main';
+
+/** Where the window's own chat's messages come from: its owner, in its one chat. */
+export function localChatSource(): SessionSource {
+  return { platform: LOCAL_PLATFORM, chatId: LOCAL_CHAT_ID, chatType: 'direct', senderId: 'owner', senderName: 'You', chatName: 'Local chat' };
+}
 
 export interface LocalDelivery {
   readonly chatId: string;
@@ -64,15 +70,7 @@ export class LocalAdapter implements PlatformAdapter {
   receive(text: string, clientMessageId?: string): InboundMessage {
     const messageRef = clientMessageId ?? this.newMessageRef();
     const message: InboundMessage = {
-      source: {
-        platform: LOCAL_PLATFORM,
-        chatId: LOCAL_CHAT_ID,
-        chatType: 'direct',
-        senderId: 'owner',
-        senderName: 'You',
-        chatName: 'Local chat',
-        messageId: messageRef,
-      },
+      source: { ...localChatSource(), messageId: messageRef },
       text,
       messageRef,
     };

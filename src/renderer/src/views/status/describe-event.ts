@@ -96,5 +96,8 @@ export function describeEvent(event: GatewayEvent): Described | null {
       return bad(`${upper(platformLabel(event.platform))}: ${event.text}`);
     case 'pairing.changed':
       return plain('Pairing requests changed (Platforms shows who asked).');
+    case 'schedules.changed':
+      // A run's reply shows up as its own events; the list itself is the Schedules view's.
+      return null;
   }
 }

@@ -1,0 +1,4 @@
+import { defineCrashSuite } from './crash/suite';
+import { scheduleCrashes } from './crash/schedules';
+
+defineCrashSuite(scheduleCrashes);
