@@ -114,6 +114,8 @@ describe('the Schedules view', () => {
     await row.getByTestId('schedule-open-reply').click();
     expect(await page.locator('nav button[data-view="conversations"]').getAttribute('aria-current')).toBe('page');
     await page.getByTestId('chat-assistant').last().getByText(/Scheduled answer: .*Say good morning/).waitFor({ timeout: 10_000 });
+    // The prompt is the schedule's, not the owner's: its bubble says so.
+    expect(await page.getByTestId('chat-scheduled').last().textContent()).toMatch(/^⏰ Schedule “Plant reminder” · every day at \d\d:00$/);
 
     // Pause: listed paused, and no next run.
     await page.locator('nav button[data-view="schedules"]').click();

@@ -156,6 +156,8 @@ export type TranscriptMessage =
       readonly at: number;
       readonly messageRef: string | null;
       readonly sender: { readonly pseudonym: string; readonly name: string | null };
+      /** A schedule's prompt, not a person's message: which schedule, in words. */
+      readonly scheduled?: { readonly id: number; readonly name: string; readonly when: string } | undefined;
       readonly text: string;
     }
   | { readonly role: 'assistant'; readonly at: number; readonly obligationId: string; readonly text: string }

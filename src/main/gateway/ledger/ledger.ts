@@ -9,6 +9,7 @@ import { computeChunkKey } from './obligation-id';
 import * as actions from './operator-actions';
 import { DEFAULT_POLICY, retryDelayMs, type LedgerPolicy } from './policy';
 import { createSystemProbe, type ProcessProbe } from './process-identity';
+import type { Receipt } from './receipt';
 import { loadChunks, loadObligation, storedChunkText, toDeliveryRow, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
 import { OWED, type ObligationState } from './states';
 import {
@@ -90,16 +91,7 @@ export interface RecordInput {
 
 export type RecordResult = { readonly created: boolean; readonly row: DeliveryRow };
 
-/**
- * A claim's proof of ownership: every later write to the row or its chunks
- * presents it, and changes nothing once it is stale (the row was claimed again,
- * retried, or this instance was declared dead).
- */
-export interface Receipt {
-  readonly id: string;
-  readonly owner: string;
-  readonly fence: number;
-}
+export type { Receipt } from './receipt';
 
 export type ClaimResult =
   | { readonly ok: true; readonly claim: ClaimedObligation }

@@ -4,7 +4,7 @@ import { declareDead, listInstances, orphanOwners, pruneInstances } from './inst
 import { judgeOwner, type JudgeContext } from './liveness';
 import type { LedgerPolicy } from './policy';
 import { cachedStatement } from '../db/database';
-import type { Receipt } from './ledger';
+import type { Receipt } from './receipt';
 import { loadChunks, loadObligation, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
 import { OWED } from './states';
 import { obligationSql } from './transitions';

@@ -9,7 +9,7 @@ export const scheduleMigrations: readonly Migration[] = [
     // computed after it, never from the clock alone, so a clock set back never
     // brings a handled time round again. next_due_at: NULL once nothing is
     // left (a one-time schedule that ran).
-    id: 'schedules-001',
+    id: 'schedules-001-schedules-and-runs',
     up(db) {
       db.exec(`CREATE TABLE schedules (
         id INTEGER PRIMARY KEY,

@@ -108,6 +108,7 @@ export function toMessage(turn: Turn | SummaryTurn): TranscriptMessage {
         at: turn.at,
         messageRef: turn.messageRef ?? null,
         sender: { pseudonym: turn.sender.id, name: turn.sender.name ?? null },
+        ...(turn.scheduled ? { scheduled: turn.scheduled } : {}),
         text: turn.text,
       }
     : { role: 'assistant', at: turn.at, obligationId: turn.obligationId, text: turn.text };

@@ -73,8 +73,14 @@ const Messages = memo(function Messages({ messages, deliveries, showSenders, onl
           <span className="time">{clockTime(message.at)}</span>
         </div>
       ) : message.role === 'user' ? (
-        <div className="bubble bubble-user" data-testid="chat-user">
-          {showSenders && message.sender.name && <span className="sender">{message.sender.name}</span>}
+        <div className={message.scheduled ? 'bubble bubble-user bubble-scheduled' : 'bubble bubble-user'} data-testid="chat-user">
+          {message.scheduled ? (
+            <span className="sender" data-testid="chat-scheduled">
+              ⏰ Schedule “{message.scheduled.name}” · {message.scheduled.when}
+            </span>
+          ) : (
+            showSenders && message.sender.name && <span className="sender">{message.sender.name}</span>
+          )}
           <span className="text">{message.text}</span>
           <span className="time">{clockTime(message.at)}</span>
         </div>
