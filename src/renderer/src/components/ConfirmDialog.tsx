@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useModalDialog } from '../hooks/useModalDialog';
 
 interface ConfirmDialogProps {
   readonly title: string;
@@ -17,18 +17,7 @@ interface ConfirmDialogProps {
  * When it goes away, focus goes back to what opened it, so a keyboard user continues where they were.
  */
 export function ConfirmDialog({ title, body, confirmLabel, cancelLabel = 'Keep it', danger = true, onConfirm, onCancel }: ConfirmDialogProps) {
-  const ref = useRef<HTMLDialogElement>(null);
-  // Read during the first render, before the dialog takes focus.
-  const [opener] = useState(() => (document.activeElement instanceof HTMLElement ? document.activeElement : null));
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal?.();
-    return () => {
-      dialog?.close?.();
-      // The dialog is unmounted rather than closed, so the browser does not hand focus back by itself.
-      if (opener?.isConnected) opener.focus();
-    };
-  }, [opener]);
+  const ref = useModalDialog();
   return (
     <dialog
       ref={ref}

@@ -1,23 +1,13 @@
-import { Fragment, useEffect, useRef, useState } from 'react';
+import { Fragment } from 'react';
 import { SHORTCUTS } from '../hooks/shortcuts';
+import { useModalDialog } from '../hooks/useModalDialog';
 
 /**
  * The `?` list of keyboard shortcuts: a native modal <dialog> (focus stays in
  * it, Escape closes it). When it goes away, focus goes back to what opened it.
  */
 export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  // Read during the first render, before the dialog takes focus.
-  const [opener] = useState(() => (document.activeElement instanceof HTMLElement ? document.activeElement : null));
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal?.();
-    return () => {
-      dialog?.close?.();
-      // Unmounted rather than closed: the browser does not hand focus back by itself.
-      if (opener?.isConnected && opener !== document.body) opener.focus();
-    };
-  }, [opener]);
+  const ref = useModalDialog();
   return (
     <dialog
       ref={ref}

@@ -5,6 +5,7 @@ import { ErrorNote } from '../../components/ErrorNote';
 import { useOnline } from '../../connection';
 import { useDeliveryPages } from '../../hooks/useDeliveryPages';
 import { useNow } from '../../hooks/useNow';
+import { useRowActions } from '../../hooks/useRowActions';
 import { chatLabel, explainApiError, platformLabel } from '../../plain-words';
 import { copyText } from '../../copy-text';
 import { DeliveryCounts } from './DeliveryCounts';
@@ -31,32 +32,14 @@ export function DeliveriesView({ api, overview, onOpenConversation }: Deliveries
   const data = useDeliveryPages(api, filter);
   const now = useNow();
   const online = useOnline();
-  const [notes, setNotes] = useState<ReadonlyMap<string, { text: string; error: boolean }>>(new Map());
-  const [busy, setBusy] = useState<ReadonlySet<string>>(new Set());
+  const rows = useRowActions<string, { text: string; error: boolean }>();
   const [confirming, setConfirming] = useState<DeliveryRow | null>(null);
   const [bulkNote, setBulkNote] = useState<{ text: string; error: boolean } | null>(null);
   const [retryingAll, setRetryingAll] = useState<{ platform: string; counts: RetryAllCounts } | null>(null);
   const platforms = overview?.platforms ?? [];
 
-  const note = (id: string, text: string | null, error = false) =>
-    setNotes((previous) => {
-      const next = new Map(previous);
-      if (text === null) next.delete(id);
-      else next.set(id, { text, error });
-      return next;
-    });
-  const withBusy = async (id: string, work: () => Promise<void>) => {
-    setBusy((previous) => new Set(previous).add(id));
-    try {
-      await work();
-    } finally {
-      setBusy((previous) => {
-        const next = new Set(previous);
-        next.delete(id);
-        return next;
-      });
-    }
-  };
+  const note = (id: string, text: string | null, error = false) => rows.note(id, text === null ? null : { text, error });
+  const { notes, busy, withBusy } = rows;
 
   const retry = (row: DeliveryRow) =>
     withBusy(row.id, async () => {

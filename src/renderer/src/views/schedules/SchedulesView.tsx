@@ -4,6 +4,7 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useOnline } from '../../connection';
 import { useNow } from '../../hooks/useNow';
+import { useRowActions } from '../../hooks/useRowActions';
 import { explainApiError } from '../../plain-words';
 import { ScheduleFormView } from './ScheduleFormView';
 import { ScheduleItem, type ScheduleRowAction } from './ScheduleItem';
@@ -29,32 +30,11 @@ export function SchedulesView({ api, sessions, onOpenConversation }: SchedulesVi
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<number | null>(null);
   const [confirming, setConfirming] = useState<ScheduleRow | null>(null);
-  const [notes, setNotes] = useState<ReadonlyMap<number, Note>>(new Map());
-  const [busy, setBusy] = useState<ReadonlySet<number>>(new Set());
+  const { notes, busy, note, withBusy } = useRowActions<number, Note>();
   const [viewNote, setViewNote] = useState<Note | null>(null);
   const newButton = useRef<HTMLButtonElement>(null);
   const zone = data.zone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const schedules = data.schedules ?? [];
-
-  const note = (id: number, value: Note | null) =>
-    setNotes((previous) => {
-      const next = new Map(previous);
-      if (value === null) next.delete(id);
-      else next.set(id, value);
-      return next;
-    });
-  const withBusy = async (id: number, work: () => Promise<void>) => {
-    setBusy((previous) => new Set(previous).add(id));
-    try {
-      await work();
-    } finally {
-      setBusy((previous) => {
-        const next = new Set(previous);
-        next.delete(id);
-        return next;
-      });
-    }
-  };
 
   const setPaused = (row: ScheduleRow, paused: boolean) =>
     withBusy(row.id, async () => {
