@@ -51,6 +51,15 @@ describe('parseEvery', () => {
     if (!parsed.ok) expect(parsed.error).toMatch(error);
   });
 
+  it('answers hostile text at once (no pattern reads a part of it two ways)', () => {
+    expect(parseEvery('monand'.repeat(33) + 'X', BERLIN).ok).toBe(false);
+    for (const text of ['monand'.repeat(33) + 'X', 'mon,'.repeat(50) + 'X', 'mon and '.repeat(25) + 'X', '1'.repeat(200), '* '.repeat(100), '"'.repeat(200)]) {
+      // Read or refused — what matters is that it comes back (a backtracking pattern would not, for minutes).
+      expect(typeof parseEvery(text, BERLIN).ok).toBe('boolean');
+      expect(typeof parseOnce(text, BERLIN, Date.UTC(2026, 0, 1)).ok).toBe('boolean');
+    }
+  });
+
   it('refuses a zone that does not exist', () => {
     const parsed = parseEvery('day at 08:00 x', 'Mars/Olympus');
     expect(parsed).toEqual({ ok: false, error: expect.stringMatching(/not a time zone/) });

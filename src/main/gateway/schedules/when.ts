@@ -30,6 +30,16 @@ const DAYS: Readonly<Record<string, number>> = {
 };
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
+/**
+ * `day`, `weekday`, `monday`, `mon, thu`, `tuesday and friday` at the start of
+ * a "when". Whole words only, so no part of the text can be read two ways
+ * (a pattern with that ambiguity takes exponential time on hostile input).
+ */
+const DAY_WORD = `(?:${Object.keys(DAYS)
+  .sort((a, b) => b.length - a.length)
+  .join('|')})\\b`;
+const DAYS_LEAD = new RegExp(`^(day|daily|weekday|weekend|${DAY_WORD}(?:\\s*(?:,|&|\\band\\b)\\s*${DAY_WORD})*)(?=\\s|$)`, 'i');
+
 /** `08:00`, `8:00`, `8am`, `8:30 pm`, `20.15`, `noon`, `midnight`: hours and minutes, or undefined. */
 const TIME = /^(?:(noon|midnight)|(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?)(?=\s|$|,)/i;
 
@@ -133,7 +143,7 @@ export function parseEvery(input: string, zone: string): WhenResult {
     if (typeof pattern !== 'string') return pattern;
     return { ok: true, when: { kind: 'cron', cron: pattern, zone }, rest: after(text, interval[0].length) };
   }
-  const days = /^(day|daily|weekday|weekend|(?:(?:sun|mon|tues?|wed|thu(?:rs?)?|fri|sat)[a-z]*)(?:\s*(?:,|and|&)\s*(?:sun|mon|tues?|wed|thu(?:rs?)?|fri|sat)[a-z]*)*)(?=\s|$)/i.exec(text);
+  const days = DAYS_LEAD.exec(text);
   if (!days) return { ok: false, error: `the time is not understood; say when like ${EVERY_FORMS}` };
   const weekdays = weekdayField(days[1]!);
   if (weekdays === undefined) return { ok: false, error: `"${days[1]}" is not a day; say when like ${EVERY_FORMS}` };
