@@ -2,15 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectApi, platformConnected, type ApiSocket } from './support/api-socket';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
-import { freePort } from './support/ports';
 import { samplePeakMemory } from './support/process-memory';
-import { startProsody, type RunningProsody } from './support/prosody';
 import { waitUntil } from './support/wait';
-import { XmppRelay } from './support/xmpp-relay';
-import { XmppUser } from './support/xmpp-user';
+import type { XmppRelay } from './support/xmpp-relay';
+import type { XmppUser } from './support/xmpp-user';
+import { useXmppWorld, XMPP_PASSWORDS } from './support/xmpp-world';
 
 /**
  * A hostile XMPP server, as the real headless gateway sees it: a real prosody
@@ -21,31 +20,19 @@ import { XmppUser } from './support/xmpp-user';
  */
 
 const REPLY_AGENT = fileURLToPath(new URL('./fixtures/reply-agent.mjs', import.meta.url));
-const PASSWORDS = { homing: 'homing-pw', alice: 'alice-pw' } as const;
 const RSS_BOUND_MB = 400;
 
 
 describe.runIf(process.platform === 'linux')('the headless gateway against a hostile XMPP server', () => {
-  let prosody: RunningProsody;
+  const world = useXmppWorld();
   let relay: XmppRelay;
   let dataDir: string;
   let alice: XmppUser;
   let gateway: RunningGateway | undefined;
   let api: ApiSocket | undefined;
 
-  beforeAll(async () => {
-    prosody = await startProsody({ users: PASSWORDS });
-  }, 60_000);
-
-  afterAll(async () => {
-    await prosody?.dispose();
-  });
-
-  beforeEach(async () => {
-    relay = new XmppRelay(await freePort(), () => prosody.port);
-    await relay.open();
-    alice = new XmppUser('alice', PASSWORDS.alice, prosody.port);
-    await alice.start();
+  beforeEach(() => {
+    ({ relay, alice } = world);
     dataDir = mkdtempSync(join(tmpdir(), 'homing-xmpp-hostile-'));
     writeFileSync(
       join(dataDir, 'config.json'),
@@ -60,15 +47,13 @@ describe.runIf(process.platform === 'linux')('the headless gateway against a hos
   afterEach(async () => {
     api?.close();
     await gateway?.kill();
-    await alice.stop();
-    await relay.dispose();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   const answers = () => alice.bodiesFrom('homing@localhost').map((message) => message.body);
 
   async function startGateway(): Promise<{ gateway: RunningGateway; api: ApiSocket; connected: () => Promise<boolean> }> {
-    gateway = await startHeadlessGateway(['--data-dir', dataDir], { XMPP_PASSWORD: PASSWORDS.homing });
+    gateway = await startHeadlessGateway(['--data-dir', dataDir], { XMPP_PASSWORD: XMPP_PASSWORDS.homing });
     api = await connectApi(gateway);
     const socket = api;
     const connected = () => platformConnected(socket, 'xmpp');

@@ -2,15 +2,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliveryPage, PlatformStatus } from '../src/shared/api';
 import { connectApi, type ApiSocket } from './support/api-socket';
 import { startHeadlessGateway, type RunningGateway } from './support/gateway-process';
-import { freePort } from './support/ports';
-import { MUC_DOMAIN, NO_ARCHIVE_MUC_DOMAIN, startProsody, type RunningProsody } from './support/prosody';
+import { MUC_DOMAIN, NO_ARCHIVE_MUC_DOMAIN } from './support/prosody';
 import { waitUntil } from './support/wait';
-import { XmppRelay } from './support/xmpp-relay';
-import { XmppUser } from './support/xmpp-user';
+import type { XmppRelay } from './support/xmpp-relay';
+import type { XmppUser } from './support/xmpp-user';
+import { useXmppWorld, XMPP_PASSWORDS } from './support/xmpp-world';
 
 /**
  * What the XMPP adapter takes in from rooms when the link blips or the gateway
@@ -20,11 +20,11 @@ import { XmppUser } from './support/xmpp-user';
  */
 
 const REPLY_AGENT = fileURLToPath(new URL('./fixtures/reply-agent.mjs', import.meta.url));
-const PASSWORDS = { homing: 'homing-pw', alice: 'alice-pw' } as const;
 const HOMING = 'homing@localhost';
 
 describe('the headless gateway in XMPP rooms, across a blip and a kill', () => {
-  let prosody: RunningProsody;
+  // Hibernation long enough to resume after the blip; a killed session's is cut short by the restart's login.
+  const world = useXmppWorld({ hibernationSeconds: 30 });
   let relay: XmppRelay;
   let dataDir: string;
   let alice: XmppUser;
@@ -33,20 +33,8 @@ describe('the headless gateway in XMPP rooms, across a blip and a kill', () => {
   const gateways: RunningGateway[] = [];
   const sockets: ApiSocket[] = [];
 
-  beforeAll(async () => {
-    // Long enough to resume after the blip; a killed session's hibernation is cut short by the restart's login.
-    prosody = await startProsody({ users: PASSWORDS, hibernationSeconds: 30 });
-  }, 60_000);
-
-  afterAll(async () => {
-    await prosody?.dispose();
-  });
-
-  beforeEach(async () => {
-    relay = new XmppRelay(await freePort(), () => prosody.port);
-    await relay.open();
-    alice = new XmppUser('alice', PASSWORDS.alice, prosody.port);
-    await alice.start();
+  beforeEach(() => {
+    ({ relay, alice } = world);
     dataDir = mkdtempSync(join(tmpdir(), 'homing-xmpp-intake-'));
     room = `intake${++roomSeq}@${MUC_DOMAIN}`;
   });
@@ -54,8 +42,6 @@ describe('the headless gateway in XMPP rooms, across a blip and a kill', () => {
   afterEach(async () => {
     for (const socket of sockets.splice(0)) socket.close();
     for (const gateway of gateways.splice(0)) await gateway.kill();
-    await alice.stop();
-    await relay.dispose();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -81,7 +67,7 @@ describe('the headless gateway in XMPP rooms, across a blip and a kill', () => {
   }
 
   async function start(env: NodeJS.ProcessEnv = {}): Promise<{ gateway: RunningGateway; api: ApiSocket }> {
-    const gateway = await startHeadlessGateway(['--data-dir', dataDir], { XMPP_PASSWORD: PASSWORDS.homing, ...env });
+    const gateway = await startHeadlessGateway(['--data-dir', dataDir], { XMPP_PASSWORD: XMPP_PASSWORDS.homing, ...env });
     gateways.push(gateway);
     const api = await connectApi(gateway);
     sockets.push(api);

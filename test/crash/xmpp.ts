@@ -1,16 +1,14 @@
 import { writeFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import type { DeliveryPage, SessionPage, TranscriptPage } from '../../src/shared/api';
 import { RESEND_MARKER } from '../../src/main/gateway/delivery/marker';
 import type { ApiSocket } from '../support/api-socket';
-import { freePort } from '../support/ports';
-import { startProsody, type RunningProsody } from '../support/prosody';
 import { waitUntil } from '../support/wait';
-import { XmppRelay } from '../support/xmpp-relay';
-import { XmppUser } from '../support/xmpp-user';
+import type { XmppRelay } from '../support/xmpp-relay';
+import type { XmppUser } from '../support/xmpp-user';
+import { useXmppWorld, XMPP_PASSWORDS } from '../support/xmpp-world';
 import type { CrashRow } from './suite';
 
-const PASSWORDS = { homing: 'homing-pw', alice: 'alice-pw' } as const;
 
 /**
  * XMPP on a real prosody, through a relay that can hold back what the server
@@ -20,23 +18,12 @@ const PASSWORDS = { homing: 'homing-pw', alice: 'alice-pw' } as const;
 export const xmppCrashes: CrashRow = {
   platform: 'XMPP',
   cases(suite) {
-    let prosody: RunningProsody;
+    const world = useXmppWorld({ hibernationSeconds: 5 });
     let relay: XmppRelay;
     let alice: XmppUser;
 
-    beforeAll(async () => {
-      prosody = await startProsody({ users: PASSWORDS, hibernationSeconds: 5 });
-    }, 60_000);
-
-    afterAll(async () => {
-      await prosody?.dispose();
-    });
-
-    beforeEach(async () => {
-      relay = new XmppRelay(await freePort(), () => prosody.port);
-      await relay.open();
-      alice = new XmppUser('alice', PASSWORDS.alice, prosody.port);
-      await alice.start();
+    beforeEach(() => {
+      ({ relay, alice } = world);
       suite.use(
         {
           xmpp: {
@@ -49,13 +36,8 @@ export const xmppCrashes: CrashRow = {
             maxMessageBytes: 1_000,
           },
         },
-        { XMPP_PASSWORD: PASSWORDS.homing },
+        { XMPP_PASSWORD: XMPP_PASSWORDS.homing },
       );
-    });
-
-    afterEach(async () => {
-      await alice.stop();
-      await relay.dispose();
     });
 
     const online = (api: ApiSocket) =>
