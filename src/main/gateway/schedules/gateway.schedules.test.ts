@@ -243,6 +243,14 @@ describe('a schedule through the gateway', () => {
     expect(gateway.pipeline.turnsRunning).toBe(0);
   });
 
+  it('moves a schedule to another time zone when edited: its next run is that zone’s 08:00', async () => {
+    await start(berlin('2026-12-03', '07:00'));
+    const made = await call<ScheduleRow>('addSchedule', { repeat: 'every', when: 'day at 08:00', zone: ZONE, action: 'text', body: 'x' });
+    const moved = await call<ScheduleRow>('updateSchedule', { id: made.id, zone: 'America/New_York' });
+    expect(moved).toMatchObject({ zone: 'America/New_York', when: 'every day at 08:00', nextRunAt: Date.UTC(2026, 11, 3, 13, 0) });
+    expect(await gateway!.api.dispatch('updateSchedule', { id: made.id, zone: 'Atlantis/Lost' })).toMatchObject({ ok: false, error: { code: 'bad-request', message: expect.stringMatching(/not a time zone/) } });
+  });
+
   it('refuses what cannot be a schedule, in words', async () => {
     await start(berlin('2026-12-03', '07:00'));
     const bad = async (params: object) => (await gateway!.api.dispatch('addSchedule', params as never)) as { ok: boolean; error?: { code: string; message: string } };

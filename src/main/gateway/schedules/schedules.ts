@@ -9,7 +9,7 @@ import type { SessionReader } from '../session/session-reader';
 import type { SessionStore } from '../session/store';
 import { ScheduleStore, type Schedule, type ScheduleChange, type ScheduleRun } from './schedule-store';
 import { Scheduler } from './scheduler';
-import { describeWhen, parseEvery, parseOnce, type When } from './when';
+import { checkZone, describeWhen, parseEvery, parseOnce, type When } from './when';
 
 /** A run missed while asleep or closed runs late within this window; later, it is skipped with a line. */
 export const DEFAULT_GRACE_MINUTES = 120;
@@ -105,7 +105,11 @@ export class Schedules {
     const change: { -readonly [K in keyof ScheduleChange]: ScheduleChange[K] } = {};
     if (input.name !== undefined) change.name = input.name || nameFrom(input.body ?? current.body);
     if (input.repeat !== undefined && input.when !== undefined) change.when = this.parseWhen(input.repeat, input.when, input.zone ?? current.when.zone);
-    else if (input.zone !== undefined) change.when = { ...current.when, zone: this.parseWhen('every', '* * * * *', input.zone).zone };
+    else if (input.zone !== undefined) {
+      const error = checkZone(input.zone);
+      if (error) throw new ScheduleInputError(error);
+      change.when = { ...current.when, zone: input.zone };
+    }
     if (input.action !== undefined) change.action = input.action;
     if (input.body !== undefined) change.body = input.body;
     if (input.graceMinutes !== undefined) change.graceMs = input.graceMinutes * 60_000;
