@@ -12,6 +12,8 @@ import { startDiscordWorld } from './conformance/discord';
 import { startEmailWorld } from './conformance/email';
 import { startIrcWorld } from './conformance/irc';
 import { startMatrixWorld } from './conformance/matrix';
+import { startSignalWorld } from './conformance/signal';
+import { startSlackWorld } from './conformance/slack';
 import { startTelegramWorld } from './conformance/telegram';
 import { startXmppWorld } from './conformance/xmpp';
 import type { ConformanceWorld, Where } from './conformance/world';
@@ -39,6 +41,8 @@ const WORLDS: readonly (readonly [string, () => Promise<ConformanceWorld>])[] = 
   ['telegram', startTelegramWorld],
   ['matrix', startMatrixWorld],
   ['discord', startDiscordWorld],
+  ['signal', startSignalWorld],
+  ['slack', startSlackWorld],
   ['email', startEmailWorld],
   ['xmpp', startXmppWorld],
   ['irc', startIrcWorld],

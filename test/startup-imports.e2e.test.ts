@@ -10,7 +10,7 @@ import { waitUntil } from './support/wait';
 
 const RECORD_IMPORTS = pathToFileURL(join(import.meta.dirname, 'support', 'record-imports.mjs')).href;
 /** Each platform's client library, loaded only when that platform starts. */
-const PLATFORM_LIBRARIES = ['grammy', 'irc-framework', '@xmpp/client', 'discord.js', 'imapflow', 'nodemailer', 'mailparser'];
+const PLATFORM_LIBRARIES = ['grammy', 'irc-framework', '@xmpp/client', 'discord.js', '@slack/web-api', '@slack/socket-mode', 'imapflow', 'nodemailer', 'mailparser'];
 /** Loaded only at an ACP agent's first turn. */
 const ACP_SDK = '@agentclientprotocol/sdk';
 
@@ -74,5 +74,15 @@ describe('what a start loads', () => {
     await waitUntil('the IRC, Telegram and XMPP libraries to load', () => configured.every((library) => imported().includes(library)), 10_000);
     const loaded = imported();
     for (const library of [...PLATFORM_LIBRARIES, ACP_SDK].filter((library) => !configured.includes(library))) expect(loaded, library).not.toContain(library);
+  });
+
+  it('a gateway with Slack configured loads Slack’s libraries as it connects', async () => {
+    const port = await closedPort();
+    const { imported } = await start(
+      { platforms: { slack: { apiUrl: `http://127.0.0.1:${port}/api/`, appTokenEnv: 'SLACK_APP_TOKEN', botTokenEnv: 'SLACK_BOT_TOKEN' } } },
+      { SLACK_APP_TOKEN: 'xapp-1-test', SLACK_BOT_TOKEN: 'xoxb-test' },
+    );
+    await waitUntil('the Slack Web API library to load', () => imported().includes('@slack/web-api'), 10_000);
+    for (const library of PLATFORM_LIBRARIES.filter((library) => !library.startsWith('@slack/'))) expect(imported(), library).not.toContain(library);
   });
 });

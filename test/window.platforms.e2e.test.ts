@@ -12,6 +12,8 @@ import { openWindow, showView } from './window-fixtures/window-page';
 import { discordWindow } from './window-platforms/discord';
 import { emailWindow } from './window-platforms/email';
 import { matrixWindow } from './window-platforms/matrix';
+import { slackWindow } from './window-platforms/slack';
+import { signalWindow } from './window-platforms/signal';
 import type { WindowPlatform, WindowPlatformRow } from './window-platforms/row';
 import { telegramWindow } from './window-platforms/telegram';
 import { xmppWindow } from './window-platforms/xmpp';
@@ -25,7 +27,7 @@ import { xmppWindow } from './window-platforms/xmpp';
 
 const REPLY_AGENT = fileURLToPath(new URL('./fixtures/reply-agent.mjs', import.meta.url));
 
-const ROWS: readonly WindowPlatformRow[] = [discordWindow, telegramWindow, matrixWindow, xmppWindow, emailWindow];
+const ROWS: readonly WindowPlatformRow[] = [discordWindow, slackWindow, signalWindow, telegramWindow, matrixWindow, xmppWindow, emailWindow];
 
 let browser: Browser;
 beforeAll(async () => {

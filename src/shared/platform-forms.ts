@@ -195,6 +195,27 @@ export const DISCORD_FORM: FormDescription = {
   ],
 };
 
+const SLACK_CHANNEL_ID = 'C0123456789';
+
+export const SLACK_FORM: FormDescription = {
+  parts: [
+    note(
+      'At api.slack.com/apps create an app “From a manifest” (docs/platforms.md has the one to paste), install it to your workspace, then paste its ' +
+      'app-level token (Basic Information → App-Level Tokens, scope connections:write: xapp-…) and its bot token (OAuth & Permissions: xoxb-…) here, and save.'
+    ),
+    enabled('Connect to Slack'),
+    secret('slack.appToken', 'App-level token (xapp-…)'),
+    secret('slack.botToken', 'Bot token (xoxb-…)'),
+    grid(
+      dmPolicy('Who may send the bot direct messages', 'Only the ids listed here'),
+      { key: 'allowFrom', kind: 'list', label: 'Always allowed (Slack member ids)', placeholder: 'U0123456789' },
+      { key: 'channels', kind: 'ids', answers: 'when-mentioned', label: 'Channels the agent answers in when mentioned (channel ids)', placeholder: SLACK_CHANNEL_ID },
+      { key: 'channels', kind: 'ids', answers: 'every-message', label: 'Channels the agent answers every message in (channel ids)', placeholder: SLACK_CHANNEL_ID },
+    ),
+    note('Ids: a person’s profile → ⋮ → Copy member ID; a channel’s name → About → Channel ID at the bottom. Invite the bot into a channel with /invite @your-app. A thread follows its channel.'),
+  ],
+};
+
 export const XMPP_FORM: FormDescription = {
   parts: [
     note('An account of its own for the agent (create one on your server), then save. Rooms are joined without their history.'),
@@ -226,6 +247,29 @@ export const XMPP_FORM: FormDescription = {
 };
 
 /** What the IRC form does not show (requireAccount, pairing, realname, passwordEnv…) is kept as config.json has it. */
+const SIGNAL_GROUP_ID = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/abcde=';
+
+export const SIGNAL_FORM: FormDescription = {
+  parts: [
+    note(
+      'Homing talks to signal-cli, which you install and link to your phone (signal-cli link -n Homing, then scan the QR code in Signal → Settings → Linked devices). ' +
+      'Start its daemon with: signal-cli -a +YOUR_NUMBER daemon --tcp 127.0.0.1:7583 --receive-mode manual — then save and Test connection.'
+    ),
+    enabled('Connect to Signal'),
+    grid(
+      { key: 'daemon', kind: 'text', label: 'signal-cli daemon (tcp://host:port or unix:/path)', placeholder: 'tcp://127.0.0.1:7583', optional: true },
+      { key: 'account', kind: 'text', label: 'Signal number signal-cli is linked to', placeholder: '+4915112345678', required: true },
+    ),
+    grid(
+      dmPolicy('Who may write to the agent', 'Only the numbers listed here'),
+      { key: 'allowFrom', kind: 'list', label: 'Always allowed (phone numbers or Signal UUIDs)', placeholder: '+4915112345678' },
+      { key: 'groups', kind: 'ids', answers: 'when-mentioned', label: 'Groups the agent answers in when mentioned or replied to (group ids)', placeholder: SIGNAL_GROUP_ID },
+      { key: 'groups', kind: 'ids', answers: 'every-message', label: 'Groups the agent answers every message in (group ids)', placeholder: SIGNAL_GROUP_ID },
+    ),
+    note('Group ids: signal-cli -a +YOUR_NUMBER listGroups (44 characters ending in =).'),
+  ],
+};
+
 export const IRC_FORM: FormDescription = {
   parts: [
     enabled('Connect to IRC'),

@@ -8,7 +8,7 @@
  * Pure data: the window's bundle imports it, so nothing here may touch Node.
  */
 
-import { DISCORD_FORM, EMAIL_FORM, IRC_FORM, MATRIX_FORM, TELEGRAM_FORM, XMPP_FORM, type FormDescription } from './platform-forms';
+import { DISCORD_FORM, EMAIL_FORM, IRC_FORM, MATRIX_FORM, SIGNAL_FORM, SLACK_FORM, TELEGRAM_FORM, XMPP_FORM, type FormDescription } from './platform-forms';
 
 export interface PlatformInfo {
   /** The platform's name in session keys, the ledger, config.json's `platforms` and the API. */
@@ -63,6 +63,26 @@ export const PLATFORM_INFO = [
     glyph: 'D',
     loginRefused: 'Discord refused the bot token: paste it again (Developer Portal → your application → Bot → Reset Token) in Platforms → Discord.',
     form: DISCORD_FORM,
+  },
+  {
+    name: 'slack',
+    label: 'Slack',
+    inSentence: 'Slack',
+    secrets: ['slack.appToken', 'slack.botToken'],
+    pairing: 'default',
+    glyph: '#',
+    loginRefused: 'Slack refused a token: paste the app-level token (xapp-…) and the bot token (xoxb-…) again (api.slack.com → your app) in Platforms → Slack.',
+    form: SLACK_FORM,
+  },
+  {
+    name: 'signal',
+    label: 'Signal',
+    inSentence: 'Signal',
+    secrets: [],
+    pairing: 'default',
+    glyph: 'S',
+    loginRefused: 'Signal says the account signal-cli uses is not registered: link signal-cli again (signal-cli link -n Homing) and restart its daemon.',
+    form: SIGNAL_FORM,
   },
   {
     name: 'xmpp',

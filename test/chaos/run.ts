@@ -7,6 +7,8 @@ import { agentProcesses, killAll, stillAlive } from './agent-processes';
 import { analyze, type ChaosFigures, type KillRecord, type RunRecords, type SentRequest } from './analyze';
 import { countDeliveries, killGateway, listDeliveries, liveGateways, startGateway, stopGateway, type ChaosGateway } from './gateway';
 import { startDiscordPlatform } from './discord-platform';
+import { startSignalPlatform } from './signal-platform';
+import { startSlackPlatform } from './slack-platform';
 import { startEmailPlatform } from './email-platform';
 import { startIrcPlatform } from './irc-platform';
 import { startMatrixPlatform } from './matrix-platform';
@@ -16,13 +18,15 @@ import { startTelegramPlatform } from './telegram-platform';
 import { startXmppPlatform } from './xmpp-platform';
 import { formatReport, verdict, type Verdict } from './report';
 
-/** Each chaos platform's chat server with its users, started for one run: `irc` a real ngircd, `telegram` the fake Bot API (test/support/fake-telegram.ts), `matrix` the fake homeserver (test/support/fake-matrix.ts), `email` a real dovecot and an SMTP sink, `discord` the fake Discord (test/support/fake-discord.ts), `xmpp` a real prosody. */
+/** Each chaos platform's chat server with its users, started for one run: `irc` a real ngircd, `telegram` the fake Bot API (test/support/fake-telegram.ts), `matrix` the fake homeserver (test/support/fake-matrix.ts), `email` a real dovecot and an SMTP sink, `discord` the fake Discord (test/support/fake-discord.ts), `slack` the fake Slack (test/support/fake-slack.ts), `xmpp` a real prosody. */
 const PLATFORM_STARTERS: Record<ChaosPlatformName, typeof startIrcPlatform> = {
   irc: startIrcPlatform,
   telegram: startTelegramPlatform,
   matrix: startMatrixPlatform,
   email: startEmailPlatform,
   discord: startDiscordPlatform,
+  signal: startSignalPlatform,
+  slack: startSlackPlatform,
   xmpp: startXmppPlatform,
 };
 

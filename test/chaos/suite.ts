@@ -94,6 +94,33 @@ const SUITES: Record<ChaosPlatformName, ChaosSuite> = {
     alsoZero: ['duplicateUserTurns'],
     timeoutMs: 3 * MINUTES,
   },
+  // The fake Slack (Web API and Socket Mode, Slack's own libraries unchanged) taken away once;
+  // people in a channel and by direct message. chat.postMessage has no idempotency key, so a
+  // resend after a kill may repeat a part: marked, never silent.
+  slack: {
+    label: 'Slack',
+    outage: 'SIGKILLs, Slack away',
+    promise: 'answers every message Slack handed over, once or visibly marked, in order, never taking one twice',
+    seed: '2',
+    reached: (f) => expect(f.handedToHoming, 'with durable intake every request is handed over').toBe(f.sent),
+    alsoZero: ['duplicateUserTurns'],
+    timeoutMs: 3 * MINUTES,
+  },
+  // The fake signal-cli daemon (manual receive mode, Signal's queue behind it) taken away once;
+  // people in a group and by direct message. Each message is journaled the moment signal-cli
+  // hands it over, so every request it handed over (bar the instant of a kill: signal-cli has no
+  // client acknowledgement) must be answered; `send` has no idempotency key, so a part resent
+  // after a kill is marked.
+  signal: {
+    label: 'Signal',
+    outage: 'SIGKILLs, the signal-cli daemon restarted',
+    promise: 'answers every message signal-cli handed over, once or visibly marked, in order, never taking one twice',
+    seed: '2',
+    // Signal's queue keeps every request for Homing: all reach it but, at most, one written in the instant of each kill or restart.
+    reached: (f) => expect(f.reachedHoming, 'with manual receive mode every request reaches Homing').toBeGreaterThanOrEqual(f.sent - f.kills - 1),
+    alsoZero: ['duplicateUserTurns'],
+    timeoutMs: 3 * MINUTES,
+  },
   // A real prosody of the run's own, restarted once; people in a room (addressing the bot
   // by nick) and one to one. A room message sent while the bot is out of the room never
   // reaches it: outside the promise, as on IRC.

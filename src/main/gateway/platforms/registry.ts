@@ -4,7 +4,9 @@ import { discordModule } from './discord';
 import { emailModule } from './email';
 import { ircModule } from './irc';
 import { matrixModule } from './matrix';
+import { slackModule } from './slack';
 import type { PlatformModule } from './platform-module';
+import { signalModule } from './signal';
 import { telegramModule } from './telegram';
 import { xmppModule } from './xmpp';
 
@@ -18,6 +20,8 @@ export const PLATFORM_MODULES = {
   telegram: telegramModule,
   matrix: matrixModule,
   discord: discordModule,
+  slack: slackModule,
+  signal: signalModule,
   xmpp: xmppModule,
   irc: ircModule,
   email: emailModule,

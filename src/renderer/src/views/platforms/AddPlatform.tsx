@@ -7,6 +7,8 @@ const WHAT_IT_TAKES: Readonly<Record<PlatformName, string>> = {
   telegram: 'a bot made with @BotFather',
   matrix: 'a bot account on your homeserver',
   discord: 'a bot from the Developer Portal',
+  slack: 'an app at api.slack.com',
+  signal: 'signal-cli, linked to your phone',
   xmpp: 'an account of its own',
   irc: 'a nick on a server',
   email: 'a mailbox of its own',

@@ -1,0 +1,4 @@
+import { defineCrashSuite } from './crash/suite';
+import { signalCrashes } from './crash/signal';
+
+defineCrashSuite(signalCrashes);

@@ -1,0 +1,4 @@
+import { defineCrashSuite } from './crash/suite';
+import { slackCrashes } from './crash/slack';
+
+defineCrashSuite(slackCrashes);
