@@ -7,14 +7,14 @@ const status = (name: string): PlatformStatus => ({ name, state: 'connected', er
 describe('the platforms Platforms lists', () => {
   it('lists none on a fresh config, and offers every one to add', () => {
     expect(listedPlatforms({ platforms: {} }, [], new Set())).toEqual([]);
-    expect(addablePlatforms([])).toEqual(['telegram', 'matrix', 'discord', 'xmpp', 'irc', 'email']);
+    expect(addablePlatforms([])).toEqual(['telegram', 'matrix', 'discord', 'slack', 'signal', 'xmpp', 'irc', 'email']);
   });
 
   it('lists those config.json has (switched off too) and one being added, in the window’s order', () => {
     const config = { platforms: { email: { enabled: false }, irc: { host: 'h' }, telegram: {} } };
     // A platform still running after its removal (the overview lags behind) is not listed again.
     expect(listedPlatforms(config, [status('discord')], new Set(['matrix']))).toEqual(['telegram', 'matrix', 'irc', 'email']);
-    expect(addablePlatforms(['telegram', 'matrix', 'irc', 'email'])).toEqual(['discord', 'xmpp']);
+    expect(addablePlatforms(['telegram', 'matrix', 'irc', 'email'])).toEqual(['discord', 'slack', 'signal', 'xmpp']);
     // Before config.json is read: what the gateway runs.
     expect(listedPlatforms(null, [status('irc')], new Set())).toEqual(['irc']);
     expect(isEnabled(config, 'email')).toBe(false);
