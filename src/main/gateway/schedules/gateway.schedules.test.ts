@@ -259,5 +259,7 @@ describe('a schedule through the gateway', () => {
     expect(await bad({ repeat: 'every', when: 'day at 08:00', action: 'prompt', body: 'x', sessionKey: 'agent:main:telegram:direct:nobody' })).toMatchObject({ ok: false, error: { message: expect.stringMatching(/no conversation has that key/) } });
     expect(await bad({ repeat: 'once', when: '2020-01-01 08:00', action: 'prompt', body: 'x' })).toMatchObject({ ok: false, error: { message: expect.stringMatching(/has passed/) } });
     expect(await gateway!.api.dispatch('updateSchedule', { id: 99 })).toMatchObject({ ok: false, error: { message: 'there is no schedule 99' } });
+    // From a chat, where no API schema stands before it: the same limit, in words.
+    expect(() => gateway!.schedules.add({ repeat: 'every', when: 'hour', action: 'prompt', body: 'x'.repeat(10_001) }, 'chat')).toThrow(/longer than 10,000 characters/);
   });
 });

@@ -17,6 +17,9 @@ export const DEFAULT_GRACE_MINUTES = 120;
 /** Schedules at most (each is a row and a due time; nobody needs thousands). */
 export const MAX_SCHEDULES = 200;
 
+/** A schedule's prompt or text at most (as the API's addSchedule allows). */
+const MAX_BODY = 10_000;
+
 /** A schedule that cannot be made as asked, in words the window and the chat show as they are. */
 export class ScheduleInputError extends Error {
   override readonly name = 'ScheduleInputError';
@@ -78,6 +81,8 @@ export class Schedules {
 
   add(input: AddSchedule, via: Schedule['createdVia']): ScheduleRow {
     if (this.store.list().length >= MAX_SCHEDULES) throw new ScheduleInputError(`there are ${MAX_SCHEDULES} schedules already; remove some first`);
+    // The API checks these on arrival; a chat command's text is checked here.
+    if (input.body.length > MAX_BODY) throw new ScheduleInputError(`the prompt is longer than ${MAX_BODY.toLocaleString('en')} characters`);
     const zone = input.zone ?? this.deps.zone();
     const when = this.parseWhen(input.repeat, input.when, zone);
     const where = this.where(input.sessionKey);
