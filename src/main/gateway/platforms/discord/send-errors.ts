@@ -1,3 +1,4 @@
+import { errorCode } from '../../network-cause';
 import type { SendResult } from '../adapter';
 
 /**
@@ -77,7 +78,7 @@ export function classifyFailure(error: unknown, redact: (text: string) => string
     return error.status >= 500 ? { kind: 'unknown', description: redact(`${error.status} ${error.message}`) } : { kind: 'refused', description: redact(`${error.status} ${error.message}`) };
   }
   // A connection refused before anything was sent cannot have delivered anything.
-  if (networkCode(error) === 'ECONNREFUSED') return { kind: 'refused', description: 'Discord could not be reached (connection refused)' };
+  if (errorCode(error) === 'ECONNREFUSED') return { kind: 'refused', description: 'Discord could not be reached (connection refused)' };
   return { kind: 'unknown', description: redact(describe(error)) };
 }
 
@@ -94,15 +95,6 @@ export function toSendResult(failure: CallFailure): SendResult {
     case 'unknown':
       return { ok: false, retryable: true, permanent: false, error: `no answer from Discord (${failure.description})` };
   }
-}
-
-function networkCode(error: unknown): string | undefined {
-  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 export function describe(error: unknown): string {

@@ -1,3 +1,4 @@
+import { errorCode } from '../../network-cause';
 import type { SendResult } from '../adapter';
 
 /**
@@ -92,7 +93,7 @@ export function classifyFailure(error: unknown, redact: (text: string) => string
     }
     case 'slack_webapi_request_error': {
       // A connection refused before anything was sent cannot have delivered anything.
-      const code = networkCode(coded.original);
+      const code = errorCode(coded.original);
       if (code === 'ECONNREFUSED') return { kind: 'refused', description: 'Slack could not be reached (connection refused)' };
       return { kind: 'unknown', description: redact(`no answer from Slack (${code ?? describe(coded.original ?? error)})`) };
     }
@@ -115,15 +116,6 @@ export function toSendResult(failure: CallFailure): SendResult {
     case 'unknown':
       return { ok: false, retryable: true, permanent: false, error: `no answer from Slack (${failure.description})` };
   }
-}
-
-function networkCode(error: unknown): string | undefined {
-  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 export function describe(error: unknown): string {
