@@ -74,6 +74,8 @@ export const signalCrashes: CrashRow = {
       await suite.crash(first.gateway);
       unlinkSync(hold);
       suite.use(platforms);
+      // The daemon hears of the dead connection a moment after the kill; before that it would push to it (the gap docs/platforms.md names).
+      await waitUntil('the daemon saw the gateway go', () => fake.subscribers === 0, 10_000);
       fake.userSays({ from: alice, text: 'while down 1' });
       fake.userSays({ from: alice, text: 'while down 2' });
       expect(fake.queue).toHaveLength(2);
