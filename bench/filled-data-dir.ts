@@ -30,7 +30,7 @@ const REPLY = 'Sure — here is what I found. '.repeat(12).slice(0, 160);
  * transcripts in the store's own format and place (`sessions/<id>.jsonl`):
  * recording a million replies through the ledger, one durable commit each,
  * would take hours. Rows belong to the sessions' conversations, each
- * conversation's replies numbered in its outbox (seq), the newest one being the
+ * conversation's replies numbered in recording order (row), the newest one being the
  * answer its transcript ends with. Returns the fill time in ms.
  */
 export function fillDataDir(dataDir: string, sizes: FillSizes, now = Date.now()): number {
@@ -57,7 +57,7 @@ export function fillDataDir(dataDir: string, sizes: FillSizes, now = Date.now())
   // Indexes are built once at the end, from sorted data, with the schema's own
   // statements: a million rows inserted into seven indexes one by one take minutes.
   const indexes = db
-    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('ledger_obligations', 'ledger_chunks')`)
+    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('ledger_outbox', 'ledger_history')`)
     .all() as { name: string; sql: string }[];
   try {
     for (const { name } of indexes) db.exec(`DROP INDEX ${name}`);
@@ -67,20 +67,24 @@ export function fillDataDir(dataDir: string, sizes: FillSizes, now = Date.now())
       // (better-sqlite3 binds every number as REAL: the counts are written into the SQL as integers.)
       const { delivered } = sizes;
       const conversations = sizes.sessions;
-      db.prepare(
-        `WITH RECURSIVE r(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM r WHERE n + 1 < ${rows})
-         INSERT INTO ledger_obligations
-           (id, session_key, platform, chat_id, content, state, attempts, created_at, updated_at, last_attempt_at, delivered_at,
-            chunk_count, chunks_delivered, seq, message_ref)
-         SELECT printf('%024x', n), 'agent:main:irc:direct:user' || (n % ${conversations}), 'irc', 'user' || (n % ${conversations}), @reply,
-                iif(n < ${delivered}, 'delivered', 'pending'), iif(n < ${delivered}, 1, 0),
-                CAST(@start + n * @step AS INTEGER), CAST(@start + n * @step AS INTEGER),
-                iif(n < ${delivered}, CAST(@start + n * @step AS INTEGER), NULL), iif(n < ${delivered}, CAST(@start + n * @step AS INTEGER), NULL),
-                1, iif(n < ${delivered}, 1, 0), n / ${conversations} + 1, 'm' || n
-         FROM r`,
-      ).run({ reply: REPLY, start, step });
-      db.exec(`INSERT INTO ledger_chunks (obligation_id, chunk_index, text, state, idempotency_key, updated_at)
-               SELECT id, 0, content, iif(state = 'delivered', 'delivered', 'owed'), id || ':0', created_at FROM ledger_obligations`);
+      // Delivered rows in the history, the rest in the outbox (ledger-009), numbered n + 1.
+      const insert = (table: string, from: number, to: number) =>
+        db
+          .prepare(
+            `WITH RECURSIVE r(n) AS (SELECT ${from} UNION ALL SELECT n + 1 FROM r WHERE n + 1 < ${to})
+             INSERT INTO ${table}
+               (row, id, session_key, platform, chat_id, content, state, attempts, created_at, updated_at, last_attempt_at, delivered_at,
+                chunk_count, chunks_delivered, message_ref)
+             SELECT n + 1, printf('%024x', n), 'agent:main:irc:direct:user' || (n % ${conversations}), 'irc', 'user' || (n % ${conversations}), @reply,
+                    iif(n < ${delivered}, 'delivered', 'pending'), iif(n < ${delivered}, 1, 0),
+                    CAST(@start + n * @step AS INTEGER), CAST(@start + n * @step AS INTEGER),
+                    iif(n < ${delivered}, CAST(@start + n * @step AS INTEGER), NULL), iif(n < ${delivered}, CAST(@start + n * @step AS INTEGER), NULL),
+                    1, iif(n < ${delivered}, 1, 0), 'm' || n
+             FROM r`,
+          )
+          .run({ reply: REPLY, start, step });
+      if (delivered > 0) insert('ledger_history', 0, delivered);
+      if (rows > delivered) insert('ledger_outbox', delivered, rows);
       // Each conversation's newest delivered reply: the answer its transcript ends with.
       const lastOf = new Map(
         (

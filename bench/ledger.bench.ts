@@ -137,7 +137,7 @@ async function cpuMicrosPerCycle(run: { rate(n: number): Promise<number> }, n: n
 /** The tables and indexes whose pages the counted cycles wrote, as a count and their names. */
 function treesWritten(count: WalCount): string {
   const trees = count.byTree.map(([name]) => name).filter((name) => name !== 'free or new pages');
-  return `${trees.length} (${trees.map((name) => name.replace(/^ledger_obligations_?/, 'obligations ').trim()).join(',')})`;
+  return `${trees.length} (${trees.map((name) => name.replace(/^ledger_/, '')).join(',')})`;
 }
 
 /** Raw fsynced single-row commits (WAL, synchronous=FULL), the floor: `rate(n)` commits n rows one by one. */
@@ -220,9 +220,9 @@ function liveOwnedSweepMs(context: BenchContext): number {
   const now = Date.now();
   registerInstance(db, 'live-sender', createSystemProbe().self(), now);
   const insert = db.prepare(
-    `INSERT INTO ledger_obligations
-       (id, session_key, platform, chat_id, content, state, owner_instance, created_at, updated_at, chunk_count, seq, fence)
-     VALUES (?, ?, 'irc', 'bench', 'a reply', 'attempting', 'live-sender', ?, ?, 1, 1, 1)`,
+    `INSERT INTO ledger_outbox
+       (id, session_key, platform, chat_id, content, state, owner_instance, created_at, updated_at, chunk_count, fence)
+     VALUES (?, ?, 'irc', 'bench', 'a reply', 'attempting', 'live-sender', ?, ?, 1, 1)`,
   );
   db.transaction(() => {
     for (let i = 0; i < LIVE_ROWS; i++) insert.run(i.toString(16).padStart(24, '0'), `agent:main:irc:direct:${i}`, now, now);
@@ -269,18 +269,22 @@ function fill(db: Db, total: number): void {
   db.prepare(
     `INSERT INTO ledger_instances (id, pid, host, started_at, heartbeat_at, stopped_at) VALUES ('gone', 1, 'bench', ?, ?, ?)`,
   ).run(now, now, now);
-  const insert = db.prepare(
-    `INSERT INTO ledger_obligations
-       (id, session_key, platform, chat_id, content, state, attempts, owner_instance, created_at, updated_at,
-        delivered_at, chunk_count, chunks_delivered, seq)
-     VALUES (?, ?, 'irc', 'bench', 'a reply', ?, ?, 'gone', ?, ?, ?, 1, ?, ?)`,
-  );
+  // Delivered rows in the history, owed ones in the outbox (ledger-009).
+  const insert = (table: string) =>
+    db.prepare(
+      `INSERT INTO ${table}
+         (id, session_key, platform, chat_id, content, state, attempts, owner_instance, created_at, updated_at,
+          delivered_at, chunk_count, chunks_delivered)
+       VALUES (?, ?, 'irc', 'bench', 'a reply', ?, ?, 'gone', ?, ?, ?, 1, ?)`,
+    );
+  const owedRow = insert('ledger_outbox');
+  const deliveredRow = insert('ledger_history');
   db.transaction(() => {
     for (let i = 0; i < total; i++) {
       const owed = i % Math.floor(total / OWED) === 0;
       const id = i.toString(16).padStart(24, '0');
-      if (owed) insert.run(id, `agent:main:irc:direct:owed-${i}`, 'pending', 0, now, now, null, 0, 1);
-      else insert.run(id, `agent:main:irc:direct:${i % 5_000}`, 'delivered', 1, now, now, now, 1, i);
+      if (owed) owedRow.run(id, `agent:main:irc:direct:owed-${i}`, 'pending', 0, now, now, null, 0);
+      else deliveredRow.run(id, `agent:main:irc:direct:${i % 5_000}`, 'delivered', 1, now, now, now, 1);
     }
   })();
 }

@@ -216,7 +216,7 @@ describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
     // As if the gateway had stayed away longer than the service keeps its keys: the
     // reply was recorded a window ago, and the service has forgotten it.
     const db = new Database(join(dataDir, 'homing.db'));
-    db.prepare('UPDATE ledger_obligations SET created_at = created_at - ?').run(dedup.windowMs + 60_000);
+    db.prepare('UPDATE ledger_outbox SET created_at = created_at - ?').run(dedup.windowMs + 60_000);
     db.close();
     dedup.forget();
     await start();

@@ -211,7 +211,7 @@ describe('Matrix intake through the headless gateway', () => {
     // Time passes: the reply's record is that old, and the homeserver has forgotten the txnId.
     const db = new Database(join(dataDir, 'homing.db'), { fileMustExist: true });
     try {
-      expect(db.prepare('UPDATE ledger_obligations SET created_at = created_at - ?').run(agedMs).changes).toBe(1);
+      expect(db.prepare('UPDATE ledger_outbox SET created_at = created_at - ?').run(agedMs).changes).toBe(1);
     } finally {
       db.close();
     }

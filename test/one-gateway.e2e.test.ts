@@ -105,7 +105,7 @@ describe('one gateway per data directory', () => {
     expect(retried.code).toBe(0);
     expect(retried.stdout).toMatch(/once it runs/);
     const db = new Database(join(dir, 'homing.db'), { readonly: true });
-    expect(db.prepare('SELECT state, attempts FROM ledger_obligations WHERE id = ?').get(id)).toEqual({ state: 'pending', attempts: 0 });
+    expect(db.prepare('SELECT state, attempts FROM ledger_outbox WHERE id = ?').get(id)).toEqual({ state: 'pending', attempts: 0 });
     db.close();
   });
 });

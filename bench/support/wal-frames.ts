@@ -48,7 +48,7 @@ export function perTurn(count: WalCount, turns: number): Record<string, number |
     commits_per_turn: count.commits / turns,
     most_written: count.byTree
       .slice(0, 3)
-      .map(([name, frames]) => `${name.replace(/^ledger_obligations_?/, 'obligations ').trim()}:${(frames / turns).toFixed(1)}`)
+      .map(([name, frames]) => `${name.replace(/^ledger_/, '')}:${(frames / turns).toFixed(1)}`)
       .join(','),
   };
 }

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { DeliveryPage } from '../../src/shared/api';
 import { RESEND_MARKER } from '../../src/main/gateway/delivery/marker';
 import { textBudget, toProtocolLines } from '../../src/main/gateway/platforms/irc/lines';
+import { chunksOf, type ObligationSql } from '../../src/main/gateway/ledger/rows';
 import { splitReply } from '../../src/main/gateway/pipeline/reply-chunks';
 import { longText } from '../fixtures/long-text.mjs';
 import { connectIrcUser, type IrcUser } from '../support/irc-user';
@@ -141,9 +142,10 @@ function quitIndex(rawLines: readonly string[]): number {
 function readLedger(dataDir: string) {
   const db = new Database(join(dataDir, 'homing.db'), { readonly: true, fileMustExist: true });
   try {
-    const obligation = db.prepare('SELECT state, attempts, chunks_delivered FROM ledger_obligations').get() as Record<string, unknown>;
-    const chunks = db.prepare('SELECT text, state FROM ledger_chunks ORDER BY chunk_index').all() as { text: string; state: string }[];
-    return { obligation, chunks };
+    // The reply being sent is in the outbox (delivered replies move to the history).
+    const row = db.prepare('SELECT * FROM ledger_outbox').get() as ObligationSql;
+    const obligation = { state: row.state, attempts: row.attempts, chunks_delivered: row.chunks_delivered };
+    return { obligation, chunks: chunksOf(row) };
   } finally {
     db.close();
   }

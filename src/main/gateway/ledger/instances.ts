@@ -1,4 +1,5 @@
 import type { Db } from '../db/database';
+import { OWED, OWED_ROWS } from './states';
 import type { InstanceRecord } from './liveness';
 import type { ProcessIdentity } from './process-identity';
 
@@ -65,14 +66,13 @@ export function declareDead(db: Db, id: string, now: number): void {
 
 /**
  * Deletes instances stopped (or declared dead) before `before` that own no
- * unsettled row: the sweep finds a dead owner's rows through its instance row.
+ * owed row: the sweep finds a dead owner's rows through its instance row.
  */
 export function pruneInstances(db: Db, before: number): number {
   return db
     .prepare(
       `DELETE FROM ledger_instances WHERE stopped_at IS NOT NULL AND stopped_at < ? AND NOT EXISTS (
-         SELECT 1 FROM ledger_obligations INDEXED BY ledger_obligations_unsettled
-         WHERE state IN ('pending', 'attempting') AND owner_instance = ledger_instances.id)`,
+         SELECT 1 FROM ${OWED_ROWS} WHERE ${OWED} AND owner_instance = ledger_instances.id)`,
     )
     .run(before).changes;
 }
@@ -82,13 +82,13 @@ export function listInstances(db: Db): InstanceRecord[] {
   return (db.prepare('SELECT * FROM ledger_instances').all() as InstanceRowSql[]).map(toRecord);
 }
 
-/** Owners of unsettled rows that have no instance row (dead, and pruned by an older Homing). */
+/** Owners of owed rows that have no instance row (dead, and pruned by an older Homing). */
 export function orphanOwners(db: Db): string[] {
   return (
     db
       .prepare(
-        `SELECT DISTINCT owner_instance AS id FROM ledger_obligations INDEXED BY ledger_obligations_unsettled
-         WHERE state IN ('pending', 'attempting') AND owner_instance IS NOT NULL
+        `SELECT DISTINCT owner_instance AS id FROM ${OWED_ROWS}
+         WHERE ${OWED} AND owner_instance IS NOT NULL
            AND owner_instance NOT IN (SELECT id FROM ledger_instances)`,
       )
       .all() as { id: string }[]

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedStatement, type Db } from '../db/database';
-import { FakeMachine, ManualClock, openTestDb, replyIn } from './fixtures/test-ledger';
+import { EVERY_ROW, FakeMachine, ManualClock, openTestDb, replyIn } from './fixtures/test-ledger';
 import { Ledger } from './ledger';
 import type { LedgerPolicy } from './policy';
+import { chunksOf, type ObligationSql } from './rows';
 import type { ClaimedObligation, DeliverablePlatform } from './sweep';
 
 /**
@@ -192,12 +193,13 @@ class World {
   }
 
   rows(): RowSql[] {
-    return cachedStatement(this.db, 'SELECT * FROM ledger_obligations ORDER BY session_key, seq').all() as RowSql[];
+    return cachedStatement(this.db, `SELECT *, row AS seq FROM ${EVERY_ROW} ORDER BY session_key, row`).all() as RowSql[];
   }
 
+  /** Every part's state, as the ledger derives it from its reply's row. */
   chunkStates(): Map<string, string> {
-    const rows = cachedStatement(this.db, 'SELECT obligation_id AS id, chunk_index AS i, state FROM ledger_chunks').all() as { id: string; i: number; state: string }[];
-    return new Map(rows.map((row) => [`${row.id}#${row.i}`, row.state]));
+    const rows = cachedStatement(this.db, `SELECT * FROM ${EVERY_ROW}`).all() as ObligationSql[];
+    return new Map(rows.flatMap((row) => chunksOf(row).map((chunk) => [`${row.id}#${chunk.index}`, chunk.state] as const)));
   }
 
   apply(op: Op): void {
@@ -209,7 +211,7 @@ class World {
         const n = ++this.replies;
         const input = replyIn(CONVERSATIONS[op.conversation]!, n, 'irc', op.chunks);
         const { row } = p.ledger.recordObligation(input);
-        const seq = (cachedStatement(this.db, 'SELECT seq FROM ledger_obligations WHERE id = ?').get(row.id) as { seq: number }).seq;
+        const seq = (cachedStatement(this.db, 'SELECT row FROM ledger_outbox WHERE id = ?').get(row.id) as { row: number }).row;
         this.recorded.push({ id: row.id, conversation: input.sessionKey, seq, chunks: op.chunks });
         if (op.drain) this.apply({ kind: 'claimNext', slot: op.slot, conversation: op.conversation });
         return;
@@ -397,9 +399,9 @@ class World {
   /** The invariants that hold between any two steps. */
   check(): void {
     const rows = new Map(this.rows().map((row) => [row.id, row]));
-    // The owed count the triggers keep is the count of owed rows, after every step.
+    // The owed count is the count of owed rows, after every step.
     const counted = [...rows.values()].filter((row) => isOwed(row)).length;
-    for (const p of this.slots) if (p) expect(p.ledger.owedCount(), 'the kept owed count').toBe(counted);
+    for (const p of this.slots) if (p) expect(p.ledger.owedCount(), 'the owed count').toBe(counted);
     const chunks = this.chunkStates();
     for (const [key, state] of chunks) {
       if (state === 'delivered') this.deliveredEver.add(key);
@@ -436,9 +438,7 @@ function isOwed(row: RowSql): boolean {
 
 /** Tables cleared between runs: one real file, so thousands of sequences stay quick. */
 function clear(db: Db): void {
-  db.exec('DELETE FROM ledger_chunks; DELETE FROM ledger_obligations; DELETE FROM ledger_instances; DELETE FROM ledger_meta;');
-  // The owed count the triggers keep (ledger-007) starts again from an empty ledger.
-  db.exec(`INSERT INTO ledger_meta (key, value) VALUES ('owed_count', 0)`);
+  db.exec('DELETE FROM ledger_outbox; DELETE FROM ledger_history; DELETE FROM ledger_instances; DELETE FROM ledger_meta;');
 }
 
 let dir: string;

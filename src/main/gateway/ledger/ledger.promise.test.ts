@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { Db } from '../db/database';
 import type { Ledger } from './ledger';
-import { claim, FakeMachine, IRC, ManualClock, openTestDb, removeTempDirs, reply, replyIn, sendAll, tempDir, testLedger } from './fixtures/test-ledger';
+import { EVERY_ROW, claim, FakeMachine, IRC, ManualClock, openTestDb, removeTempDirs, reply, replyIn, sendAll, tempDir, testLedger } from './fixtures/test-ledger';
 
 /**
  * The numbered holes of issue 10, at the ledger's level: each test states what
@@ -25,7 +25,7 @@ function sweep(ledger: Ledger, clock: ManualClock) {
 }
 
 function state(db: Db, id: string): { state: string; owner: string | null; fence: number; attempts: number } {
-  return db.prepare('SELECT state, owner_instance AS owner, fence, attempts FROM ledger_obligations WHERE id = ?').get(id) as never;
+  return db.prepare(`SELECT state, owner_instance AS owner, fence, attempts FROM ${EVERY_ROW} WHERE id = ?`).get(id) as never;
 }
 
 describe('the delivery promise (issue 10)', () => {

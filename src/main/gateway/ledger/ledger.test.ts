@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryRow } from '../../../shared/api';
-import { claim, IRC, MATRIX, ManualClock, openTestDb, preparedPlans, removeTempDirs, reply, replyIn, sendAll, testLedger } from './fixtures/test-ledger';
+import { claim, EVERY_ROW, IRC, MATRIX, ManualClock, openTestDb, preparedPlans, removeTempDirs, reply, replyIn, sendAll, testLedger } from './fixtures/test-ledger';
 import { MAX_ERROR_CHARS } from './ledger';
 import { loadObligation } from './rows';
 
@@ -17,16 +17,19 @@ function setup() {
 const RETRYABLE = { error: 'timeout', retryable: true, permanent: false } as const;
 
 describe('chunk texts', () => {
-  it('stores a one-chunk reply\'s text once (the row\'s content), each part of a longer one, and reads both back whole', () => {
+  it('stores a reply\'s text once — its parts as slices of it, a part the split changed as its own text — and reads them back whole', () => {
     const { db, ledger } = setup();
     const one = reply(1);
     const two = reply(2, 'irc', 2);
     const formatted = { ...reply(3), chunks: ['formatted for the platform'] };
     for (const input of [one, two, formatted]) ledger.recordObligation(input);
-    const stored = (id: string) => (db.prepare('SELECT text FROM ledger_chunks WHERE obligation_id = ? ORDER BY chunk_index').all(id) as { text: string }[]).map((row) => row.text);
-    expect(stored(one.obligationId)).toEqual(['']);
-    expect(stored(two.obligationId)).toEqual(['reply 2 part 1', 'reply 2 part 2']);
-    expect(stored(formatted.obligationId)).toEqual(['formatted for the platform']);
+    const stored = (id: string) => (db.prepare('SELECT parts FROM ledger_outbox WHERE id = ?').get(id) as { parts: string | null }).parts;
+    expect(stored(one.obligationId)).toBeNull();
+    expect(JSON.parse(stored(two.obligationId)!)).toEqual([
+      [0, 14],
+      [15, 29],
+    ]);
+    expect(JSON.parse(stored(formatted.obligationId)!)).toEqual(['formatted for the platform']);
     expect(ledger.chunks(one.obligationId).map((chunk) => chunk.text)).toEqual([one.content]);
     expect(ledger.chunks(two.obligationId).map((chunk) => chunk.text)).toEqual(two.chunks);
     expect(ledger.chunks(formatted.obligationId).map((chunk) => chunk.text)).toEqual(['formatted for the platform']);
@@ -92,17 +95,18 @@ describe('recording a reply already claimed (one commit before the send)', () =>
       expect(events.filter((row) => row.id === id)).toEqual([ledger.getDelivery(id)]);
     }
     const stored = loadObligation(db, claimed.row.id)!;
-    expect(stored).toMatchObject({ seq: 1, fence: 1, owner_instance: ledger.instanceId, owed_since_awake: 4321 });
+    // Rows are numbered in recording order across conversations: the third reply recorded.
+    expect(stored).toMatchObject({ row: 3, fence: 1, owner_instance: ledger.instanceId, owed_since_awake: 4321 });
     expect(claimed.claim).toMatchObject({
-      receipt: { id: stored.id, owner: stored.owner_instance, fence: stored.fence },
-      seq: stored.seq,
+      receipt: { id: stored.id, row: stored.row, owner: stored.owner_instance, fence: stored.fence },
+      seq: stored.row,
       recordedAt: stored.created_at,
       sessionKey: stored.session_key,
       target: { platform: stored.platform, chatId: stored.chat_id, threadId: stored.thread_id, replyTo: stored.reply_to },
       content: stored.content,
       attempts: stored.attempts,
     });
-    expect(loadObligation(db, pending.row.id)).toMatchObject({ seq: 2, fence: 0, thread_id: 'thread-1', reply_to: 'their-7', message_ref: 'msg-2' });
+    expect(loadObligation(db, pending.row.id)).toMatchObject({ row: 2, fence: 0, thread_id: 'thread-1', reply_to: 'their-7', message_ref: 'msg-2' });
   });
 
   it('tells of changes only while somebody listens, and then of each as it is', () => {
@@ -149,7 +153,7 @@ describe('the delivery state machine', () => {
     expect(row.updatedAt).toBe(clock.now());
     expect(row.createdAt).toBe(clock.now() - 10);
     expect(events.map((event) => `${event.state}:${event.chunksDelivered}`)).toEqual(['pending:0', 'attempting:0', 'attempting:1', 'delivered:2']);
-    expect(ledger.chunks(input.obligationId).map((chunk) => chunk.platformMessageId)).toEqual(['pm-1', 'pm-2']);
+    expect(ledger.chunks(input.obligationId).map((chunk) => chunk.state)).toEqual(['delivered', 'delivered']);
     // Delivered: the receipt is spent.
     expect(ledger.markDelivered(receipt)).toEqual({ ok: false, reason: 'stale' });
   });
@@ -162,19 +166,19 @@ describe('the delivery state machine', () => {
     const again = ledger.recordObligation({ ...input, chunks: ['different', 'split'] });
     expect(again.created).toBe(false);
     expect(again.row.state).toBe('delivered');
-    expect(db.prepare('SELECT count(*) AS n FROM ledger_obligations').get()).toEqual({ n: 1 });
+    expect(db.prepare(`SELECT count(*) AS n FROM ${EVERY_ROW}`).get()).toEqual({ n: 1 });
     expect(ledger.chunks(input.obligationId)).toHaveLength(1);
     expect(ledger.markAttempting(input.obligationId)).toEqual({ ok: false, reason: 'not-owed', state: 'delivered' });
   });
 
-  it('numbers replies per conversation and remembers which message each answers', () => {
+  it('numbers replies in recording order (every conversation\'s order) and remembers which message each answers', () => {
     const { ledger, db } = setup();
     const ids = [replyIn('alice', 1), replyIn('bob', 2), replyIn('alice', 3)].map((input) => ledger.recordObligation(input).row.id);
-    const rows = db.prepare('SELECT id, seq, message_ref AS ref, owner_instance AS owner FROM ledger_obligations ORDER BY rowid').all();
+    const rows = db.prepare('SELECT id, row, message_ref AS ref, owner_instance AS owner FROM ledger_outbox ORDER BY row').all();
     expect(rows).toEqual([
-      { id: ids[0], seq: 1, ref: 'msg-1', owner: ledger.instanceId },
-      { id: ids[1], seq: 1, ref: 'msg-2', owner: ledger.instanceId },
-      { id: ids[2], seq: 2, ref: 'msg-3', owner: ledger.instanceId },
+      { id: ids[0], row: 1, ref: 'msg-1', owner: ledger.instanceId },
+      { id: ids[1], row: 2, ref: 'msg-2', owner: ledger.instanceId },
+      { id: ids[2], row: 3, ref: 'msg-3', owner: ledger.instanceId },
     ]);
     expect(ledger.replyFor(replyIn('alice', 3).sessionKey, 'msg-3')).toMatchObject({ id: ids[2] });
   });
@@ -263,9 +267,9 @@ describe('the delivery state machine', () => {
     expect(ledger.retryDelivery(id)).toMatchObject({ ok: false, reason: 'conflict' });
     ledger.markFailed(held.receipt, { error: 'chat gone', retryable: false, permanent: true });
     ledger.letGo(id);
-    const fence = (db.prepare('SELECT fence FROM ledger_obligations WHERE id = ?').get(id) as { fence: number }).fence;
+    const fence = (db.prepare('SELECT fence FROM ledger_outbox WHERE id = ?').get(id) as { fence: number }).fence;
     expect(ledger.retryDelivery(id)).toMatchObject({ ok: true, row: { state: 'pending', attempts: 0, nextAttemptAt: null } });
-    expect(db.prepare('SELECT fence, owner_instance AS owner FROM ledger_obligations WHERE id = ?').get(id)).toEqual({ fence: fence + 1, owner: null });
+    expect(db.prepare('SELECT fence, owner_instance AS owner FROM ledger_outbox WHERE id = ?').get(id)).toEqual({ fence: fence + 1, owner: null });
 
     expect(ledger.discardDelivery(id)).toMatchObject({ ok: true, row: { state: 'abandoned', abandonReason: 'discarded by the user' } });
     expect(ledger.discardDelivery(id)).toMatchObject({ ok: true, row: { state: 'abandoned' } });
@@ -342,14 +346,12 @@ describe('stateCounts', () => {
     expect(ledger.owedCount()).toBe(3);
   });
 
-  it('reads only settled-but-undelivered and owed rows: seeks on indexes, never a scan of the delivered history', () => {
+  it('reads the outbox and the history\'s last day only: a seek on its index, never a scan of the delivered history', () => {
     const { ledger, db } = setup();
     const plans = preparedPlans(db, () => ledger.stateCounts(0));
     expect(plans).toHaveLength(2);
-    for (const { sql, plan } of plans) {
-      expect(plan, sql).not.toMatch(/^SCAN ledger_obligations/m);
-      expect(plan, sql).toMatch(/SEARCH ledger_obligations USING (COVERING )?INDEX/);
-    }
+    for (const { sql, plan } of plans) expect(plan, sql).not.toMatch(/^SCAN ledger_history/m);
+    expect(plans.map(({ plan }) => plan).join('\n')).toMatch(/SEARCH ledger_history USING COVERING INDEX ledger_history_delivered/);
   });
 
   it('counts a reply as delivered in the last day by when it arrived, not when it was recorded', () => {

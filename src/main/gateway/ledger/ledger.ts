@@ -5,18 +5,20 @@ import { cachedStatement, durably, transact, type Db } from '../db/database';
 import { changeNotifier, type LedgerContext } from './context';
 import { heartbeat, loadInstance, registerInstance, stopInstance, takeOverInstances } from './instances';
 import { judgeOwner } from './liveness';
-import { computeChunkKey } from './obligation-id';
 import * as actions from './operator-actions';
 import { DEFAULT_POLICY, retryDelayMs, type LedgerPolicy } from './policy';
 import { createSystemProbe, type ProcessProbe } from './process-identity';
 import type { Receipt } from './receipt';
-import { loadChunks, loadObligation, storedChunkText, toDeliveryRow, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
-import { OWED, type ObligationState } from './states';
+import { encodeParts } from './parts';
+import { chunksOf, loadObligation, loadRow, toDeliveryRow, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
+import type { ObligationState } from './states';
 import {
   awakeNow,
   countOwed,
   describeClaim,
+  HEAD_OF,
   judgeContext,
+  moveDelivered,
   sweepRecoverable,
   verdictFor,
   type ClaimedObligation,
@@ -24,7 +26,7 @@ import {
   type SweepOutcome,
   type SweepParams,
 } from './sweep';
-import { AWAKE_NOW, chunkSql, obligationSql } from './transitions';
+import { AWAKE_NOW, HEAD_ROW, chunkSql, obligationSql } from './transitions';
 
 /** Rows per state, as the overview shows them (less `owed`, which the gateway adds up). */
 export type LedgerCounts = Omit<GatewayOverview['deliveries'], 'owed'>;
@@ -42,21 +44,24 @@ export const EMPTY_COUNTS: LedgerCounts = {
 
 // The send path's statements, each built once: cachedStatement finds a statement by its
 // text, and a text built at every call is hashed again at every call.
-/** A reply, last in its conversation's outbox; the two values SQLite chooses come back (insertReply builds the rest). */
-const INSERT_REPLY = `INSERT INTO ledger_obligations
-     (id, session_key, platform, chat_id, thread_id, reply_to, content, state, owner_instance, fence, last_attempt_at,
-      created_at, updated_at, chunk_count, owed_since_awake, message_ref, seq)
-   VALUES (@id, @sessionKey, @platform, @chatId, @threadId, @replyTo, @content, @state, @me, @fence, @lastAttemptAt,
-           @now, @now, @chunks, ${AWAKE_NOW}, @messageRef,
-           COALESCE((SELECT max(seq) FROM ledger_obligations INDEXED BY ledger_obligations_seq WHERE session_key = @sessionKey AND seq > 0), 0) + 1)
+/**
+ * A reply, last in the outbox: its row number is the next one, which orders it
+ * after every reply recorded before in its conversation. Not when its id is
+ * known already, in the outbox (the unique index) or the history. The two
+ * values SQLite chooses come back (insertReply builds the rest).
+ */
+const INSERT_REPLY = `INSERT INTO ledger_outbox
+     (id, session_key, platform, chat_id, thread_id, reply_to, content, parts, state, owner_instance, fence, last_attempt_at,
+      created_at, updated_at, chunk_count, part_sending, owed_since_awake, message_ref)
+   SELECT @id, @sessionKey, @platform, @chatId, @threadId, @replyTo, @content, @parts, @state, @me, @fence, @lastAttemptAt,
+          @now, @now, @chunks, @sending, ${AWAKE_NOW}, @messageRef
+   WHERE NOT EXISTS (SELECT 1 FROM ledger_history WHERE id = @id)
    ON CONFLICT (id) DO NOTHING
-   RETURNING seq, owed_since_awake`;
-/** Whether a conversation still owes an earlier reply. */
-const EARLIER_OWED = `SELECT 1 FROM ledger_obligations INDEXED BY ledger_obligations_lane WHERE session_key = ? AND ${OWED} LIMIT 1`;
-/** Every chunk arrived (markDelivered); chunk_count says whether any other chunk needs its mark. */
-const DELIVER = `${obligationSql('deliver')} RETURNING chunk_count`;
-/** The chunks of a reply now delivered that were not marked one by one. */
-const DELIVER_REMAINING_CHUNKS = `UPDATE ledger_chunks SET state = 'delivered', updated_at = ? WHERE obligation_id = ? AND state != 'delivered'`;
+   RETURNING row, owed_since_awake`;
+/** Every part arrived (markDelivered). */
+const DELIVER = obligationSql('deliver');
+/** Delivered rows this process leaves in the outbox before it moves them to the history in the commit of the next one. */
+export const MOVE_EVERY = 256;
 
 /** The longest error text a row keeps (code points): a 1 MB error must not ride in every list row. */
 export const MAX_ERROR_CHARS = 500;
@@ -168,6 +173,8 @@ export class Ledger {
    */
   tookOver: { readonly instances: number; readonly fromAnotherBoot: number } = { instances: 0, fromAnotherBoot: 0 };
   private sweptOnce = false;
+  /** Rows this process marked delivered since it last moved delivered rows to the history. */
+  private unmoved = 0;
 
   constructor(private readonly options: LedgerOptions) {
     this.policy = { ...DEFAULT_POLICY, ...options.policy };
@@ -271,13 +278,13 @@ export class Ledger {
     const { db } = this.ctx;
     if (!platform || !(platform.canSend?.({ chatId: input.chatId, threadId: input.threadId }) ?? true)) return this.recordObligation(input);
     return durably(db, () => {
-      const earlierOwed = cachedStatement(db, EARLIER_OWED).get(input.sessionKey);
+      const earlierOwed = (cachedStatement(db, HEAD_OF).get({ session: input.sessionKey }) as { head: number | null }).head !== null;
       if (earlierOwed) return this.recordObligation(input);
       const inserted = this.insertReply(input, platform);
       if (!inserted) return this.recordObligation(input); // recorded before: found, changed nothing
       this.held.add(input.obligationId);
       this.ctx.changed(input.obligationId, inserted.row);
-      const claim = describeClaim(inserted.row, inserted.chunks, new Map([[platform.name, platform]]));
+      const claim = describeClaim(inserted.row, new Map([[platform.name, platform]]));
       return {
         created: true,
         row: toDeliveryRow(inserted.row),
@@ -293,10 +300,12 @@ export class Ledger {
    * when the id exists already (recording the same reply again changes nothing).
    * Runs inside the caller's transaction.
    */
-  private insertReply(input: RecordInput, claimedFor: DeliverablePlatform | undefined): { row: ObligationSql; chunks: Chunk[] } | undefined {
+  private insertReply(input: RecordInput, claimedFor: DeliverablePlatform | undefined): { row: ObligationSql } | undefined {
     const { db } = this.ctx;
     const now = this.ctx.clock.now();
     const texts = input.chunks.length > 0 ? input.chunks : [input.content];
+    const parts = encodeParts(input.content, texts);
+    const firstOnItsWay = claimedFor !== undefined && !claimedFor.serverIdempotency;
     const inserted = cachedStatement(db, INSERT_REPLY).get({
       id: input.obligationId,
       sessionKey: input.sessionKey,
@@ -305,19 +314,22 @@ export class Ledger {
       threadId: input.threadId,
       replyTo: input.replyTo,
       content: input.content,
+      parts,
       state: claimedFor ? 'attempting' : 'pending',
       me: this.currentId,
       fence: claimedFor ? 1 : 0,
       lastAttemptAt: claimedFor ? now : null,
       now,
       chunks: texts.length,
+      sending: firstOnItsWay ? 1 : 0,
       messageRef: input.messageRef ?? null,
-    }) as Pick<ObligationSql, 'seq' | 'owed_since_awake'> | undefined;
+    }) as Pick<ObligationSql, 'row' | 'owed_since_awake'> | undefined;
     if (!inserted) return undefined;
     // The row as inserted, built here rather than read back (RETURNING * was ~a quarter
     // of the insert): what the statement set, the two values SQLite chose, the
     // columns' defaults (ledger.test.ts compares it with the row the database holds).
     const row: ObligationSql = {
+      row: inserted.row,
       id: input.obligationId,
       session_key: input.sessionKey,
       platform: input.platform,
@@ -325,6 +337,7 @@ export class Ledger {
       thread_id: input.threadId,
       reply_to: input.replyTo,
       content: input.content,
+      parts,
       state: claimedFor ? 'attempting' : 'pending',
       attempts: 0,
       owner_instance: this.currentId,
@@ -338,22 +351,12 @@ export class Ledger {
       abandon_reason: null,
       chunk_count: texts.length,
       chunks_delivered: 0,
-      seq: inserted.seq,
+      part_sending: firstOnItsWay ? 1 : 0,
+      part_maybe: 0,
       fence: claimedFor ? 1 : 0,
       message_ref: input.messageRef ?? null,
     };
-    const firstOnItsWay = claimedFor !== undefined && !claimedFor.serverIdempotency;
-    const insertChunk = cachedStatement(
-      db,
-      `INSERT INTO ledger_chunks (obligation_id, chunk_index, text, state, idempotency_key, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
-    );
-    const chunks: Chunk[] = texts.map((text, index) => {
-      const state = firstOnItsWay && index === 0 ? 'sending' : 'owed';
-      const idempotencyKey = computeChunkKey(input.obligationId, index);
-      insertChunk.run(input.obligationId, index, storedChunkText(text, input.content, texts.length), state, idempotencyKey, now);
-      return { index, text, state, platformMessageId: null, idempotencyKey, mayHaveArrived: false };
-    });
-    return { row, chunks };
+    return { row };
   }
 
   /**
@@ -378,11 +381,9 @@ export class Ledger {
    */
   claimNext(sessionKey: string, platforms: readonly DeliverablePlatform[]): NextInLane {
     for (let guard = 0; guard < 100; guard++) {
-      const head = cachedStatement(
-        this.ctx.db,
-        `SELECT * FROM ledger_obligations INDEXED BY ledger_obligations_lane
-         WHERE session_key = ? AND ${OWED} ORDER BY seq LIMIT 1`,
-      ).get(sessionKey) as ObligationSql | undefined;
+      const head = cachedStatement(this.ctx.db, `SELECT * FROM ledger_outbox WHERE row = ${HEAD_ROW}`).get({ session: sessionKey }) as
+        | ObligationSql
+        | undefined;
       if (!head) return { kind: 'empty' };
       const now = this.ctx.clock.now();
       const available = this.availability(head);
@@ -413,7 +414,7 @@ export class Ledger {
   markChunkSending(receipt: Receipt, chunkIndex: number): SendingResult {
     // Fsynced: after a power cut the chunk must still say it may have arrived.
     const row = durably(this.ctx.db, () => this.chunkWrite('send', receipt, chunkIndex, {}));
-    return row ? { ok: true, marker: row.may_have_arrived === 1 } : { ok: false, reason: 'stale' };
+    return row ? { ok: true, marker: row.part_maybe === 1 } : { ok: false, reason: 'stale' };
   }
 
   /** The platform refused the chunk outright: this send did not arrive ("may have arrived" stays). */
@@ -423,12 +424,8 @@ export class Ledger {
 
   /** The platform confirmed the chunk: it is never sent again. */
   markChunkDelivered(receipt: Receipt, chunkIndex: number, platformMessageId: string): WriteResult {
-    const { db } = this.ctx;
-    const done = transact(db, () => {
-      const row = this.chunkWrite('deliver', receipt, chunkIndex, { messageId: platformMessageId });
-      if (row) this.countDelivered(receipt.id);
-      return row !== undefined;
-    });
+    void platformMessageId; // no platform needs a part's own id later: not kept
+    const done = transact(this.ctx.db, () => this.chunkWrite('deliver', receipt, chunkIndex, {}) !== undefined);
     if (!done) return { ok: false, reason: 'stale' };
     this.ctx.changed(receipt.id);
     return { ok: true };
@@ -440,23 +437,23 @@ export class Ledger {
    * while its last chunk was on its way still arrived, and the ledger says so.
    */
   markDelivered(receipt: Receipt, last?: { readonly index: number; readonly platformMessageId: string }): WriteResult {
+    void last; // every part is marked by the one write: the parts are columns of the reply's row
     const { db } = this.ctx;
     const now = this.ctx.clock.now();
     const marked = transact(db, () => {
-      // The receipt is checked once, by the obligation's write; its chunks follow in the
-      // same transaction, with no guard of their own. Only what this needs comes back:
-      // the row is read again for the change event, if anybody listens.
-      const delivered = cachedStatement(db, DELIVER).get({
+      const changes = cachedStatement(db, DELIVER).run({
         now,
         me: this.currentId,
-        id: receipt.id,
+        row: receipt.row,
         owner: receipt.owner,
         fence: receipt.fence,
-      }) as Pick<ObligationSql, 'chunk_count'> | undefined;
-      if (!delivered) return false;
-      if (last) cachedStatement(db, chunkSql('deliveredAnyway')).get({ id: receipt.id, index: last.index, now, messageId: last.platformMessageId });
-      // A one-chunk reply's chunk was just marked: nothing left to mark.
-      if (!(last && delivered.chunk_count === 1)) cachedStatement(db, DELIVER_REMAINING_CHUNKS).run(now, receipt.id);
+      }).changes;
+      if (changes !== 1) return false;
+      // Every MOVE_EVERY replies, the delivered ones go to the history in this commit.
+      if (++this.unmoved >= MOVE_EVERY) {
+        moveDelivered(db);
+        this.unmoved = 0;
+      }
       return true;
     });
     if (!marked) return { ok: false, reason: 'stale' };
@@ -471,7 +468,7 @@ export class Ledger {
    * retry-after — or abandon the row once the attempts reach the cap.
    */
   markFailed(receipt: Receipt, failure: SendFailure): FailedResult {
-    const row = loadObligation(this.ctx.db, receipt.id);
+    const row = loadRow(this.ctx.db, receipt.row);
     if (!row || row.state !== 'attempting' || row.owner_instance !== receipt.owner || row.fence !== receipt.fence) {
       return { ok: false, reason: 'stale' };
     }
@@ -490,7 +487,7 @@ export class Ledger {
     }
     const error = boundError(failure.permanent ? `permanent: ${failure.error}` : failure.error);
     const changes = this.obligationWrite('fail', {
-      id: receipt.id,
+      row: receipt.row,
       owner: receipt.owner,
       fence: receipt.fence,
       state,
@@ -505,7 +502,7 @@ export class Ledger {
 
   /** Gives a claim back without a failed send: no attempt spent. */
   release(receipt: Receipt): WriteResult {
-    const changes = this.obligationWrite('release', { id: receipt.id, owner: receipt.owner, fence: receipt.fence });
+    const changes = this.obligationWrite('release', { row: receipt.row, owner: receipt.owner, fence: receipt.fence });
     if (changes === 1) this.ctx.changed(receipt.id);
     return changes === 1 ? { ok: true } : { ok: false, reason: 'stale' };
   }
@@ -515,8 +512,8 @@ export class Ledger {
     return (
       cachedStatement(
         this.ctx.db,
-        `SELECT 1 FROM ledger_obligations WHERE id = ? AND owner_instance = ? AND fence = ? AND state = 'attempting'`,
-      ).get(receipt.id, receipt.owner, receipt.fence) !== undefined
+        `SELECT 1 FROM ledger_outbox WHERE row = ? AND owner_instance = ? AND fence = ? AND state = 'attempting'`,
+      ).get(receipt.row, receipt.owner, receipt.fence) !== undefined
     );
   }
 
@@ -524,22 +521,18 @@ export class Ledger {
   replay(fact: SendFact): true {
     const { db } = this.ctx;
     const now = this.ctx.clock.now();
+    // A row no longer in the outbox was delivered (and moved): nothing left to say about it.
+    const found = cachedStatement(db, 'SELECT row FROM ledger_outbox WHERE id = ?').get(fact.id) as { row: number } | undefined;
+    if (!found) return true;
     switch (fact.kind) {
       case 'chunk-sending':
-        cachedStatement(db, chunkSql('sendingAnyway')).all({ id: fact.id, index: fact.index, now });
-        return true;
+        cachedStatement(db, chunkSql('sendingAnyway')).all({ row: found.row, index: fact.index, now });
+        break;
       case 'chunk-delivered':
-        db.transaction(() => {
-          const rows = cachedStatement(db, chunkSql('deliveredAnyway')).all({ id: fact.id, index: fact.index, now, messageId: fact.platformMessageId });
-          if (rows.length === 1) this.countDelivered(fact.id);
-        }).immediate();
+        cachedStatement(db, chunkSql('deliveredAnyway')).all({ row: found.row, index: fact.index, now });
         break;
       case 'delivered':
-        db.transaction(() => {
-          if (this.obligationWrite('deliveredAnyway', { id: fact.id }) === 1) {
-            cachedStatement(db, DELIVER_REMAINING_CHUNKS).run(now, fact.id);
-          }
-        }).immediate();
+        this.obligationWrite('deliveredAnyway', { row: found.row });
         break;
     }
     this.ctx.changed(fact.id);
@@ -561,14 +554,16 @@ export class Ledger {
   }
 
   sweepRecoverable(params: SweepParams): SweepOutcome {
-    const outcome = sweepRecoverable(this.ctx, { checkOrphans: !this.sweptOnce, ...params });
+    const outcome = sweepRecoverable(this.ctx, { checkOrphans: !this.sweptOnce, moveDelivered: !this.sweptOnce || this.unmoved > 0, ...params });
     this.sweptOnce = true;
+    this.unmoved = 0;
     for (const claim of outcome.claimed) this.held.add(claim.id);
     return outcome;
   }
 
   chunks(id: string): Chunk[] {
-    return loadChunks(this.ctx.db, id);
+    const row = loadObligation(this.ctx.db, id);
+    return row ? chunksOf(row) : [];
   }
 
   getDelivery(id: string): DeliveryRow | undefined {
@@ -601,37 +596,38 @@ export class Ledger {
 
   /** The reply recorded for one user message, if any. */
   replyFor(sessionKey: string, messageRef: string): { id: string; content: string } | undefined {
-    return cachedStatement(
-      this.ctx.db,
-      `SELECT id, content FROM ledger_obligations WHERE session_key = ? AND message_ref = ? ORDER BY seq LIMIT 1`,
-    ).get(sessionKey, messageRef) as { id: string; content: string } | undefined;
+    // The outbox (small: what is in flight) is read whole; the history by its index.
+    return (cachedStatement(this.ctx.db, `SELECT id, content FROM ledger_outbox WHERE session_key = ? AND message_ref = ? ORDER BY row LIMIT 1`).get(sessionKey, messageRef) ??
+      cachedStatement(this.ctx.db, `SELECT id, content FROM ledger_history WHERE session_key = ? AND message_ref = ? ORDER BY row LIMIT 1`).get(sessionKey, messageRef)) as
+      | { id: string; content: string }
+      | undefined;
   }
 
   /**
-   * How many rows are in each state that matters at a glance. Reads only the
-   * unsettled rows (a seek per platform and state on the listing index) and the
-   * last day's deliveries, so its cost does not grow with years of delivered
-   * history.
+   * How many rows are in each state that matters at a glance. Reads the outbox
+   * (what is in flight, owed or given up, and the last few hundred delivered)
+   * and the history's last day of deliveries (its delivered_at index), so its
+   * cost does not grow with years of delivered history.
    */
   stateCounts(now: number): LedgerCounts {
+    const dayAgo = now - 86_400_000;
     const rows = cachedStatement(
       this.ctx.db,
       `SELECT state, next_attempt_at IS NULL AS final, abandon_reason = ? AS discarded, count(*) AS n
-       FROM ledger_obligations
-       WHERE platform IN (${actions.LEDGER_PLATFORMS}) AND state IN ('pending', 'attempting', 'failed', 'abandoned')
+       FROM ledger_outbox WHERE state != 'delivered' OR delivered_at >= ?
        GROUP BY state, final, discarded`,
-    ).all(actions.DISCARDED) as { state: DeliveryState; final: number; discarded: number | null; n: number }[];
+    ).all(actions.DISCARDED, dayAgo) as { state: DeliveryState; final: number; discarded: number | null; n: number }[];
     const counts = { ...EMPTY_COUNTS };
     for (const row of rows) {
       if (row.state === 'failed' && row.final) counts.failedPermanently += row.n;
       else if (row.state === 'abandoned' && row.discarded) counts.discarded += row.n;
-      else if (row.state !== 'delivered') counts[row.state] += row.n;
+      else if (row.state === 'delivered') counts.deliveredLastDay += row.n;
+      else counts[row.state] += row.n;
     }
-    counts.deliveredLastDay = (
-      cachedStatement(
-        this.ctx.db,
-        `SELECT count(*) AS n FROM ledger_obligations INDEXED BY ledger_obligations_delivered WHERE state = 'delivered' AND delivered_at >= ?`,
-      ).get(now - 86_400_000) as { n: number }
+    counts.deliveredLastDay += (
+      cachedStatement(this.ctx.db, `SELECT count(*) AS n FROM ledger_history INDEXED BY ledger_history_delivered WHERE delivered_at >= ?`).get(dayAgo) as {
+        n: number;
+      }
     ).n;
     return counts;
   }
@@ -644,15 +640,15 @@ export class Ledger {
   private claimRow(row: ObligationSql, platforms: readonly DeliverablePlatform[] | undefined): ClaimResult {
     const changes = this.applyRead('claim', row, {});
     if (changes !== 1) {
-      const now = loadObligation(this.ctx.db, row.id);
+      const now = loadRow(this.ctx.db, row.row);
       const behind = now && now.state === row.state && now.fence === row.fence && now.owner_instance === row.owner_instance;
       return { ok: false, reason: behind ? 'behind-earlier-reply' : 'lost-race' };
     }
-    const claimed = loadObligation(this.ctx.db, row.id)!;
+    const claimed = loadRow(this.ctx.db, row.row)!;
     this.held.add(row.id);
     this.ctx.changed(row.id, claimed);
     const byName = new Map((platforms ?? []).map((p) => [p.name, p]));
-    return { ok: true, claim: describeClaim(claimed, loadChunks(this.ctx.db, row.id), byName) };
+    return { ok: true, claim: describeClaim(claimed, byName) };
   }
 
   /** May this process take `row` now (leaving aside its place in the outbox)? */
@@ -680,10 +676,11 @@ export class Ledger {
 
   private applyRead(verb: 'claim' | 'settle' | 'abandon', row: ObligationSql, extra: Record<string, unknown>): number {
     const changes = this.obligationWrite(verb, {
-      id: row.id,
+      row: row.row,
       readState: row.state,
       readOwner: row.owner_instance,
       readFence: row.fence,
+      ...(verb === 'claim' ? { session: row.session_key } : {}),
       ...extra,
     });
     if (changes === 1 && verb !== 'claim') this.ctx.changed(row.id);
@@ -695,27 +692,15 @@ export class Ledger {
     return cachedStatement(this.ctx.db, obligationSql(verb)).run({ now, me: this.currentId, ...params }).changes;
   }
 
-  private chunkWrite(
-    verb: 'send' | 'unsent' | 'deliver',
-    receipt: Receipt,
-    index: number,
-    extra: Record<string, unknown>,
-  ): { may_have_arrived: number } | undefined {
+  private chunkWrite(verb: 'send' | 'unsent' | 'deliver', receipt: Receipt, index: number, extra: Record<string, unknown>): { part_maybe: number } | undefined {
     return cachedStatement(this.ctx.db, chunkSql(verb)).get({
-      id: receipt.id,
+      row: receipt.row,
       index,
       owner: receipt.owner,
       fence: receipt.fence,
       now: this.ctx.clock.now(),
       ...extra,
-    }) as { may_have_arrived: number } | undefined;
-  }
-
-  private countDelivered(id: string): void {
-    cachedStatement(this.ctx.db, 'UPDATE ledger_obligations SET chunks_delivered = chunks_delivered + 1, updated_at = ? WHERE id = ?').run(
-      this.ctx.clock.now(),
-      id,
-    );
+    }) as { part_maybe: number } | undefined;
   }
 
   private newId(): string {

@@ -122,7 +122,7 @@ describe('pid reuse, with real processes and a real database', () => {
       const recordAs = (instance: string, n: number) => {
         const input = reply(n);
         testLedger(db, clock, { newInstanceId: () => instance + '-tmp' }).recordObligation(input);
-        db.prepare('UPDATE ledger_obligations SET owner_instance = ? WHERE id = ?').run(instance, input.obligationId);
+        db.prepare('UPDATE ledger_outbox SET owner_instance = ? WHERE id = ?').run(instance, input.obligationId);
         return input.obligationId;
       };
       const reusedRow = recordAs('reused', 1);

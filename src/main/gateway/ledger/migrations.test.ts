@@ -22,7 +22,8 @@ describe('ledger migrations', () => {
       expect(ran).toEqual([ledgerMigrations[count - 1]!.id]);
     }
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name);
-    expect(tables).toEqual(expect.arrayContaining(['ledger_instances', 'ledger_obligations', 'ledger_chunks', 'ledger_meta']));
+    expect(tables).toEqual(expect.arrayContaining(['ledger_instances', 'ledger_outbox', 'ledger_history', 'ledger_meta']));
+    expect(tables).not.toContain('ledger_obligations');
     db.close();
   });
 
@@ -67,24 +68,15 @@ describe('ledger migrations', () => {
     db.close();
   });
 
-  it('reject an obligation in an unknown state and a chunk without its obligation', () => {
+  it('reject a reply in an unknown state, and a second row with an id the outbox has', () => {
     const db = openTestDb();
-    expect(() =>
-      db
-        .prepare(
-          `INSERT INTO ledger_obligations (id, session_key, platform, chat_id, content, state, created_at, updated_at, chunk_count)
-           VALUES ('a', 'k', 'irc', 'c', 'x', 'lost', 0, 0, 1)`,
-        )
-        .run(),
-    ).toThrow(/CHECK constraint/);
-    expect(() =>
-      db
-        .prepare(
-          `INSERT INTO ledger_chunks (obligation_id, chunk_index, text, state, idempotency_key, updated_at)
-           VALUES ('nope', 0, 'x', 'owed', 'k', 0)`,
-        )
-        .run(),
-    ).toThrow(/FOREIGN KEY/);
+    const insert = db.prepare(
+      `INSERT INTO ledger_outbox (id, session_key, platform, chat_id, content, state, created_at, updated_at, chunk_count)
+       VALUES (?, 'k', 'irc', 'c', 'x', ?, 0, 0, 1)`,
+    );
+    expect(() => insert.run('a', 'lost')).toThrow(/CHECK constraint/);
+    insert.run('b', 'pending');
+    expect(() => insert.run('b', 'pending')).toThrow(/UNIQUE constraint/);
     db.close();
   });
 });

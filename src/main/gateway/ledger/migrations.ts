@@ -1,4 +1,5 @@
-import type { Migration } from '../db/database';
+import type { Db, Migration } from '../db/database';
+import { encodeParts } from './parts';
 
 /**
  * The ledger's schema, append-only: never edit a migration that has shipped, add
@@ -182,4 +183,131 @@ export const ledgerMigrations: readonly Migration[] = [
       db.exec('DROP INDEX ledger_obligations_list');
     },
   },
+  {
+    // Ledger v3, the narrow outbox (docs/delivery.md, "What a reply writes").
+    // A reply touched ~11 b-trees (a TEXT primary key and its autoindex, six
+    // indexes, a chunks table written twice, the owed-count trigger's page);
+    // now three: the outbox row, keyed by an INTEGER that grows (its place in
+    // every conversation's order: `row` replaces `seq`), the id index (small:
+    // the outbox holds what is in flight, owed or given up), and one partial
+    // index of owed rows by (owner, conversation) that both the sweep and a
+    // conversation's head read. A reply's text is stored once; its parts are
+    // derived from it (`parts`, parts.ts), and their progress is three columns:
+    // the parts confirmed (a prefix: parts go out in order), whether the next
+    // one is on its way, and whether it may have arrived (sticky).
+    // Delivered rows move to ledger_history in batches (sweep.ts), where the
+    // window's lists, counts and lookups find them through indexes written then,
+    // not by every reply. The owed count is counted, not kept by triggers.
+    id: 'ledger-009-narrow-outbox',
+    up(db) {
+      const columns = `
+        row INTEGER PRIMARY KEY,
+        id TEXT NOT NULL,
+        session_key TEXT NOT NULL,
+        message_ref TEXT,
+        platform TEXT NOT NULL,
+        chat_id TEXT NOT NULL,
+        thread_id TEXT,
+        reply_to TEXT,
+        content TEXT NOT NULL,
+        parts TEXT,
+        state TEXT NOT NULL
+          CHECK (state IN ('pending', 'attempting', 'delivered', 'failed', 'abandoned')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        owner_instance TEXT,
+        fence INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        last_attempt_at INTEGER,
+        next_attempt_at INTEGER,
+        delivered_at INTEGER,
+        owed_since_awake INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        abandon_reason TEXT,
+        chunk_count INTEGER NOT NULL CHECK (chunk_count >= 1),
+        chunks_delivered INTEGER NOT NULL DEFAULT 0,
+        part_sending INTEGER NOT NULL DEFAULT 0,
+        part_maybe INTEGER NOT NULL DEFAULT 0`;
+      db.exec(`CREATE TABLE ledger_outbox (${columns}) STRICT`);
+      db.exec(`CREATE TABLE ledger_history (${columns}) STRICT`);
+      copyVersion2(db);
+      db.exec('DROP TABLE ledger_chunks');
+      db.exec('DROP TABLE ledger_obligations');
+      db.exec(`DELETE FROM ledger_meta WHERE key = 'owed_count'`);
+      db.exec('CREATE UNIQUE INDEX ledger_outbox_id ON ledger_outbox (id)');
+      // OWED (states.ts), verbatim. By owner first: a sweep seeks the rows of the
+      // owners it may take and never reads a live sender's; a conversation's
+      // head is the lowest row among each owner's seek (outbox.ts HEAD_ROW).
+      db.exec(`CREATE INDEX ledger_outbox_owed ON ledger_outbox (owner_instance, session_key)
+               WHERE state IN ('pending', 'attempting') OR (state = 'failed' AND next_attempt_at IS NOT NULL)`);
+      db.exec('CREATE UNIQUE INDEX ledger_history_id ON ledger_history (id)');
+      db.exec('CREATE INDEX ledger_history_list ON ledger_history (platform, created_at, id)');
+      db.exec('CREATE INDEX ledger_history_delivered ON ledger_history (delivered_at)');
+      db.exec('CREATE INDEX ledger_history_message ON ledger_history (session_key, message_ref)');
+    },
+  },
 ];
+
+/**
+ * Version 2's rows into version 3's tables. Rows are numbered so that every
+ * conversation keeps its order (by seq) and the numbers follow recording time
+ * otherwise; delivered rows go to the history, the rest (owed, failed, given
+ * up) to the outbox. A reply's parts: the confirmed ones are
+ * the delivered prefix; the next one is on its way if it was `sending`, and may
+ * have arrived if it or any later part was ever sent unseen (a later part
+ * cannot have been: parts go out in order; if one were, its flag is carried to
+ * the next part, which then carries the marker).
+ */
+function copyVersion2(db: Db): void {
+  const rows = db
+    .prepare(
+      `SELECT o.*, row_number() OVER (ORDER BY o.ordered_at, o.session_key, o.seq) AS new_row
+       FROM (SELECT *, max(created_at) OVER (PARTITION BY session_key ORDER BY seq ROWS UNBOUNDED PRECEDING) AS ordered_at
+             FROM ledger_obligations) AS o`,
+    )
+    .iterate() as IterableIterator<Version2Row>;
+  const chunksOf = db.prepare(
+    'SELECT chunk_index, text, state, may_have_arrived FROM ledger_chunks WHERE obligation_id = ? ORDER BY chunk_index',
+  );
+  const insert = (table: string) =>
+    db.prepare(
+      `INSERT INTO ${table} (row, id, session_key, message_ref, platform, chat_id, thread_id, reply_to, content, parts, state, attempts,
+         owner_instance, fence, created_at, updated_at, last_attempt_at, next_attempt_at, delivered_at, owed_since_awake, last_error,
+         abandon_reason, chunk_count, chunks_delivered, part_sending, part_maybe)
+       VALUES (@new_row, @id, @session_key, @message_ref, @platform, @chat_id, @thread_id, @reply_to, @content, @parts, @state, @attempts,
+         @owner_instance, @fence, @created_at, @updated_at, @last_attempt_at, @next_attempt_at, @delivered_at, @owed_since_awake, @last_error,
+         @abandon_reason, @chunk_count, @chunks_delivered, @part_sending, @part_maybe)`,
+    );
+  const intoOutbox = insert('ledger_outbox');
+  const intoHistory = insert('ledger_history');
+  // Rows are read from one statement while others write: collected first (a
+  // ledger holds thousands of rows in flight, not millions; delivered ones are
+  // light, their parts derived from their one chunk).
+  const all = [...rows];
+  for (const row of all) {
+    const chunks = chunksOf.all(row.id) as { chunk_index: number; text: string; state: string; may_have_arrived: number }[];
+    const texts = chunks.map((chunk) => (chunk.text === '' && row.chunk_count === 1 ? row.content : chunk.text));
+    let delivered = 0;
+    while (delivered < chunks.length && chunks[delivered]!.state === 'delivered') delivered++;
+    const rest = chunks.slice(delivered);
+    const values = {
+      ...row,
+      parts: texts.length === 0 ? null : encodeParts(row.content, texts),
+      chunk_count: Math.max(1, chunks.length || row.chunk_count),
+      chunks_delivered: row.state === 'delivered' ? Math.max(1, chunks.length || row.chunk_count) : delivered,
+      part_sending: rest[0]?.state === 'sending' ? 1 : 0,
+      part_maybe: rest.some((chunk) => chunk.may_have_arrived === 1 || chunk.state === 'sending') ? 1 : 0,
+    };
+    (row.state === 'delivered' ? intoHistory : intoOutbox).run(values);
+  }
+}
+
+/** A version 2 row as copyVersion2 reads it. */
+interface Version2Row {
+  readonly id: string;
+  readonly state: string;
+  readonly content: string;
+  readonly chunk_count: number;
+  readonly new_row: number;
+  readonly [column: string]: unknown;
+}

@@ -3,7 +3,7 @@ import { decodeCursor, encodeCursor } from '../../../shared/page-cursor';
 import type { LedgerContext } from './context';
 import { cachedStatement, durably, type Db } from '../db/database';
 import { loadObligation, toDeliveryRow, type ObligationSql } from './rows';
-import { GIVEN_UP, OWED } from './states';
+import { GIVEN_UP, OWED, OWED_ROWS } from './states';
 import { obligationSql } from './transitions';
 
 export const PAGE_SIZE = 50;
@@ -34,12 +34,12 @@ const FILTERS: Record<DeliveryFilter, string> = {
 };
 
 /**
- * The states a tab's rows can be in. A page is a merge of one index seek per
- * (platform, state) on (platform, state, created_at, id), each already in list
- * order, so no query sorts the tab or skips rows to reach a page. A state listed
- * here that the tab's expression never matches would be a seek that reads and
- * drops every row of that state (delivered, in millions): the test checks each
- * list against its expression.
+ * The states a tab's rows can be in. Delivered rows are in the history (or,
+ * the last few hundred, still in the outbox); every other state only in the
+ * outbox. A page merges the outbox's rows of the tab (read whole: it holds what
+ * is in flight, owed or given up) with one index seek per platform of the
+ * history on (platform, created_at, id), each already in list order, so no
+ * query sorts the history or skips rows to reach a page.
  */
 export const FILTER_STATES: Record<DeliveryFilter, readonly DeliveryState[]> = {
   owed: ['pending', 'attempting', 'failed'],
@@ -48,19 +48,21 @@ export const FILTER_STATES: Record<DeliveryFilter, readonly DeliveryState[]> = {
 };
 
 /**
- * Every platform the ledger has a row of, read from the first column of the
- * listing index: one seek per platform, however many rows each has.
+ * Every platform the ledger has a row of: the outbox read whole, the history
+ * from the first column of its listing index, one seek per platform however
+ * many rows each has.
  */
 export const LEDGER_PLATFORMS = `WITH RECURSIVE listed (platform) AS (
-    SELECT (SELECT min(platform) FROM ledger_obligations)
+    SELECT (SELECT min(platform) FROM ledger_history)
     UNION ALL
-    SELECT (SELECT min(platform) FROM ledger_obligations WHERE platform > listed.platform) FROM listed WHERE listed.platform IS NOT NULL
-  ) SELECT platform FROM listed WHERE platform IS NOT NULL`;
+    SELECT (SELECT min(platform) FROM ledger_history WHERE platform > listed.platform) FROM listed WHERE listed.platform IS NOT NULL
+  ) SELECT platform FROM listed WHERE platform IS NOT NULL
+  UNION SELECT DISTINCT platform FROM ledger_outbox`;
 
 /**
- * The most index seeks one page merges. More (platforms × states) than this —
- * a ledger with rows of dozens of platforms — and the page is one query per
- * state that sorts what it reads instead: slower, never wrong.
+ * The most history seeks one page merges. More platforms than this and the
+ * history's part of a page is one query that sorts what it reads instead:
+ * slower, never wrong.
  */
 export const MAX_SEEKS = 100;
 
@@ -84,21 +86,25 @@ export function listDeliveries(ctx: LedgerContext, query: DeliveryQuery = {}): D
   const states = statesOf(query);
   const platforms = platformsOf(ctx.db, query);
   if (states.length === 0 || platforms.length === 0) return { deliveries: [], page, pageSize: PAGE_SIZE, hasMore: false, nextCursor: null, total: 0 };
-  // The seeks, each one range of the index: a platform, a state and (after a
-  // cursor) a row value compared as a whole.
-  const seeks =
-    platforms.length * states.length <= MAX_SEEKS
-      ? platforms.flatMap((platform) => states.map((state) => ({ terms: ['platform = ?', 'state = ?'], args: [platform, state] })))
-      : states.map((state) => ({ terms: [OF_PLATFORMS, 'state = ?'], args: [JSON.stringify(platforms), state] }));
   const filter = query.filter ? [`(${FILTERS[query.filter]})`] : [];
   const seek = after ? ['(created_at, id) < (?, ?)'] : [];
   const seekArgs = after ? [after.at, after.id] : [];
+  const parts: { sql: string; args: unknown[] }[] = [
+    {
+      sql: `SELECT * FROM ledger_outbox WHERE ${[OF_PLATFORMS, `state IN (${states.map(() => '?').join(', ')})`, ...filter, ...seek].join(' AND ')}`,
+      args: [JSON.stringify(platforms), ...states, ...seekArgs],
+    },
+  ];
+  if (states.includes('delivered')) {
+    const seeks = platforms.length <= MAX_SEEKS ? platforms.map((platform) => ({ term: 'platform = ?', arg: platform })) : [{ term: OF_PLATFORMS, arg: JSON.stringify(platforms) }];
+    for (const { term, arg } of seeks) parts.push({ sql: `SELECT * FROM ledger_history WHERE ${[term, ...seek].join(' AND ')}`, args: [arg, ...seekArgs] });
+  }
   // One row more than a page tells whether another page exists.
-  const rows = cachedStatement(
-    ctx.db,
-    `${seeks.map(({ terms }) => `SELECT * FROM ledger_obligations WHERE ${[...terms, ...filter, ...seek].join(' AND ')}`).join(' UNION ALL ')}
-     ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-  ).all(...seeks.flatMap(({ args }) => [...args, ...seekArgs]), PAGE_SIZE + 1, after ? 0 : (page - 1) * PAGE_SIZE) as ObligationSql[];
+  const rows = cachedStatement(ctx.db, `${parts.map(({ sql }) => sql).join(' UNION ALL ')} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(
+    ...parts.flatMap(({ args }) => args),
+    PAGE_SIZE + 1,
+    after ? 0 : (page - 1) * PAGE_SIZE,
+  ) as ObligationSql[];
   const shown = rows.slice(0, PAGE_SIZE);
   const last = shown.at(-1);
   const hasMore = rows.length > PAGE_SIZE && last !== undefined;
@@ -114,10 +120,9 @@ export function listDeliveries(ctx: LedgerContext, query: DeliveryQuery = {}): D
 
 /**
  * How many rows a list has (its `total`, which the window needs to size its
- * list; counted on every page). Delivered rows of every platform — the bulk of a
- * ledger, in millions — are counted on their partial index, whose entries are
- * a fraction of the listing index's size; every other count seeks the listing
- * index by platform and state.
+ * list; counted on every page): the outbox's read whole, the history's — the
+ * bulk of a ledger, in millions — by SQLite's count of a whole table, or of
+ * one platform's range of the listing index.
  */
 export function countDeliveries(db: Db, query: Omit<DeliveryQuery, 'cursor' | 'page'> = {}): number {
   return countOf(db, query, statesOf(query), platformsOf(db, query));
@@ -126,18 +131,17 @@ export function countDeliveries(db: Db, query: Omit<DeliveryQuery, 'cursor' | 'p
 /** `countDeliveries` with the query's states and platforms already read (a page reads them once). */
 function countOf(db: Db, query: Pick<DeliveryQuery, 'filter' | 'platform'>, states: readonly DeliveryState[], platforms: readonly string[]): number {
   if (states.length === 0 || platforms.length === 0) return 0;
-  const parts: string[] = [];
-  const args: string[] = [];
-  // Only the delivered tab and the list of every state hold delivered rows, and
-  // neither adds a term a delivered row could fail.
-  const deliveredApart = query.platform === undefined && states.includes('delivered');
-  if (deliveredApart) parts.push(`(SELECT count(*) FROM ledger_obligations INDEXED BY ledger_obligations_delivered WHERE state = 'delivered')`);
-  const rest = deliveredApart ? states.filter((state) => state !== 'delivered') : states;
-  if (rest.length > 0) {
-    const terms = [OF_PLATFORMS, `state IN (${rest.map(() => '?').join(', ')})`];
-    if (query.filter) terms.push(`(${FILTERS[query.filter]})`);
-    parts.push(`(SELECT count(*) FROM ledger_obligations WHERE ${terms.join(' AND ')})`);
-    args.push(JSON.stringify(platforms), ...rest);
+  const terms = [OF_PLATFORMS, `state IN (${states.map(() => '?').join(', ')})`];
+  if (query.filter) terms.push(`(${FILTERS[query.filter]})`);
+  const parts = [`(SELECT count(*) FROM ledger_outbox WHERE ${terms.join(' AND ')})`];
+  const args: string[] = [JSON.stringify(platforms), ...states];
+  if (states.includes('delivered')) {
+    if (query.platform === undefined) {
+      parts.push('(SELECT count(*) FROM ledger_history)');
+    } else {
+      parts.push('(SELECT count(*) FROM ledger_history WHERE platform = ?)');
+      args.push(query.platform);
+    }
   }
   return (cachedStatement(db, `SELECT ${parts.join(' + ')} AS n`).get(...args) as { n: number }).n;
 }
@@ -155,8 +159,7 @@ function platformsOf(db: Db, query: Pick<DeliveryQuery, 'platform'>): readonly s
 
 /** The whole reply, for "copy text"; rows stay light because lists carry only a preview. */
 export function deliveryText(ctx: LedgerContext, id: string): string | undefined {
-  const row = ctx.db.prepare('SELECT content FROM ledger_obligations WHERE id = ?').get(id) as { content: string } | undefined;
-  return row?.content;
+  return loadObligation(ctx.db, id)?.content;
 }
 
 export function getDelivery(ctx: LedgerContext, id: string): DeliveryRow | undefined {
@@ -200,7 +203,7 @@ export function retryPlatform(ctx: LedgerContext, platform: string, senderAlive:
   const ids = durably(ctx.db, () => {
     const found = ctx.db
       .prepare(
-        `SELECT * FROM ledger_obligations
+        `SELECT * FROM ledger_outbox
          WHERE platform = ? AND (state = 'failed' OR (state = 'abandoned' AND abandon_reason IS NOT '${DISCARDED}'))`,
       )
       .all(platform) as ObligationSql[];
@@ -221,7 +224,10 @@ export function retryPlatform(ctx: LedgerContext, platform: string, senderAlive:
 export function discardDelivery(ctx: LedgerContext, id: string): ActionResult {
   const changes = durably(
     ctx.db,
-    () => cachedStatement(ctx.db, obligationSql('discard')).run({ id, now: ctx.clock.now(), reason: DISCARDED }).changes,
+    () => {
+      const found = cachedStatement(ctx.db, 'SELECT row FROM ledger_outbox WHERE id = ?').get(id) as { row: number } | undefined;
+      return found ? cachedStatement(ctx.db, obligationSql('discard')).run({ row: found.row, now: ctx.clock.now(), reason: DISCARDED }).changes : 0;
+    },
   );
   const row = loadObligation(ctx.db, id);
   if (row?.state === 'abandoned' && changes === 0) return { ok: true, row: toDeliveryRow(row) };
@@ -231,15 +237,15 @@ export function discardDelivery(ctx: LedgerContext, id: string): ActionResult {
 /** A later reply of the row's conversation is being sent: the row must not become the head under it. */
 function laterInFlight(ctx: LedgerContext, row: ObligationSql): boolean {
   return (
-    cachedStatement(ctx.db, `SELECT 1 FROM ledger_obligations WHERE session_key = ? AND seq > ? AND state = 'attempting' LIMIT 1`).get(
+    cachedStatement(ctx.db, `SELECT 1 FROM ${OWED_ROWS} WHERE ${OWED} AND session_key = ? AND row > ? AND state = 'attempting' LIMIT 1`).get(
       row.session_key,
-      row.seq,
+      row.row,
     ) !== undefined
   );
 }
 
 function retryParams(ctx: LedgerContext, row: ObligationSql) {
-  return { id: row.id, now: ctx.clock.now(), readState: row.state, readOwner: row.owner_instance, readFence: row.fence };
+  return { row: row.row, now: ctx.clock.now(), readState: row.state, readOwner: row.owner_instance, readFence: row.fence };
 }
 
 function describeState(row: ObligationSql): string {

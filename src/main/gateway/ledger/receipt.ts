@@ -7,6 +7,8 @@
  */
 export interface Receipt {
   readonly id: string;
+  /** The reply's row in the outbox: every write finds it by this key. */
+  readonly row: number;
   readonly owner: string;
   readonly fence: number;
 }

@@ -1,9 +1,13 @@
 import type { DeliveryRow } from '../../../shared/api';
 import { cachedStatement, type Db } from '../db/database';
+import { computeChunkKey } from './obligation-id';
+import { decodeParts } from './parts';
 import type { ChunkState, ObligationState } from './states';
 
-/** An obligation row as SQLite returns it. */
+/** A reply's row (ledger_outbox, or ledger_history once delivered) as SQLite returns it. */
 export interface ObligationSql {
+  /** Its place in the ledger, and so in its conversation's order (1, 2, …): what a claim's receipt names it by. */
+  row: number;
   id: string;
   session_key: string;
   platform: string;
@@ -11,6 +15,8 @@ export interface ObligationSql {
   thread_id: string | null;
   reply_to: string | null;
   content: string;
+  /** Its parts, stored as slices of `content` (parts.ts); null: one part, the content. */
+  parts: string | null;
   state: ObligationState;
   attempts: number;
   owner_instance: string | null;
@@ -23,31 +29,27 @@ export interface ObligationSql {
   last_error: string | null;
   abandon_reason: string | null;
   chunk_count: number;
+  /** Parts confirmed by the platform: always the first ones (parts go out in order). */
   chunks_delivered: number;
-  /** The reply's place in its conversation's outbox (1, 2, …). */
-  seq: number;
+  /** The next part was handed to the platform and its outcome not seen yet (1) or not (0). */
+  part_sending: number;
+  /** The next part may have arrived (sticky until it is confirmed): a resend carries the marker. */
+  part_maybe: number;
   /** Bumped by every claim and retry: a receipt presents the fence it was given. */
   fence: number;
   message_ref: string | null;
 }
 
-export interface ChunkSql {
-  obligation_id: string;
-  chunk_index: number;
-  text: string;
-  state: ChunkState;
-  platform_message_id: string | null;
-  idempotency_key: string;
-  updated_at: number;
-  may_have_arrived: number;
-}
+/** Every column of a reply's row but its number, in the tables' order (ledger-009). */
+export const REPLY_COLUMNS = `id, session_key, message_ref, platform, chat_id, thread_id, reply_to, content, parts, state, attempts, owner_instance,
+  fence, created_at, updated_at, last_attempt_at, next_attempt_at, delivered_at, owed_since_awake, last_error, abandon_reason,
+  chunk_count, chunks_delivered, part_sending, part_maybe`;
 
 /** One chunk of a reply, as the delivery loop needs it. */
 export interface Chunk {
   readonly index: number;
   readonly text: string;
   readonly state: ChunkState;
-  readonly platformMessageId: string | null;
   readonly idempotencyKey: string;
   /** A send of it began and its outcome was never seen: a resend carries the marker. Sticky. */
   readonly mayHaveArrived: boolean;
@@ -107,37 +109,29 @@ export function previewOf(content: string): string {
   return at < flat.length ? `${flat.slice(0, cut)}…` : flat;
 }
 
-export function toChunk(row: ChunkSql): Chunk {
-  return {
-    index: row.chunk_index,
-    text: row.text,
-    state: row.state,
-    platformMessageId: row.platform_message_id,
-    idempotencyKey: row.idempotency_key,
-    mayHaveArrived: row.may_have_arrived === 1 || row.state === 'sending',
-  };
+/** A reply's parts as the delivery loop sees them, derived from its row. */
+export function chunksOf(row: Pick<ObligationSql, 'id' | 'content' | 'parts' | 'chunks_delivered' | 'part_sending' | 'part_maybe' | 'state'>): Chunk[] {
+  const next = row.chunks_delivered;
+  return decodeParts(row.content, row.parts).map((text, index): Chunk => {
+    const settled = row.state === 'delivered' || index < next;
+    const sending = !settled && index === next && row.part_sending === 1;
+    return {
+      index,
+      text,
+      state: settled ? 'delivered' : sending ? 'sending' : 'owed',
+      idempotencyKey: computeChunkKey(row.id, index),
+      mayHaveArrived: !settled && index === next && (row.part_maybe === 1 || sending),
+    };
+  });
 }
 
+/** The outbox, then the history: a reply by its id (both tables index it). */
 export function loadObligation(db: Db, id: string): ObligationSql | undefined {
-  return cachedStatement(db, 'SELECT * FROM ledger_obligations WHERE id = ?').get(id) as ObligationSql | undefined;
+  return (cachedStatement(db, 'SELECT * FROM ledger_outbox WHERE id = ?').get(id) ??
+    cachedStatement(db, 'SELECT * FROM ledger_history WHERE id = ?').get(id)) as ObligationSql | undefined;
 }
 
-/**
- * What a chunk row stores as its text: nothing when the reply is that one chunk
- * (its text is the row's content, stored once), else the chunk's own text.
- */
-export function storedChunkText(text: string, content: string, chunkCount: number): string {
-  return chunkCount === 1 && text === content ? '' : text;
-}
-
-export function loadChunks(db: Db, id: string): Chunk[] {
-  return (
-    cachedStatement(
-      db,
-      `SELECT c.obligation_id, c.chunk_index, c.state, c.platform_message_id, c.idempotency_key, c.updated_at, c.may_have_arrived,
-              CASE WHEN c.text = '' AND o.chunk_count = 1 THEN o.content ELSE c.text END AS text
-       FROM ledger_chunks c JOIN ledger_obligations o ON o.id = c.obligation_id
-       WHERE c.obligation_id = ? ORDER BY c.chunk_index`,
-    ).all(id) as ChunkSql[]
-  ).map(toChunk);
+/** A row of the outbox by its number (a receipt's). */
+export function loadRow(db: Db, row: number): ObligationSql | undefined {
+  return cachedStatement(db, 'SELECT * FROM ledger_outbox WHERE row = ?').get(row) as ObligationSql | undefined;
 }

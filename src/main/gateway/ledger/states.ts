@@ -14,11 +14,14 @@ export type ChunkState = 'owed' | 'sending' | 'delivered';
  * (no next attempt), was abandoned or discarded, or was delivered is settled.
  * The CLI, the API, the tray, the window and the sweep all count with this.
  *
- * The text is repeated verbatim in the partial index `ledger_obligations_lane`
- * (ledger-005): SQLite uses a partial index only for a query whose WHERE clause
+ * The text is repeated verbatim in the partial index `ledger_outbox_owed`
+ * (ledger-009): SQLite uses a partial index only for a query whose WHERE clause
  * contains the index's own.
  */
 export const OWED = owedOf();
+
+/** The outbox through its owed index (ledger-009): a query naming it fails loudly if it cannot use it. */
+export const OWED_ROWS = 'ledger_outbox INDEXED BY ledger_outbox_owed';
 
 /** OWED for the row alias `alias` (in sub-queries), or unqualified. */
 export function owedOf(alias?: string): string {

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock, openTestDb, removeTempDirs, reply, startFixture, tempDir, testLedger } from './fixtures/test-ledger';
+import { EVERY_ROW, ManualClock, openTestDb, removeTempDirs, reply, startFixture, tempDir, testLedger } from './fixtures/test-ledger';
 
 afterEach(removeTempDirs);
 
@@ -43,7 +43,7 @@ describe('two gateways sweeping one database at once', () => {
     expect(raced, JSON.stringify(results.map((result) => ({ claimed: result.claimed.length, lost: result.lostRaces })))).toBe(true);
     // The database agrees with them.
     const check = openTestDb(file);
-    const rows = check.prepare('SELECT owner_instance AS owner, attempts, state FROM ledger_obligations').all() as {
+    const rows = check.prepare(`SELECT owner_instance AS owner, attempts, state FROM ${EVERY_ROW}`).all() as {
       owner: string;
       attempts: number;
       state: string;

@@ -5,9 +5,9 @@ import { judgeOwner, type JudgeContext } from './liveness';
 import type { LedgerPolicy } from './policy';
 import { cachedStatement } from '../db/database';
 import type { Receipt } from './receipt';
-import { loadChunks, loadObligation, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
-import { OWED } from './states';
-import { obligationSql } from './transitions';
+import { chunksOf, loadRow, REPLY_COLUMNS, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
+import { OWED, OWED_ROWS } from './states';
+import { HEAD_ROW, obligationSql } from './transitions';
 
 /** A platform connected in this process, and whether its server deduplicates resends. */
 export interface DeliverablePlatform {
@@ -31,6 +31,12 @@ export interface SweepParams {
    * row, so the ledger asks for it once per process, on its first sweep.
    */
   readonly checkOrphans?: boolean;
+  /**
+   * Also move delivered rows from the outbox to the history (moveDelivered): a
+   * scan of the outbox, so asked for when this process has delivered rows
+   * since it last moved them, and on its first sweep (a predecessor's).
+   */
+  readonly moveDelivered?: boolean;
 }
 
 /** A row this process has just claimed: it now owns sending it. */
@@ -71,6 +77,7 @@ export interface SweepOutcome {
 /** The columns a sweep decides on (CANDIDATE_COLUMNS). */
 type Candidate = Pick<
   ObligationSql,
+  | 'row'
   | 'id'
   | 'state'
   | 'owner_instance'
@@ -82,24 +89,21 @@ type Candidate = Pick<
   | 'chunks_delivered'
   | 'fence'
   | 'session_key'
-  | 'seq'
   | 'chat_id'
   | 'thread_id'
 >;
 
-/**
- * The sweep names its partial indexes (INDEXED BY): the planner would otherwise
- * be free to pick the listing index (platform, state, created_at, id), which for
- * the prune walks every delivered row. With INDEXED BY a query that cannot use
- * its index fails loudly instead of silently scanning a million rows.
- */
-const UNSETTLED = 'ledger_obligations INDEXED BY ledger_obligations_unsettled';
-const RETRYING = 'ledger_obligations INDEXED BY ledger_obligations_retry';
-const DELIVERED = 'ledger_obligations INDEXED BY ledger_obligations_delivered';
-const LANES = 'ledger_obligations INDEXED BY ledger_obligations_lane';
-
 const CANDIDATE_COLUMNS =
-  'id, state, owner_instance, attempts, platform, owed_since_awake, next_attempt_at, chunk_count, chunks_delivered, fence, session_key, seq, chat_id, thread_id';
+  'row, id, state, owner_instance, attempts, platform, owed_since_awake, next_attempt_at, chunk_count, chunks_delivered, fence, session_key, chat_id, thread_id';
+
+/** Owed rows that may be taken now: not a retry that is not due yet. */
+const TAKEABLE = `${OWED} AND (state != 'failed' OR next_attempt_at <= @now)`;
+
+/** The head of a conversation's outbox (transitions.ts HEAD_ROW), as a query of its own. */
+export const HEAD_OF = `SELECT ${HEAD_ROW} AS head`;
+
+/** How many delivered rows one move takes at most (one transaction). */
+export const MOVE_BATCH = 5_000;
 
 /**
  * Finds what is still owed and claims what this process can send now.
@@ -123,7 +127,7 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
   const { db, policy } = ctx;
   const { now } = params;
   const me = ctx.instanceId();
-  const { pruned, awake } = creditAndPrune(ctx, now, params.suspendedMs ?? 0);
+  const { pruned, awake } = creditAndPrune(ctx, now, params.suspendedMs ?? 0, params.moveDelivered ?? false);
 
   // The instances first (a handful): whose rows are free to take. Rows of live
   // instances elsewhere are never read, however many they are sending.
@@ -141,21 +145,15 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
   }
   if (params.checkOrphans) freeOwners.push(...orphanOwners(db));
 
-  const owners = JSON.stringify(freeOwners);
-  const unsettled = [
-    ...(cachedStatement(db, `SELECT ${CANDIDATE_COLUMNS} FROM ${UNSETTLED} WHERE state IN ('pending', 'attempting') AND owner_instance IS NULL`).all() as Candidate[]),
+  // Through the owed index, by owner: nobody's rows (released, failed and due
+  // again), then the free owners'. A live sender's rows are never read.
+  const candidates = [
+    ...(cachedStatement(db, `SELECT ${CANDIDATE_COLUMNS} FROM ${OWED_ROWS} WHERE ${TAKEABLE} AND owner_instance IS NULL`).all({ now }) as Candidate[]),
     ...(cachedStatement(
       db,
-      `SELECT ${CANDIDATE_COLUMNS} FROM ${UNSETTLED} WHERE state IN ('pending', 'attempting') AND owner_instance IN (SELECT value FROM json_each(?))`,
-    ).all(owners) as Candidate[]),
+      `SELECT ${CANDIDATE_COLUMNS} FROM ${OWED_ROWS} WHERE ${TAKEABLE} AND owner_instance IN (SELECT value FROM json_each(@owners))`,
+    ).all({ now, owners: JSON.stringify(freeOwners) }) as Candidate[]),
   ];
-  // Retries come due one by one: only the due ones are read.
-  const retrying = cachedStatement(
-    db,
-    `SELECT ${CANDIDATE_COLUMNS} FROM ${RETRYING} WHERE state = 'failed' AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?`,
-  ).all(now) as Candidate[];
-  // Everything read is free (dead or absent owner, ours, or failed and not in flight) but what this process holds.
-  const candidates = [...unsettled, ...retrying];
 
   // The head of each conversation's outbox is its owed row with the lowest seq,
   // whoever holds it. Among the rows read, only each conversation's lowest can
@@ -164,10 +162,9 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
   const lowestRead = new Map<string, Candidate>();
   for (const row of candidates) {
     const lowest = lowestRead.get(row.session_key);
-    if (!lowest || row.seq < lowest.seq) lowestRead.set(row.session_key, row);
+    if (!lowest || row.row < lowest.row) lowestRead.set(row.session_key, row);
   }
-  const isHead = (row: Candidate): boolean =>
-    (cachedStatement(db, `SELECT min(seq) AS seq FROM ${LANES} WHERE session_key = ? AND ${OWED}`).get(row.session_key) as { seq: number | null }).seq === row.seq;
+  const isHead = (row: Candidate): boolean => (cachedStatement(db, HEAD_OF).get({ session: row.session_key }) as { head: number | null }).head === row.row;
 
   const platforms = new Map(params.deliverablePlatforms.map((platform) => [platform.name, platform]));
   const limit = params.limit ?? policy.sweepLimit;
@@ -189,7 +186,7 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
       } else toClaim.push(row);
     }
   }
-  toClaim.sort((a, b) => (a.session_key < b.session_key ? -1 : a.session_key > b.session_key ? 1 : a.seq - b.seq));
+  toClaim.sort((a, b) => (a.session_key < b.session_key ? -1 : a.session_key > b.session_key ? 1 : a.row - b.row));
 
   if (deadOwners.length > 0) {
     db.transaction(() => deadOwners.forEach((owner) => declareDead(db, owner, now))).immediate();
@@ -199,16 +196,17 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
   let lostRaces = 0;
   const write = (verb: 'claim' | 'settle' | 'abandon', row: Candidate, extra: Record<string, unknown> = {}) =>
     cachedStatement(db, obligationSql(verb)).run({
-      id: row.id,
+      row: row.row,
       now,
       me,
       readState: row.state,
       readOwner: row.owner_instance,
       readFence: row.fence,
+      ...(verb === 'claim' ? { session: row.session_key } : {}),
       ...extra,
     }).changes === 1;
   const changedIds: string[] = [];
-  const claimedIds: string[] = [];
+  const claimedRows: number[] = [];
   const inBatches = <T>(items: readonly T[], apply: (item: T) => boolean): void => {
     for (let start = 0; start < items.length; start += policy.claimBatchSize) {
       const batch = items.slice(start, start + policy.claimBatchSize);
@@ -242,16 +240,16 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
     heads,
     (row) => {
       const ok = write('claim', row);
-      if (ok) claimedIds.push(row.id);
+      if (ok) claimedRows.push(row.row);
       return ok;
     },
   );
   for (const id of changedIds) ctx.changed(id);
 
-  const claimed = claimedIds.map((id) => {
-    const row = loadObligation(ctx.db, id)!;
-    ctx.changed(id, row);
-    return describeClaim(row, loadChunks(ctx.db, id), platforms);
+  const claimed = claimedRows.map((number) => {
+    const row = loadRow(ctx.db, number)!;
+    ctx.changed(row.id, row);
+    return describeClaim(row, platforms);
   });
   return {
     claimed,
@@ -297,12 +295,31 @@ export function awakeNow(ctx: LedgerContext): number {
 
 /**
  * Rows still owed (states.ts OWED): pending, attempting, or failed with a retry
- * scheduled. Kept by triggers in ledger_meta (ledger-007); counted only when
- * that row is missing.
+ * scheduled. Counted on the owed index (no per-commit counter page: every
+ * reply would write it), so it costs in proportion to what is owed.
  */
 export function countOwed(ctx: LedgerContext): number {
-  const kept = cachedStatement(ctx.db, `SELECT value FROM ledger_meta WHERE key = 'owed_count'`).get() as { value: number } | undefined;
-  return kept?.value ?? (cachedStatement(ctx.db, `SELECT count(*) AS n FROM ${LANES} WHERE ${OWED}`).get() as { n: number }).n;
+  return (cachedStatement(ctx.db, `SELECT count(*) AS n FROM ${OWED_ROWS} WHERE ${OWED}`).get() as { n: number }).n;
+}
+
+/**
+ * Moves up to `limit` delivered rows from the outbox to the history, in the
+ * caller's transaction, and says how many. The history numbers its rows itself
+ * (a row's number orders a conversation only while it is in flight); a row
+ * leaves the outbox only once the history holds its id.
+ */
+export function moveDelivered(db: LedgerContext['db'], limit = MOVE_BATCH): number {
+  const rows = JSON.stringify(
+    (cachedStatement(db, `SELECT row FROM ledger_outbox WHERE state = 'delivered' LIMIT ?`).all(limit) as { row: number }[]).map(({ row }) => row),
+  );
+  cachedStatement(
+    db,
+    `INSERT OR IGNORE INTO ledger_history (${REPLY_COLUMNS}) SELECT ${REPLY_COLUMNS} FROM ledger_outbox WHERE row IN (SELECT value FROM json_each(?))`,
+  ).run(rows);
+  return cachedStatement(
+    db,
+    `DELETE FROM ledger_outbox WHERE row IN (SELECT value FROM json_each(?)) AND EXISTS (SELECT 1 FROM ledger_history WHERE ledger_history.id = ledger_outbox.id)`,
+  ).run(rows).changes;
 }
 
 /**
@@ -319,7 +336,7 @@ export function countOwed(ctx: LedgerContext): number {
  * the cutoff. Rows store the clock's reading when they became owed, so a sweep
  * writes one meta row, however many rows are owed.
  */
-function creditAndPrune(ctx: LedgerContext, now: number, suspendedMs: number): { pruned: number; awake: number } {
+function creditAndPrune(ctx: LedgerContext, now: number, suspendedMs: number, move: boolean): { pruned: number; awake: number } {
   const { db, policy } = ctx;
   return db
     .transaction(() => {
@@ -333,12 +350,13 @@ function creditAndPrune(ctx: LedgerContext, now: number, suspendedMs: number): {
       );
       setMeta.run('last_sweep_at', now);
       setMeta.run('awake_ms', awake);
-      // Only delivered rows are pruned; the ON DELETE CASCADE takes their chunks.
-      // Bounded per sweep so one sweep never holds the lock for long.
+      if (move) moveDelivered(db);
+      // Only delivered rows are pruned, from the history. Bounded per sweep so one
+      // sweep never holds the lock for long.
       const pruned = db
         .prepare(
-          `DELETE FROM ledger_obligations WHERE id IN (
-             SELECT id FROM ${DELIVERED} WHERE state = 'delivered' AND delivered_at < ? LIMIT 1000)`,
+          `DELETE FROM ledger_history WHERE row IN (
+             SELECT row FROM ledger_history INDEXED BY ledger_history_delivered WHERE delivered_at < ? LIMIT 1000)`,
         )
         .run(now - policy.retentionMs).changes;
       pruneInstances(db, now - policy.retentionMs);
@@ -347,14 +365,15 @@ function creditAndPrune(ctx: LedgerContext, now: number, suspendedMs: number): {
     .immediate();
 }
 
-export function describeClaim(row: ObligationSql, chunks: Chunk[], platforms: ReadonlyMap<string, DeliverablePlatform>): ClaimedObligation {
+export function describeClaim(row: ObligationSql, platforms: ReadonlyMap<string, DeliverablePlatform>): ClaimedObligation {
+  const chunks = chunksOf(row);
   // Settled rows never get here (every chunk delivered → 'settle'), so one is owed.
   const firstChunk = chunks.find((chunk) => chunk.state !== 'delivered') ?? chunks[chunks.length - 1]!;
   const mayHaveArrived = firstChunk.mayHaveArrived;
   return {
     id: row.id,
-    receipt: { id: row.id, owner: row.owner_instance!, fence: row.fence },
-    seq: row.seq,
+    receipt: { id: row.id, row: row.row, owner: row.owner_instance!, fence: row.fence },
+    seq: row.row,
     recordedAt: row.created_at,
     sessionKey: row.session_key,
     target: { platform: row.platform, chatId: row.chat_id, threadId: row.thread_id, replyTo: row.reply_to },

@@ -1,8 +1,9 @@
-import { OWED, owedOf } from './states';
+import { OWED, OWED_ROWS } from './states';
 
 /**
- * The delivery ledger's state machine, in one table: every change an obligation
- * or one of its chunks can go through, as (from, to, guard, effect). The SQL of
+ * The delivery ledger's state machine, in one table: every change a reply or
+ * the progress of its parts can go through, as (from, to, guard, effect), each
+ * one UPDATE of its outbox row (a reply's parts are columns of it). The SQL of
  * each verb is built from its row here and nowhere else, so what the table says
  * is what the database does.
  *
@@ -24,8 +25,9 @@ import { OWED, owedOf } from './states';
  *    and a reply's last chunk written after the reply's own receipt-guarded
  *    write, in the same transaction.
  *
- * Named parameters: @id, @now, @me (this instance), @owner/@fence (a receipt),
- * @readState/@readOwner/@readFence (a read), and the effect's own.
+ * Named parameters: @row (the reply's row), @now, @me (this instance),
+ * @owner/@fence (a receipt), @readState/@readOwner/@readFence (a read), @index
+ * (a part), and the effect's own.
  */
 export type Guard = 'receipt' | 'read' | 'none';
 
@@ -39,11 +41,23 @@ export interface ObligationTransition {
   readonly effect: string;
 }
 
-/** The head of its conversation's outbox: no earlier reply of the conversation is still owed. */
-const FIRST_IN_OUTBOX = `NOT EXISTS (
-  SELECT 1 FROM ledger_obligations AS earlier
-  WHERE earlier.session_key = ledger_obligations.session_key AND earlier.seq < ledger_obligations.seq
-    AND ${owedOf('earlier')})`;
+/**
+ * The lowest owed row of the conversation @session: the head of its outbox.
+ * The owed index is by (owner, conversation), so this is one seek per owner
+ * that has owed rows (a handful: this process, a dead one being taken over,
+ * nobody), the owners found by skipping through the index.
+ */
+export const HEAD_ROW = `(WITH RECURSIVE owners (owner) AS (
+    SELECT (SELECT min(owner_instance) FROM ${OWED_ROWS} WHERE ${OWED})
+    UNION ALL
+    SELECT (SELECT min(owner_instance) FROM ${OWED_ROWS} WHERE ${OWED} AND owner_instance > owners.owner) FROM owners WHERE owners.owner IS NOT NULL
+  )
+  SELECT min(head) FROM (
+    SELECT (SELECT min(row) FROM ${OWED_ROWS} WHERE ${OWED} AND owner_instance IS NULL AND session_key = @session) AS head
+    UNION ALL
+    SELECT (SELECT min(row) FROM ${OWED_ROWS} WHERE ${OWED} AND owner_instance = owners.owner AND session_key = @session)
+    FROM owners WHERE owners.owner IS NOT NULL
+  ))`;
 
 /** The awake clock's current reading (see sweep.ts), as an SQL expression. */
 export const AWAKE_NOW = `COALESCE((SELECT value FROM ledger_meta WHERE key = 'awake_ms'), 0)`;
@@ -51,7 +65,7 @@ export const AWAKE_NOW = `COALESCE((SELECT value FROM ledger_meta WHERE key = 'a
 export const OBLIGATION_TRANSITIONS = {
   /** Takes a row to send it. Only the head of its outbox: replies of one conversation go out in order. */
   claim: {
-    from: `${OWED} AND (state != 'failed' OR next_attempt_at <= @now) AND ${FIRST_IN_OUTBOX}`,
+    from: `${OWED} AND (state != 'failed' OR next_attempt_at <= @now) AND row = ${HEAD_ROW}`,
     to: 'attempting',
     guard: 'read',
     effect: `state = 'attempting', owner_instance = @me, fence = fence + 1, last_attempt_at = @now,
@@ -70,7 +84,7 @@ export const OBLIGATION_TRANSITIONS = {
     to: 'delivered',
     guard: 'receipt',
     effect: `state = 'delivered', delivered_at = @now, updated_at = @now, next_attempt_at = NULL,
-             chunks_delivered = chunk_count, owner_instance = NULL`,
+             chunks_delivered = chunk_count, part_sending = 0, part_maybe = 0, owner_instance = NULL`,
   },
   /**
    * A chunk handed to the platform failed: that is what spends an attempt. The
@@ -96,7 +110,8 @@ export const OBLIGATION_TRANSITIONS = {
     from: OWED,
     to: 'delivered',
     guard: 'read',
-    effect: `state = 'delivered', delivered_at = @now, updated_at = @now, next_attempt_at = NULL, owner_instance = NULL`,
+    effect: `state = 'delivered', delivered_at = @now, updated_at = @now, next_attempt_at = NULL, part_sending = 0, part_maybe = 0,
+             owner_instance = NULL`,
   },
   /**
    * The user asks to try again: a fresh attempt budget and stale clock, owned by
@@ -127,14 +142,19 @@ export const OBLIGATION_TRANSITIONS = {
     to: 'delivered',
     guard: 'none',
     effect: `state = 'delivered', delivered_at = @now, updated_at = @now, next_attempt_at = NULL,
-             chunks_delivered = chunk_count, owner_instance = NULL`,
+             chunks_delivered = chunk_count, part_sending = 0, part_maybe = 0, owner_instance = NULL`,
   },
 } as const satisfies Record<string, ObligationTransition>;
 
+/**
+ * The progress of a reply's parts. Parts go out in order, so the part in
+ * question is always the next one, `chunks_delivered` (@index says which one the
+ * writer means: a write about another part changes nothing).
+ */
 export interface ChunkTransition {
   readonly from: string;
   readonly to: string;
-  /** `receipt`: the obligation must be held with this receipt and be in one of `obligationIn`. */
+  /** `receipt`: the reply must be held with this receipt and be in one of `obligationIn`. */
   readonly guard: 'receipt' | 'none';
   readonly obligationIn?: string;
   readonly effect: string;
@@ -142,52 +162,48 @@ export interface ChunkTransition {
 
 export const CHUNK_TRANSITIONS = {
   /**
-   * Written just before the chunk is handed to a platform that cannot
-   * deduplicate. A chunk found still `sending` had a send whose outcome nobody
+   * Written just before the part is handed to a platform that cannot
+   * deduplicate. A part found still on its way had a send whose outcome nobody
    * saw: from then on it may have arrived, for good (sticky), so this send and
-   * every later one carries the marker. The row must still be attempting: a
-   * discarded row stops here.
+   * every later one carries the marker. The reply must still be attempting: a
+   * discarded reply stops here.
    */
   send: {
-    from: `state IN ('owed', 'sending')`,
+    from: `chunks_delivered = @index`,
     to: 'sending',
     guard: 'receipt',
     obligationIn: `('attempting')`,
-    effect: `may_have_arrived = CASE WHEN state = 'sending' THEN 1 ELSE may_have_arrived END, state = 'sending', updated_at = @now`,
+    effect: `part_maybe = CASE WHEN part_sending = 1 THEN 1 ELSE part_maybe END, part_sending = 1, updated_at = @now`,
   },
-  /** The platform refused the chunk outright: this send did not arrive. An earlier one still may have (sticky). */
+  /** The platform refused the part outright: this send did not arrive. An earlier one still may have (sticky). */
   unsent: {
-    from: `state = 'sending'`,
+    from: `chunks_delivered = @index AND part_sending = 1`,
     to: 'owed',
     guard: 'receipt',
     obligationIn: `('attempting', 'abandoned')`,
-    effect: `state = 'owed', updated_at = @now`,
+    effect: `part_sending = 0, updated_at = @now`,
   },
-  /** The platform confirmed the chunk: never sent again. */
+  /** The platform confirmed the part: never sent again. */
   deliver: {
-    from: `state != 'delivered'`,
+    from: `chunks_delivered = @index AND chunks_delivered < chunk_count`,
     to: 'delivered',
     guard: 'receipt',
     obligationIn: `('attempting', 'abandoned')`,
-    effect: `state = 'delivered', platform_message_id = @messageId, updated_at = @now`,
+    effect: `chunks_delivered = chunks_delivered + 1, part_sending = 0, part_maybe = 0, updated_at = @now`,
   },
   /** Replayed after the ledger failed: a send of it began. */
   sendingAnyway: {
-    from: `state != 'delivered'`,
+    from: `chunks_delivered = @index AND state != 'delivered'`,
     to: 'sending',
     guard: 'none',
-    effect: `may_have_arrived = 1, state = 'sending', updated_at = @now`,
+    effect: `part_maybe = 1, part_sending = 1, updated_at = @now`,
   },
-  /**
-   * Replayed after the ledger failed: it was confirmed. Also a reply's last
-   * chunk, written in the transaction that marks the reply delivered, after
-   * that mark: the reply's write has just checked the receipt.
-   */
+  /** Replayed after the ledger failed: it was confirmed. */
   deliveredAnyway: {
-    from: `state != 'delivered'`,
+    from: `chunks_delivered = @index AND chunks_delivered < chunk_count AND state != 'delivered'`,
     to: 'delivered',
     guard: 'none',
-    effect: `state = 'delivered', platform_message_id = @messageId, updated_at = @now`,
+    effect: `chunks_delivered = chunks_delivered + 1, part_sending = 0, part_maybe = 0, updated_at = @now`,
   },
 } as const satisfies Record<string, ChunkTransition>;
 
@@ -202,18 +218,13 @@ const GUARDS: Record<Guard, string> = {
 
 export const obligationSql = builtOnce((verb: ObligationVerb): string => {
   const t: ObligationTransition = OBLIGATION_TRANSITIONS[verb];
-  return `UPDATE ledger_obligations SET ${t.effect} WHERE id = @id AND (${t.from}) AND ${GUARDS[t.guard]}`;
+  return `UPDATE ledger_outbox SET ${t.effect} WHERE row = @row AND (${t.from}) AND ${GUARDS[t.guard]}`;
 });
 
 export const chunkSql = builtOnce((verb: ChunkVerb): string => {
   const t: ChunkTransition = CHUNK_TRANSITIONS[verb];
-  const held =
-    t.guard === 'receipt'
-      ? ` AND EXISTS (SELECT 1 FROM ledger_obligations WHERE id = @id AND owner_instance = @owner AND fence = @fence
-                      AND state IN ${t.obligationIn ?? "('attempting')"})`
-      : '';
-  return `UPDATE ledger_chunks SET ${t.effect} WHERE obligation_id = @id AND chunk_index = @index AND (${t.from})${held}
-          RETURNING may_have_arrived`;
+  const held = t.guard === 'receipt' ? ` AND ${GUARDS.receipt} AND state IN ${t.obligationIn ?? "('attempting')"}` : '';
+  return `UPDATE ledger_outbox SET ${t.effect} WHERE row = @row AND (${t.from})${held} RETURNING part_maybe`;
 });
 
 /** `build`, remembered per verb: the send path asks for the same few SQL texts for every chunk. */

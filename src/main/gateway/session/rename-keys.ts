@@ -7,8 +7,8 @@ import { pseudonymousKey } from './session-key';
  * Renames, once, the session keys written before keys were pseudonymous (a
  * group's raw chat id or a raw thread id in them) to the keys `buildSessionKey`
  * builds now — in the session index (`sessions`, `session_keys`) and in the
- * ledger's conversations (`ledger_obligations.session_key`, which orders each
- * conversation's replies) — in one transaction, so a conversation keeps its
+ * ledger's conversations (`session_key` of `ledger_outbox`, whose rows each
+ * conversation's order runs through, and of `ledger_history`) — in one transaction, so a conversation keeps its
  * context and its outbox. Marked done in `session_keys_renamed`.
  *
  * Transcript headers keep the key they were written with: transcripts are
@@ -20,6 +20,9 @@ import { pseudonymousKey } from './session-key';
  * logged and leaves every key as it was (the conversations then start afresh
  * under the new keys: nothing is lost, earlier context is not carried on).
  */
+/** The ledger's tables that name conversations. */
+const LEDGER_TABLES = ['ledger_outbox', 'ledger_history'] as const;
+
 export function renameRawSessionKeys(db: Db, pseudonyms: Pseudonymiser, logger: Logger, now: number): number {
   try {
     // Done at an earlier start (every start but one): a read, no write lock taken.
@@ -31,14 +34,16 @@ export function renameRawSessionKeys(db: Db, pseudonyms: Pseudonymiser, logger: 
         if (renamed !== undefined) renames.set(key, renamed);
       };
       for (const row of db.prepare('SELECT DISTINCT session_key AS key, platform FROM sessions').all() as { key: string; platform: string }[]) rename(row.key, row.platform);
-      for (const row of db.prepare('SELECT DISTINCT session_key AS key, platform FROM ledger_obligations').all() as { key: string; platform: string }[]) rename(row.key, row.platform);
+      for (const table of LEDGER_TABLES) {
+        for (const row of db.prepare(`SELECT DISTINCT session_key AS key, platform FROM ${table}`).all() as { key: string; platform: string }[]) rename(row.key, row.platform);
+      }
       const inSessions = db.prepare('UPDATE sessions SET session_key = ? WHERE session_key = ?');
       const inKeys = db.prepare('UPDATE session_keys SET session_key = ? WHERE session_key = ?');
-      const inLedger = db.prepare('UPDATE ledger_obligations SET session_key = ? WHERE session_key = ?');
+      const inLedger = LEDGER_TABLES.map((table) => db.prepare(`UPDATE ${table} SET session_key = ? WHERE session_key = ?`));
       for (const [from, to] of renames) {
         inSessions.run(to, from);
         inKeys.run(to, from);
-        inLedger.run(to, from);
+        for (const statement of inLedger) statement.run(to, from);
       }
       db.prepare('INSERT INTO session_keys_renamed (renamed_at) VALUES (?)').run(now);
       if (renames.size > 0) logger.info('session keys renamed: they hold pseudonyms now, no raw chat or thread id', { keys: renames.size });
