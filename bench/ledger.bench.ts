@@ -8,6 +8,8 @@ import { DeliveryService } from '../src/main/gateway/delivery/delivery-service';
 import type { PlatformSender } from '../src/main/gateway/delivery/sender';
 import { EventBus } from '../src/main/gateway/events';
 import { Ledger } from '../src/main/gateway/ledger';
+import { computeObligationId } from '../src/main/gateway/ledger/obligation-id';
+import { moveDelivered } from '../src/main/gateway/ledger/sweep';
 import { silentLogger } from '../src/main/gateway/logger';
 import { registerInstance } from '../src/main/gateway/ledger/instances';
 import { createSystemProbe } from '../src/main/gateway/ledger/process-identity';
@@ -115,6 +117,11 @@ const bench: Bench = {
     const large = sweeper(context, 1_000_000);
     const pairs: { small: number; large: number }[] = [];
     for (let round = 0; round < SWEEP_ROUNDS; round++) pairs.push({ small: small.sweepMs(), large: large.sweepMs() });
+    // Counted: what moving delivered replies to the history writes, into a small and a large one.
+    context.report(`  moving ${MOVED} delivered replies to the history (counted, off the reply's path)`, {
+      frames_per_reply_10k: await small.moveFramesPerReply(),
+      frames_per_reply_1M: await large.moveFramesPerReply(),
+    });
     small.close();
     large.close();
     context.report(`sweep with ${OWED} owed rows`, {
@@ -242,7 +249,7 @@ function liveOwnedSweepMs(context: BenchContext): number {
  * A ledger of `total` rows, OWED of them owed, and its sweep (no platform
  * connected: it finds, judges and credits, claims nothing): `sweepMs()` times one.
  */
-function sweeper(context: BenchContext, total: number): { sweepMs(): number; close(): void } {
+function sweeper(context: BenchContext, total: number): { sweepMs(): number; moveFramesPerReply(): Promise<number>; close(): void } {
   const db = openDatabase(join(context.tmpDir(), 'homing.db'), { migrations: homingMigrations });
   fill(db, total);
   // The fill's frames go into the database file first: the sweep is measured on the table, not on a 100 MB log.
@@ -259,9 +266,34 @@ function sweeper(context: BenchContext, total: number): { sweepMs(): number; clo
       if (outcome.report.waitingForPlatform !== OWED) throw new Error(`expected ${OWED} owed rows, saw ${outcome.report.waitingForPlatform}`);
       return ms;
     },
+    /**
+     * MOVED replies of ACTIVE conversations, delivered, moved from the outbox into this
+     * history as a gateway moves them (one transaction): the log frames that move
+     * writes, per reply. The history's id index takes each reply on a page of its own
+     * once it is large (ids are hashes); its other indexes append.
+     */
+    async moveFramesPerReply() {
+      const at = Date.now();
+      const insert = db.prepare(
+        `INSERT INTO ledger_outbox (id, session_key, platform, chat_id, content, state, created_at, updated_at, delivered_at, chunk_count, chunks_delivered, message_ref)
+         VALUES (?, ?, 'irc', 'bench', ?, 'delivered', ?, ?, ?, 1, 1, ?)`,
+      );
+      db.transaction(() => {
+        for (let i = 0; i < MOVED; i++) {
+          const sessionKey = `agent:main:irc:direct:${i % ACTIVE}`;
+          insert.run(computeObligationId(sessionKey, `move-${i}`, REPLY), sessionKey, REPLY, at, at, at, `move-${i}`);
+        }
+      })();
+      const count = await countWalFrames(db, async () => void db.transaction(() => moveDelivered(db))());
+      return count.frames / MOVED;
+    },
     close: () => db.close(),
   };
 }
+
+/** Delivered replies moved to the history at once (moveFramesPerReply), of so many conversations. */
+const MOVED = 1_000;
+const ACTIVE = 100;
 
 /** `total` rows in one transaction: all delivered (recently, so none is pruned) but OWED pending ones, each its conversation's head. */
 function fill(db: Db, total: number): void {
