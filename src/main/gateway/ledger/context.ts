@@ -17,6 +17,8 @@ export interface LedgerContext {
   changed(id: string, row?: ObligationSql): void;
   /** This process holds the row (a claim in hand): its own sweep leaves it alone. */
   holds(id: string): boolean;
+  /** Replies still owed (states.ts OWED), counted when the ledger may have changed since the last count (sweep.ts countOwed). */
+  owedCount(): number;
 }
 
 /**

@@ -14,7 +14,7 @@ import { chunksOf, loadObligation, loadRow, toDeliveryRow, type Chunk, type Deli
 import type { ObligationState } from './states';
 import {
   awakeNow,
-  countOwed,
+  OwedCount,
   describeClaim,
   HEAD_OF,
   judgeContext,
@@ -180,14 +180,20 @@ export class Ledger {
     this.policy = { ...DEFAULT_POLICY, ...options.policy };
     this.probe = options.probe ?? createSystemProbe();
     this.currentId = this.newId();
+    const notify = changeNotifier(options.db, options.onChange, options.listening);
+    const owed = OwedCount.of(options.db);
     this.ctx = {
       db: options.db,
       clock: options.clock,
       probe: this.probe,
       policy: this.policy,
       instanceId: () => this.currentId,
-      changed: changeNotifier(options.db, options.onChange, options.listening),
+      changed: (id, row) => {
+        owed.changed();
+        notify(id, row);
+      },
       holds: (id) => this.held.has(id),
+      owedCount: () => owed.read(),
     };
   }
 
@@ -634,7 +640,7 @@ export class Ledger {
 
   /** Replies still owed (states.ts OWED): the one count every view shows. */
   owedCount(): number {
-    return countOwed(this.ctx);
+    return this.ctx.owedCount();
   }
 
   private claimRow(row: ObligationSql, platforms: readonly DeliverablePlatform[] | undefined): ClaimResult {

@@ -89,22 +89,30 @@ export function listDeliveries(ctx: LedgerContext, query: DeliveryQuery = {}): D
   const filter = query.filter ? [`(${FILTERS[query.filter]})`] : [];
   const seek = after ? ['(created_at, id) < (?, ?)'] : [];
   const seekArgs = after ? [after.at, after.id] : [];
+  // The page's keys first — the history's read from its listing index alone, the outbox's
+  // sorted as small tuples — then the rows of the page, each by its key.
   const parts: { sql: string; args: unknown[] }[] = [
     {
-      sql: `SELECT * FROM ledger_outbox WHERE ${[OF_PLATFORMS, `state IN (${states.map(() => '?').join(', ')})`, ...filter, ...seek].join(' AND ')}`,
+      sql: `SELECT created_at, id, 0 AS delivered, row FROM ledger_outbox
+            WHERE ${[OF_PLATFORMS, `state IN (${states.map(() => '?').join(', ')})`, ...filter, ...seek].join(' AND ')}`,
       args: [JSON.stringify(platforms), ...states, ...seekArgs],
     },
   ];
   if (states.includes('delivered')) {
     const seeks = platforms.length <= MAX_SEEKS ? platforms.map((platform) => ({ term: 'platform = ?', arg: platform })) : [{ term: OF_PLATFORMS, arg: JSON.stringify(platforms) }];
-    for (const { term, arg } of seeks) parts.push({ sql: `SELECT * FROM ledger_history WHERE ${[term, ...seek].join(' AND ')}`, args: [arg, ...seekArgs] });
+    for (const { term, arg } of seeks) {
+      parts.push({ sql: `SELECT created_at, id, 1 AS delivered, row FROM ledger_history WHERE ${[term, ...seek].join(' AND ')}`, args: [arg, ...seekArgs] });
+    }
   }
   // One row more than a page tells whether another page exists.
-  const rows = cachedStatement(ctx.db, `${parts.map(({ sql }) => sql).join(' UNION ALL ')} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(
+  const keys = cachedStatement(ctx.db, `${parts.map(({ sql }) => sql).join(' UNION ALL ')} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(
     ...parts.flatMap(({ args }) => args),
     PAGE_SIZE + 1,
     after ? 0 : (page - 1) * PAGE_SIZE,
-  ) as ObligationSql[];
+  ) as { delivered: number; row: number }[];
+  const inOutbox = cachedStatement(ctx.db, 'SELECT * FROM ledger_outbox WHERE row = ?');
+  const inHistory = cachedStatement(ctx.db, 'SELECT * FROM ledger_history WHERE row = ?');
+  const rows = keys.map((key) => (key.delivered ? inHistory : inOutbox).get(key.row) as ObligationSql);
   const shown = rows.slice(0, PAGE_SIZE);
   const last = shown.at(-1);
   const hasMore = rows.length > PAGE_SIZE && last !== undefined;

@@ -240,6 +240,40 @@ describe('the sweep', () => {
     for (const sql of overReplies) expect(plan(sql), sql).not.toMatch(/SCAN ledger_(outbox|history)(?! USING)/);
   });
 
+  it('keeps the owed count between sweeps, and counts again once a ledger here or another connection changed a row', () => {
+    const { db, clock, ledger } = setup();
+    for (let n = 1; n <= 3; n++) ledger.recordObligation(reply(n));
+    const counts: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      const statement = prepare(sql);
+      if (!/SELECT count\(\*\) AS n FROM ledger_outbox INDEXED BY ledger_outbox_owed/.test(sql)) return statement;
+      const get = statement.get.bind(statement) as (...args: unknown[]) => unknown;
+      (statement as unknown as Record<string, unknown>).get = (...args: unknown[]) => {
+        counts.push(sql);
+        return get(...args);
+      };
+      return statement;
+    }) as typeof db.prepare;
+    try {
+      expect(sweep(ledger, clock, []).report.owed).toBe(3);
+      expect(sweep(ledger, clock, []).report.owed).toBe(3);
+      expect(ledger.owedCount()).toBe(3);
+      expect(counts).toHaveLength(1);
+      // A change through a ledger on this connection…
+      testLedger(db, clock).recordObligation(reply(4));
+      expect(ledger.owedCount()).toBe(4);
+      // …and a commit on another connection are seen.
+      const other = openTestDb(db.name);
+      testLedger(other, clock).recordObligation(reply(5));
+      other.close();
+      expect(sweep(ledger, clock, []).report.owed).toBe(5);
+      expect(counts).toHaveLength(3);
+    } finally {
+      db.prepare = prepare;
+    }
+  });
+
   it('reads no row of a live instance elsewhere, and counts what is owed on the owed index', () => {
     const { db, clock, ledger } = setup();
     const alive = testLedger(db, clock);

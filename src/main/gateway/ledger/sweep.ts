@@ -3,7 +3,7 @@ import type { LedgerContext } from './context';
 import { declareDead, listInstances, orphanOwners, pruneInstances } from './instances';
 import { judgeOwner, type JudgeContext } from './liveness';
 import type { LedgerPolicy } from './policy';
-import { cachedStatement } from '../db/database';
+import { cachedStatement, type Db } from '../db/database';
 import type { Receipt } from './receipt';
 import { chunksOf, loadRow, REPLY_COLUMNS, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
 import { OWED, OWED_ROWS } from './states';
@@ -254,7 +254,7 @@ export function sweepRecoverable(ctx: LedgerContext, params: SweepParams): Sweep
   return {
     claimed,
     lostRaces,
-    report: { claimed: claimed.length, abandoned, pruned, waitingForPlatform, owed: countOwed(ctx) },
+    report: { claimed: claimed.length, abandoned, pruned, waitingForPlatform, owed: ctx.owedCount() },
   };
 }
 
@@ -298,8 +298,47 @@ export function awakeNow(ctx: LedgerContext): number {
  * scheduled. Counted on the owed index (no per-commit counter page: every
  * reply would write it), so it costs in proportion to what is owed.
  */
-export function countOwed(ctx: LedgerContext): number {
-  return (cachedStatement(ctx.db, `SELECT count(*) AS n FROM ${OWED_ROWS} WHERE ${OWED}`).get() as { n: number }).n;
+export function countOwed(db: Db): number {
+  return (cachedStatement(db, `SELECT count(*) AS n FROM ${OWED_ROWS} WHERE ${OWED}`).get() as { n: number }).n;
+}
+
+/**
+ * The owed count, counted again only when the ledger may have changed since:
+ * a ledger on this connection changed a row (`changed`, called for every change,
+ * before or at its commit), or another connection committed (SQLite's
+ * data_version, which counts other connections' commits only — hence one of
+ * these per connection, shared by every ledger on it). A sweep every few seconds
+ * with 100 000 replies being sent by another live gateway then costs a pragma,
+ * not a walk of 100 000 index entries. Never kept from inside a transaction
+ * (it could roll back).
+ */
+export class OwedCount {
+  private static readonly byConnection = new WeakMap<Db, OwedCount>();
+  private kept: { n: number; dataVersion: number; changes: number } | undefined;
+  private changes = 0;
+
+  static of(db: Db): OwedCount {
+    let count = OwedCount.byConnection.get(db);
+    if (!count) OwedCount.byConnection.set(db, (count = new OwedCount(db)));
+    return count;
+  }
+
+  private constructor(private readonly db: Db) {}
+
+  /** A row changed on this connection (committed or about to be). */
+  changed(): void {
+    this.changes++;
+  }
+
+  read(): number {
+    if (this.db.inTransaction) return countOwed(this.db);
+    const dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+    const kept = this.kept;
+    if (kept && kept.dataVersion === dataVersion && kept.changes === this.changes) return kept.n;
+    const n = countOwed(this.db);
+    this.kept = { n, dataVersion, changes: this.changes };
+    return n;
+  }
 }
 
 /**
