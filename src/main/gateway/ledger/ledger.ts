@@ -455,10 +455,16 @@ export class Ledger {
         fence: receipt.fence,
       }).changes;
       if (changes !== 1) return false;
-      // Every MOVE_EVERY replies, the delivered ones go to the history in this commit.
+      // Every MOVE_EVERY replies, the delivered ones go to the history in this commit. A move
+      // that fails is rolled back alone (its own savepoint): the reply is delivered all the
+      // same, and the next sweep moves what is left.
       if (++this.unmoved >= MOVE_EVERY) {
-        moveDelivered(db);
-        this.unmoved = 0;
+        try {
+          db.transaction(() => moveDelivered(db))();
+          this.unmoved = 0;
+        } catch {
+          this.unmoved = 1;
+        }
       }
       return true;
     });
