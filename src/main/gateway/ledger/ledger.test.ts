@@ -47,6 +47,8 @@ describe('recording a reply already claimed (one commit before the send)', () =>
     expect(recorded.created).toBe(true);
     expect(recorded.row).toMatchObject({ state: 'attempting', attempts: 0, chunksTotal: 2 });
     expect(recorded.claim).toMatchObject({ id: input.obligationId, seq: 1, receipt: { owner: ledger.instanceId, fence: 1 }, sendingMarked: { index: 0, marker: false } });
+    // On its way by this claim, not after a send nobody saw: nothing of it may have arrived yet.
+    expect(recorded.claim).toMatchObject({ mayHaveArrived: false, needsMarker: false, firstChunk: { index: 0, mayHaveArrived: false } });
     expect(ledger.chunks(input.obligationId).map((chunk) => chunk.state)).toEqual(['sending', 'owed']);
     expect(ledger.isHeld(input.obligationId)).toBe(true);
     expect(events.map((row) => row.state)).toEqual(['attempting']);

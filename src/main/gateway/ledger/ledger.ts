@@ -290,7 +290,9 @@ export class Ledger {
       if (!inserted) return this.recordObligation(input); // recorded before: found, changed nothing
       this.held.add(input.obligationId);
       this.ctx.changed(input.obligationId, inserted.row);
-      const claim = describeClaim(inserted.row, new Map([[platform.name, platform]]));
+      // Described as the claim sees it: its first part is on its way by this very claim, not
+      // after a send nobody saw, so it has arrived nowhere yet (the row says "on its way").
+      const claim = describeClaim({ ...inserted.row, part_sending: 0 }, new Map([[platform.name, platform]]));
       return {
         created: true,
         row: toDeliveryRow(inserted.row),
