@@ -7,7 +7,7 @@ import type { DeliveryPage } from '../../src/shared/api';
 import { RESEND_MARKER } from '../../src/main/gateway/delivery/marker';
 import { textBudget, toProtocolLines } from '../../src/main/gateway/platforms/irc/lines';
 import { chunksOf, type ObligationSql } from '../../src/main/gateway/ledger/rows';
-import { splitReply } from '../../src/main/gateway/pipeline/reply-chunks';
+import { splitReply } from '../../src/main/gateway/delivery/reply-parts';
 import { longText } from '../fixtures/long-text.mjs';
 import { connectIrcUser, type IrcUser } from '../support/irc-user';
 import { startNgircd, type RunningNgircd } from '../support/ngircd';

@@ -187,6 +187,7 @@ export class Gateway {
       // stop cleanly are claimable at once, with no lease to wait out.
       exclusive: true,
       group: this.group,
+      limitsOf: (platform) => this.platforms.get(platform)?.limits,
     });
     this.pipeline = new Pipeline({
       sessions: () => this.sessionStore,

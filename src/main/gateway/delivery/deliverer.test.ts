@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Ledger } from '../ledger';
 import { IRC, ManualClock, openTestDb, removeTempDirs, tempDir, testLedger } from '../ledger/fixtures/test-ledger';
 import { silentLogger } from '../logger';
-import { Deliverer, type DeliveryOutcome, type NewReply } from './deliverer';
+import { Deliverer, type DeliveryOutcome, type SplitReply } from './deliverer';
 import { FOUR_PART_REPLY, FOUR_PART_REPLY_ID } from './fixtures/replies';
 import { wirePlatform } from './fixtures/wire-platform';
 import type { PlatformSender, SendResult } from './sender';
@@ -22,7 +22,7 @@ function setup(busyTimeoutMs = 2000) {
 }
 
 /** What the gateway does with a fresh reply: records it, claims it (the head of its outbox) and sends it. */
-async function deliverReply(ledger: Ledger, deliverer: Deliverer, reply: NewReply, sender: PlatformSender): Promise<DeliveryOutcome> {
+async function deliverReply(ledger: Ledger, deliverer: Deliverer, reply: SplitReply, sender: PlatformSender): Promise<DeliveryOutcome> {
   const recorded = deliverer.recordReply(sender.name, reply);
   const claimed = ledger.markAttempting(recorded.id, [{ name: sender.name, serverIdempotency: sender.serverIdempotency }]);
   if (!claimed.ok) return { status: 'skipped', id: recorded.id, reason: claimed.reason };

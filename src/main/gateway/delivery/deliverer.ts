@@ -10,7 +10,7 @@ import { withResendMarker } from './marker';
 import type { UnrecordedJournal } from './unrecorded-journal';
 import { dedupCovers, tracksArrival, type PlatformSender, type SendResult, type SendTarget } from './sender';
 
-/** A final reply the pipeline hands over, already split to the platform's limit. */
+/** A final reply the pipeline hands over: what to say, where, in answer to what. */
 export interface NewReply {
   readonly sessionKey: string;
   /** The platform's reference of the message this reply answers (part of the id). */
@@ -19,7 +19,12 @@ export interface NewReply {
   readonly threadId: string | null;
   readonly replyTo: string | null;
   readonly content: string;
-  /** The content split for the platform, leaving RESEND_MARKER_RESERVE room per chunk. */
+  /** Its parts, when the caller split it; absent, the outbox splits it to its platform's limits (reply-parts.ts). */
+  readonly chunks?: readonly string[] | undefined;
+}
+
+/** A reply split into the parts it is sent as, leaving RESEND_MARKER_RESERVE room in each. */
+export interface SplitReply extends NewReply {
   readonly chunks: readonly string[];
 }
 
@@ -66,7 +71,7 @@ export interface DelivererOptions {
 export interface RecordedReply {
   readonly id: string;
   readonly platform: string;
-  readonly reply: NewReply;
+  readonly reply: SplitReply;
   readonly result: RecordResult | undefined;
   /** Claimed in the commit that recorded it (recordClaimed): send it now, first chunk already marked. */
   readonly claim?: ClaimedObligation | undefined;
@@ -130,7 +135,7 @@ export class Deliverer {
    * before anything is sent. `result` is undefined when the ledger failed
    * (logged and counted); the caller then sends it unrecorded.
    */
-  recordReply(platform: string, reply: NewReply): RecordedReply {
+  recordReply(platform: string, reply: SplitReply): RecordedReply {
     const input = recordInput(platform, reply);
     const result = this.monitor.guard('recordObligation', input.obligationId, () => this.ledger.recordObligation(input));
     return { id: input.obligationId, platform, reply, result };
@@ -145,7 +150,7 @@ export class Deliverer {
    * read it — with `onDisk`, which the send waits for; `result` is undefined
    * when the ledger failed.
    */
-  async recordClaimed(platform: string, reply: NewReply, deliverable: DeliverablePlatform | undefined): Promise<RecordedReply> {
+  async recordClaimed(platform: string, reply: SplitReply, deliverable: DeliverablePlatform | undefined): Promise<RecordedReply> {
     const input = recordInput(platform, reply);
     const id = input.obligationId;
     // Facts not yet written back: claim nothing until they are (see flushFacts).
@@ -431,7 +436,7 @@ export class Deliverer {
   }
 }
 
-function recordInput(platform: string, reply: NewReply): RecordInput {
+function recordInput(platform: string, reply: SplitReply): RecordInput {
   return {
     obligationId: computeObligationId(reply.sessionKey, reply.messageRef, reply.content),
     sessionKey: reply.sessionKey,

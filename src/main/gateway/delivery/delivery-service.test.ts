@@ -7,6 +7,7 @@ import { silentLogger } from '../logger';
 import { DeliveryService } from './delivery-service';
 import { FOUR_PART_REPLY, FOUR_PART_REPLY_ID } from './fixtures/replies';
 import { wirePlatform } from './fixtures/wire-platform';
+import { FALLBACK_LIMITS, splitReply } from './reply-parts';
 import { waitUntil } from '../../../../test/support/wait';
 
 afterEach(removeTempDirs);
@@ -35,6 +36,31 @@ describe('the delivery service (the gateway’s seam for adapters)', () => {
     await service.stop();
     // A clean stop marks the instance stopped: another gateway may take over at once.
     expect(db.prepare('SELECT stopped_at FROM ledger_instances WHERE id = ?').get(service.ledger.instanceId)).toEqual({ stopped_at: clock.now() });
+    db.close();
+  });
+
+  it('splits a reply to its platform\'s limits when it records it, connected or not, and sends those parts', async () => {
+    const dir = tempDir();
+    const db = openTestDb(join(dir, 'homing.db'));
+    const limits = { maxLength: 60, unit: 'bytes' } as const;
+    const service = DeliveryService.start({ db, clock: new ManualClock(), logger: silentLogger, bus: new EventBus(silentLogger), limitsOf: (name) => (name === 'irc' ? limits : undefined) });
+    const content = 'Sure — here is what I found, in a few short sentences. '.repeat(4).trim();
+    const { chunks: _split, ...unsplit } = FOUR_PART_REPLY;
+    const reply = { ...unsplit, content };
+    const outcome = await service.deliverReply('irc', reply);
+    expect(outcome).toMatchObject({ status: 'waiting' });
+    const id = (outcome as { id: string }).id;
+    const expected = splitReply(content, limits);
+    expect(expected.length).toBeGreaterThan(3);
+    expect(service.ledger.getDelivery(id)).toMatchObject({ state: 'pending', chunksTotal: expected.length });
+    const platform = wirePlatform(join(dir, 'wire.jsonl'));
+    service.registerPlatform(platform);
+    await waitUntil('the reply delivered', () => service.ledger.getDelivery(id)?.state === 'delivered');
+    expect(platform.requests().map((request) => request.text)).toEqual(expected);
+    // A platform it knows no limits of: the fallback's.
+    const other = await service.record('elsewhere', { ...reply, messageRef: 'msg-43' });
+    expect(other.reply.chunks).toEqual(splitReply(content, FALLBACK_LIMITS));
+    await service.stop();
     db.close();
   });
 

@@ -6,7 +6,9 @@ import type { Db } from '../db/database';
 import type { EventBus } from '../events';
 import { Ledger, type ClaimedObligation, type DeliverablePlatform, type LedgerPolicy, type ProcessProbe } from '../ledger';
 import type { Logger } from '../logger';
-import { Deliverer, type DeliveryOutcome, type NewReply, type RecordedReply } from './deliverer';
+import type { MessageLimits } from '../platforms/adapter';
+import { Deliverer, type DeliveryOutcome, type NewReply, type RecordedReply, type SplitReply } from './deliverer';
+import { FALLBACK_LIMITS, splitReply } from './reply-parts';
 import { UNRECORDED_FILE, UnrecordedJournal } from './unrecorded-journal';
 import { tracksArrival, type PlatformSender } from './sender';
 
@@ -34,6 +36,13 @@ export interface DeliveryServiceOptions {
    * passed between two sweeps while the machine slept. Default: none measured.
    */
   readonly suspendedMs?: () => number;
+  /**
+   * A platform's message limits, known whether it is connected or not (its
+   * adapter's): a reply is split to them when it is recorded, and resumes with
+   * the same parts whenever it is sent. Default, or for a platform it does not
+   * know: FALLBACK_LIMITS.
+   */
+  readonly limitsOf?: (platform: string) => MessageLimits | undefined;
 }
 
 /** A conversation's outbox being drained now. */
@@ -151,7 +160,8 @@ export class DeliveryService {
    */
   record(platform: string, reply: NewReply): Promise<RecordedReply> {
     const sender = this.platforms.get(platform);
-    return this.deliverer.recordClaimed(platform, reply, sender && !this.stopping ? deliverableOf(sender) : undefined);
+    const split: SplitReply = reply.chunks ? { ...reply, chunks: reply.chunks } : { ...reply, chunks: splitReply(reply.content, this.options.limitsOf?.(platform) ?? FALLBACK_LIMITS) };
+    return this.deliverer.recordClaimed(platform, split, sender && !this.stopping ? deliverableOf(sender) : undefined);
   }
 
   /** Records a reply and sends it in its conversation's order. Never throws. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { splitReply } from '../pipeline/reply-chunks';
+import { splitReply } from '../delivery/reply-parts';
 import { textBudget, toProtocolLines } from '../platforms/irc/lines';
 import { IRC_BOLD, IRC_ITALIC, markdownToIrcText, stripIrcFormatting } from './irc-text';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseTelegramHtml, type Entity } from '../../../../test/support/fake-telegram';
-import { splitReply } from '../pipeline/reply-chunks';
+import { splitReply } from '../delivery/reply-parts';
 import { markdownToPlainText } from './plain-text';
 import { markdownToTelegramHtml } from './telegram-html';
 

@@ -26,7 +26,7 @@ import {
   type SweepOutcome,
   type SweepParams,
 } from './sweep';
-import { AWAKE_NOW, HEAD_ROW, chunkSql, obligationSql } from './transitions';
+import { HEAD_ROW, RECORD_SQL, chunkSql, obligationSql } from './transitions';
 
 /** Rows per state, as the overview shows them (less `owed`, which the gateway adds up). */
 export type LedgerCounts = Omit<GatewayOverview['deliveries'], 'owed'>;
@@ -44,20 +44,6 @@ export const EMPTY_COUNTS: LedgerCounts = {
 
 // The send path's statements, each built once: cachedStatement finds a statement by its
 // text, and a text built at every call is hashed again at every call.
-/**
- * A reply, last in the outbox: its row number is the next one, which orders it
- * after every reply recorded before in its conversation. Not when its id is
- * known already, in the outbox (the unique index) or the history. The two
- * values SQLite chooses come back (insertReply builds the rest).
- */
-const INSERT_REPLY = `INSERT INTO ledger_outbox
-     (id, session_key, platform, chat_id, thread_id, reply_to, content, parts, state, owner_instance, fence, last_attempt_at,
-      created_at, updated_at, chunk_count, part_sending, owed_since_awake, message_ref)
-   SELECT @id, @sessionKey, @platform, @chatId, @threadId, @replyTo, @content, @parts, @state, @me, @fence, @lastAttemptAt,
-          @now, @now, @chunks, @sending, ${AWAKE_NOW}, @messageRef
-   WHERE NOT EXISTS (SELECT 1 FROM ledger_history WHERE id = @id)
-   ON CONFLICT (id) DO NOTHING
-   RETURNING row, owed_since_awake`;
 /** Every part arrived (markDelivered). */
 const DELIVER = obligationSql('deliver');
 /** Delivered rows this process leaves in the outbox before it moves them to the history in the commit of the next one. */
@@ -314,7 +300,7 @@ export class Ledger {
     const texts = input.chunks.length > 0 ? input.chunks : [input.content];
     const parts = encodeParts(input.content, texts);
     const firstOnItsWay = claimedFor !== undefined && !claimedFor.serverIdempotency;
-    const inserted = cachedStatement(db, INSERT_REPLY).get({
+    const inserted = cachedStatement(db, RECORD_SQL).get({
       id: input.obligationId,
       sessionKey: input.sessionKey,
       platform: input.platform,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitReply } from '../pipeline/reply-chunks';
+import { splitReply } from '../delivery/reply-parts';
 import { decodeParts, encodeParts } from './parts';
 
 describe("a reply's parts, stored as slices of its text", () => {

@@ -5,9 +5,9 @@ import { judgeOwner, type JudgeContext } from './liveness';
 import type { LedgerPolicy } from './policy';
 import { cachedStatement, type Db } from '../db/database';
 import type { Receipt } from './receipt';
-import { chunksOf, loadRow, REPLY_COLUMNS, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
+import { chunksOf, loadRow, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
 import { OWED, OWED_ROWS } from './states';
-import { HEAD_ROW, obligationSql } from './transitions';
+import { HEAD_ROW, MOVE_SQL, obligationSql } from './transitions';
 
 /** A platform connected in this process, and whether its server deduplicates resends. */
 export interface DeliverablePlatform {
@@ -351,14 +351,8 @@ export function moveDelivered(db: LedgerContext['db'], limit = MOVE_BATCH): numb
   const rows = JSON.stringify(
     (cachedStatement(db, `SELECT row FROM ledger_outbox WHERE state = 'delivered' LIMIT ?`).all(limit) as { row: number }[]).map(({ row }) => row),
   );
-  cachedStatement(
-    db,
-    `INSERT OR IGNORE INTO ledger_history (${REPLY_COLUMNS}) SELECT ${REPLY_COLUMNS} FROM ledger_outbox WHERE row IN (SELECT value FROM json_each(?))`,
-  ).run(rows);
-  return cachedStatement(
-    db,
-    `DELETE FROM ledger_outbox WHERE row IN (SELECT value FROM json_each(?)) AND EXISTS (SELECT 1 FROM ledger_history WHERE ledger_history.id = ledger_outbox.id)`,
-  ).run(rows).changes;
+  cachedStatement(db, MOVE_SQL.copy).run({ rows });
+  return cachedStatement(db, MOVE_SQL.remove).run({ rows }).changes;
 }
 
 /**

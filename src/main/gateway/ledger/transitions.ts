@@ -1,3 +1,4 @@
+import { REPLY_COLUMNS } from './rows';
 import { OWED, OWED_ROWS } from './states';
 
 /**
@@ -5,7 +6,9 @@ import { OWED, OWED_ROWS } from './states';
  * the progress of its parts can go through, as (from, to, guard, effect), each
  * one UPDATE of its outbox row (a reply's parts are columns of it). The SQL of
  * each verb is built from its row here and nowhere else, so what the table says
- * is what the database does.
+ * is what the database does; so are the two writes that are not a change of
+ * state: `record` (RECORD_SQL, the row's insert) and `move` (MOVE_SQL, a
+ * delivered row into the history).
  *
  *   recorded ──► pending ──claim──► attempting ──deliver──► delivered
  *                  ▲   ▲               │ │ └──fail──► failed (retry at t) ──claim──► attempting
@@ -20,10 +23,8 @@ import { OWED, OWED_ROWS } from './states';
  *    nothing, whatever it still believes.
  *  - `read`: a compare-and-swap on the state, owner and fence the caller read
  *    just before: two sweepers can never both win the same row.
- *  - `none`: the user's own decisions (Discard), facts replayed after the
- *    ledger failed mid-send (what was sent is true whoever owns the row now),
- *    and a reply's last chunk written after the reply's own receipt-guarded
- *    write, in the same transaction.
+ *  - `none`: the user's own decisions (Discard), and facts replayed after the
+ *    ledger failed mid-send (what was sent is true whoever owns the row now).
  *
  * Named parameters: @row (the reply's row), @now, @me (this instance),
  * @owner/@fence (a receipt), @readState/@readOwner/@readFence (a read), @index
@@ -61,6 +62,31 @@ export const HEAD_ROW = `(WITH RECURSIVE owners (owner) AS (
 
 /** The awake clock's current reading (see sweep.ts), as an SQL expression. */
 export const AWAKE_NOW = `COALESCE((SELECT value FROM ledger_meta WHERE key = 'awake_ms'), 0)`;
+
+/**
+ * record: a reply, last in the outbox: its row number is the next one, which orders it
+ * after every reply recorded before in its conversation. Not when its id is
+ * known already, in the outbox (the unique index) or the history. The two
+ * values SQLite chooses come back (Ledger.insertReply builds the rest).
+ */
+export const RECORD_SQL = `INSERT INTO ledger_outbox
+     (id, session_key, platform, chat_id, thread_id, reply_to, content, parts, state, owner_instance, fence, last_attempt_at,
+      created_at, updated_at, chunk_count, part_sending, owed_since_awake, message_ref)
+   SELECT @id, @sessionKey, @platform, @chatId, @threadId, @replyTo, @content, @parts, @state, @me, @fence, @lastAttemptAt,
+          @now, @now, @chunks, @sending, ${AWAKE_NOW}, @messageRef
+   WHERE NOT EXISTS (SELECT 1 FROM ledger_history WHERE id = @id)
+   ON CONFLICT (id) DO NOTHING
+   RETURNING row, owed_since_awake`;
+/**
+ * move: delivered rows (the JSON array of rows @rows) from the outbox to the
+ * history, which numbers them itself; a row leaves the outbox only once the
+ * history holds its id (sweep.ts moveDelivered runs both, in one transaction).
+ */
+export const MOVE_SQL = {
+  copy: `INSERT OR IGNORE INTO ledger_history (${REPLY_COLUMNS}) SELECT ${REPLY_COLUMNS} FROM ledger_outbox WHERE row IN (SELECT value FROM json_each(@rows))`,
+  remove: `DELETE FROM ledger_outbox WHERE row IN (SELECT value FROM json_each(@rows))
+           AND EXISTS (SELECT 1 FROM ledger_history WHERE ledger_history.id = ledger_outbox.id)`,
+} as const;
 
 export const OBLIGATION_TRANSITIONS = {
   /** Takes a row to send it. Only the head of its outbox: replies of one conversation go out in order. */

@@ -15,7 +15,6 @@ import { HELP_TEXT, isCommandOnly, type ChatCommand, NEW_CONVERSATION_TEXT, pars
 import { agentView, fitContext, toTurnMessage, viewStatus, type AgentView, type FitRequest, type Fitted } from './context-fit';
 import type { ConversationQueue } from './conversation-queue';
 import { conversationContext } from './conversation-context';
-import { splitReply } from './reply-chunks';
 
 /** Whom a turn is for, as a routing rule matches it: pseudonyms only. */
 export interface RouteSubject {
@@ -116,9 +115,6 @@ interface RecordedTurn {
   readonly outcome: TurnOutcome;
   readonly sent: Promise<unknown>;
 }
-
-/** Limits for a platform that is not connected right now: its chunks are cut when the reply is recorded. */
-const FALLBACK_LIMITS = { maxLength: 4000, unit: 'code-points' } as const;
 
 /** Earlier turns read beyond the context window, to find the message being answered among later arrivals. */
 const LOOKAHEAD_TURNS = 50;
@@ -530,7 +526,6 @@ export class Pipeline {
    */
   private async reply(context: TurnContext, text: string, kind: TurnOutcomeKind, as: ReplyVoice = 'agent'): Promise<RecordedTurn> {
     const { deliveries, bus, clock } = this.options;
-    const adapter = this.options.adapter(context.platform);
     const content = text.trim() === '' ? BLANK_REPLY : text;
     const reply: NewReply = {
       sessionKey: context.sessionKey,
@@ -540,7 +535,6 @@ export class Pipeline {
       threadId: context.threadId,
       replyTo: context.replyTo,
       content,
-      chunks: splitReply(content, adapter?.limits ?? FALLBACK_LIMITS),
     };
     // The answer is ready: recording and sending it need none of the turn slots.
     this.options.queue.leaveSlot(context.sessionKey);
@@ -559,7 +553,7 @@ export class Pipeline {
       // The ledger has the reply; recovery appends the line at the next start.
       this.options.logger.error('a reply could not be added to its transcript', { sessionId: context.sessionId, error });
     }
-    bus.emit({ type: 'reply.recorded', sessionId: context.sessionId, obligationId, chunks: reply.chunks.length, at: clock.now() });
+    bus.emit({ type: 'reply.recorded', sessionId: context.sessionId, obligationId, chunks: recorded.reply.chunks.length, at: clock.now() });
     const sent = deliveries.sendRecorded(recorded);
     return { outcome: { kind, sessionId: context.sessionId, obligationId }, sent };
   }

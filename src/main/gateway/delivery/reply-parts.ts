@@ -1,6 +1,9 @@
-import { RESEND_MARKER_BYTES, RESEND_MARKER_RESERVE } from '../delivery/marker';
+import { RESEND_MARKER_BYTES, RESEND_MARKER_RESERVE } from './marker';
 import type { MessageLimits } from '../platforms/adapter';
 import { splitMessage } from '../platforms/chunking';
+
+/** The limits a reply is split to when its platform says none (not loaded: unknown to this build). */
+export const FALLBACK_LIMITS: MessageLimits = { maxLength: 4000, unit: 'code-points' };
 
 /**
  * Splits a reply for its platform, leaving room in every chunk for the resend
