@@ -143,6 +143,11 @@ describe('the ledger-v2 fixture (a data dir of commit bf0710b) opened by this co
         chunksTotal: row.chunk_count,
       });
       expect(ledger.deliveryText(row.id), `text of ${row.session_key} #${row.seq}`).toBe(row.content);
+      // Its parts, each its own text and state (delivered rows are copied in bulk, the rest one by one).
+      expect(
+        ledger.chunks(row.id).map((chunk) => [chunk.text, chunk.state]),
+        `parts of ${row.session_key} #${row.seq}`,
+      ).toEqual(row.chunks.map((chunk) => [chunk.text, chunk.state === 'delivered' || row.state === 'delivered' ? 'delivered' : chunk.state]));
     }
     expect(ledger.owedCount()).toBe(owed.length);
     db.close();

@@ -259,47 +259,58 @@ export const ledgerMigrations: readonly Migration[] = [
  * the next part, which then carries the marker).
  */
 function copyVersion2(db: Db): void {
+  // Every row's new number, once (a ledger may hold a million delivered rows: nothing here
+  // holds them in memory).
+  db.exec(`CREATE TEMP TABLE ledger_v2_order AS
+           SELECT id, row_number() OVER (ORDER BY ordered_at, session_key, seq) AS new_row
+           FROM (SELECT id, session_key, seq, max(created_at) OVER (PARTITION BY session_key ORDER BY seq ROWS UNBOUNDED PRECEDING) AS ordered_at
+                 FROM ledger_obligations)`);
+  const columns = `row, id, session_key, message_ref, platform, chat_id, thread_id, reply_to, content, parts, state, attempts,
+    owner_instance, fence, created_at, updated_at, last_attempt_at, next_attempt_at, delivered_at, owed_since_awake, last_error,
+    abandon_reason, chunk_count, chunks_delivered, part_sending, part_maybe`;
+  // Delivered rows, the bulk, in one statement: their parts are never sent again; a reply of
+  // several keeps their texts (as texts: parts.ts reads both forms).
+  db.exec(`INSERT INTO ledger_history (${columns})
+           SELECT n.new_row, o.id, o.session_key, o.message_ref, o.platform, o.chat_id, o.thread_id, o.reply_to, o.content,
+                  CASE WHEN o.chunk_count <= 1 THEN NULL
+                       ELSE (SELECT json_group_array(c.text ORDER BY c.chunk_index) FROM ledger_chunks AS c WHERE c.obligation_id = o.id) END,
+                  'delivered', o.attempts, o.owner_instance, o.fence, o.created_at, o.updated_at, o.last_attempt_at, o.next_attempt_at,
+                  o.delivered_at, o.owed_since_awake, o.last_error, o.abandon_reason, o.chunk_count, o.chunk_count, 0, 0
+           FROM ledger_v2_order AS n JOIN ledger_obligations AS o ON o.id = n.id
+           WHERE o.state = 'delivered'`);
+  // The rest — owed, failed, given up: what is in flight or waits for the user, not millions —
+  // one by one, their parts' progress read from their chunks.
   const rows = db
     .prepare(
-      `SELECT o.*, row_number() OVER (ORDER BY o.ordered_at, o.session_key, o.seq) AS new_row
-       FROM (SELECT *, max(created_at) OVER (PARTITION BY session_key ORDER BY seq ROWS UNBOUNDED PRECEDING) AS ordered_at
-             FROM ledger_obligations) AS o`,
+      `SELECT o.*, n.new_row FROM ledger_v2_order AS n JOIN ledger_obligations AS o ON o.id = n.id
+       WHERE o.state != 'delivered' ORDER BY n.new_row`,
     )
-    .iterate() as IterableIterator<Version2Row>;
+    .all() as Version2Row[];
   const chunksOf = db.prepare(
     'SELECT chunk_index, text, state, may_have_arrived FROM ledger_chunks WHERE obligation_id = ? ORDER BY chunk_index',
   );
-  const insert = (table: string) =>
-    db.prepare(
-      `INSERT INTO ${table} (row, id, session_key, message_ref, platform, chat_id, thread_id, reply_to, content, parts, state, attempts,
-         owner_instance, fence, created_at, updated_at, last_attempt_at, next_attempt_at, delivered_at, owed_since_awake, last_error,
-         abandon_reason, chunk_count, chunks_delivered, part_sending, part_maybe)
-       VALUES (@new_row, @id, @session_key, @message_ref, @platform, @chat_id, @thread_id, @reply_to, @content, @parts, @state, @attempts,
-         @owner_instance, @fence, @created_at, @updated_at, @last_attempt_at, @next_attempt_at, @delivered_at, @owed_since_awake, @last_error,
-         @abandon_reason, @chunk_count, @chunks_delivered, @part_sending, @part_maybe)`,
-    );
-  const intoOutbox = insert('ledger_outbox');
-  const intoHistory = insert('ledger_history');
-  // Rows are read from one statement while others write: collected first (a
-  // ledger holds thousands of rows in flight, not millions; delivered ones are
-  // light, their parts derived from their one chunk).
-  const all = [...rows];
-  for (const row of all) {
+  const intoOutbox = db.prepare(
+    `INSERT INTO ledger_outbox (${columns})
+     VALUES (@new_row, @id, @session_key, @message_ref, @platform, @chat_id, @thread_id, @reply_to, @content, @parts, @state, @attempts,
+       @owner_instance, @fence, @created_at, @updated_at, @last_attempt_at, @next_attempt_at, @delivered_at, @owed_since_awake, @last_error,
+       @abandon_reason, @chunk_count, @chunks_delivered, @part_sending, @part_maybe)`,
+  );
+  for (const row of rows) {
     const chunks = chunksOf.all(row.id) as { chunk_index: number; text: string; state: string; may_have_arrived: number }[];
     const texts = chunks.map((chunk) => (chunk.text === '' && row.chunk_count === 1 ? row.content : chunk.text));
     let delivered = 0;
     while (delivered < chunks.length && chunks[delivered]!.state === 'delivered') delivered++;
     const rest = chunks.slice(delivered);
-    const values = {
+    intoOutbox.run({
       ...row,
       parts: texts.length === 0 ? null : encodeParts(row.content, texts),
       chunk_count: Math.max(1, chunks.length || row.chunk_count),
-      chunks_delivered: row.state === 'delivered' ? Math.max(1, chunks.length || row.chunk_count) : delivered,
+      chunks_delivered: delivered,
       part_sending: rest[0]?.state === 'sending' ? 1 : 0,
       part_maybe: rest.some((chunk) => chunk.may_have_arrived === 1 || chunk.state === 'sending') ? 1 : 0,
-    };
-    (row.state === 'delivered' ? intoHistory : intoOutbox).run(values);
+    });
   }
+  db.exec('DROP TABLE ledger_v2_order');
 }
 
 /** A version 2 row as copyVersion2 reads it. */
