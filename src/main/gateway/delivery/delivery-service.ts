@@ -160,7 +160,7 @@ export class DeliveryService {
    */
   record(platform: string, reply: NewReply): Promise<RecordedReply> {
     const sender = this.platforms.get(platform);
-    const split: SplitReply = reply.chunks ? { ...reply, chunks: reply.chunks } : { ...reply, chunks: splitReply(reply.content, this.options.limitsOf?.(platform) ?? FALLBACK_LIMITS) };
+    const split: SplitReply = { ...reply, chunks: reply.chunks ?? splitReply(reply.content, this.options.limitsOf?.(platform) ?? FALLBACK_LIMITS) };
     return this.deliverer.recordClaimed(platform, split, sender && !this.stopping ? deliverableOf(sender) : undefined);
   }
 

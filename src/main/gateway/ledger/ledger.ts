@@ -10,7 +10,7 @@ import { DEFAULT_POLICY, retryDelayMs, type LedgerPolicy } from './policy';
 import { createSystemProbe, type ProcessProbe } from './process-identity';
 import type { Receipt } from './receipt';
 import { encodeParts } from './parts';
-import { chunksOf, loadObligation, loadRow, toDeliveryRow, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
+import { chunksOf, loadObligation, loadRow, outboxRowOf, toDeliveryRow, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
 import type { ObligationState } from './states';
 import {
   awakeNow,
@@ -419,16 +419,16 @@ export class Ledger {
   /** The platform confirmed the chunk: it is never sent again. */
   markChunkDelivered(receipt: Receipt, chunkIndex: number, platformMessageId: string): WriteResult {
     void platformMessageId; // no platform needs a part's own id later: not kept
-    const done = transact(this.ctx.db, () => this.chunkWrite('deliver', receipt, chunkIndex, {}) !== undefined);
-    if (!done) return { ok: false, reason: 'stale' };
+    // One statement of the reply's row: atomic without a transaction of its own.
+    if (this.chunkWrite('deliver', receipt, chunkIndex, {}) === undefined) return { ok: false, reason: 'stale' };
     this.ctx.changed(receipt.id);
     return { ok: true };
   }
 
   /**
-   * Every chunk arrived; `last`, the chunk just confirmed, is marked in the same
-   * commit (one fsync fewer per reply). Also from abandoned: a reply discarded
-   * while its last chunk was on its way still arrived, and the ledger says so.
+   * Every chunk arrived, `last` (the chunk just confirmed) with them: one write of
+   * the reply's row. Also from abandoned: a reply discarded while its last chunk
+   * was on its way still arrived, and the ledger says so.
    */
   markDelivered(receipt: Receipt, last?: { readonly index: number; readonly platformMessageId: string }): WriteResult {
     void last; // every part is marked by the one write: the parts are columns of the reply's row
@@ -522,17 +522,17 @@ export class Ledger {
     const { db } = this.ctx;
     const now = this.ctx.clock.now();
     // A row no longer in the outbox was delivered (and moved): nothing left to say about it.
-    const found = cachedStatement(db, 'SELECT row FROM ledger_outbox WHERE id = ?').get(fact.id) as { row: number } | undefined;
-    if (!found) return true;
+    const row = outboxRowOf(db, fact.id);
+    if (row === undefined) return true;
     switch (fact.kind) {
       case 'chunk-sending':
-        cachedStatement(db, chunkSql('sendingAnyway')).all({ row: found.row, index: fact.index, now });
+        cachedStatement(db, chunkSql('sendingAnyway')).all({ row, index: fact.index, now });
         break;
       case 'chunk-delivered':
-        cachedStatement(db, chunkSql('deliveredAnyway')).all({ row: found.row, index: fact.index, now });
+        cachedStatement(db, chunkSql('deliveredAnyway')).all({ row, index: fact.index, now });
         break;
       case 'delivered':
-        this.obligationWrite('deliveredAnyway', { row: found.row });
+        this.obligationWrite('deliveredAnyway', { row });
         break;
     }
     this.ctx.changed(fact.id);

@@ -2,7 +2,7 @@ import { DELIVERY_STATES, type DeliveryFilter, type DeliveryPage, type DeliveryR
 import { decodeCursor, encodeCursor } from '../../../shared/page-cursor';
 import type { LedgerContext } from './context';
 import { cachedStatement, durably, type Db } from '../db/database';
-import { loadObligation, toDeliveryRow, type ObligationSql } from './rows';
+import { loadObligation, outboxRowOf, toDeliveryRow, type ObligationSql } from './rows';
 import { GIVEN_UP, OWED, OWED_ROWS } from './states';
 import { obligationSql } from './transitions';
 
@@ -233,8 +233,8 @@ export function discardDelivery(ctx: LedgerContext, id: string): ActionResult {
   const changes = durably(
     ctx.db,
     () => {
-      const found = cachedStatement(ctx.db, 'SELECT row FROM ledger_outbox WHERE id = ?').get(id) as { row: number } | undefined;
-      return found ? cachedStatement(ctx.db, obligationSql('discard')).run({ row: found.row, now: ctx.clock.now(), reason: DISCARDED }).changes : 0;
+      const row = outboxRowOf(ctx.db, id);
+      return row === undefined ? 0 : cachedStatement(ctx.db, obligationSql('discard')).run({ row, now: ctx.clock.now(), reason: DISCARDED }).changes;
     },
   );
   const row = loadObligation(ctx.db, id);

@@ -131,6 +131,11 @@ export function loadObligation(db: Db, id: string): ObligationSql | undefined {
     cachedStatement(db, 'SELECT * FROM ledger_history WHERE id = ?').get(id)) as ObligationSql | undefined;
 }
 
+/** The outbox row number of the reply `id`, or undefined when it is not in the outbox (delivered and moved, or unknown). */
+export function outboxRowOf(db: Db, id: string): number | undefined {
+  return (cachedStatement(db, 'SELECT row FROM ledger_outbox WHERE id = ?').get(id) as { row: number } | undefined)?.row;
+}
+
 /** A row of the outbox by its number (a receipt's). */
 export function loadRow(db: Db, row: number): ObligationSql | undefined {
   return cachedStatement(db, 'SELECT * FROM ledger_outbox WHERE row = ?').get(row) as ObligationSql | undefined;
