@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +31,13 @@ import type { ConformanceWorld, Where } from './conformance/world';
  */
 
 const REPLY_AGENT = fileURLToPath(new URL('./fixtures/reply-agent.mjs', import.meta.url));
+
+const PHOTO_MIME = 'image/jpeg';
+
+/** A small JPEG-signed file, different for every case (its hash tells the cases' answers apart). */
+function testPhoto(seed: number): Buffer {
+  return Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\0'), Buffer.alloc(4_000, seed % 256), Buffer.from(String(Date.now())), Buffer.from([0xff, 0xd9])]);
+}
 
 /** How long a case waits after the answer for a second copy that must not come. */
 const SETTLE_MS = 1_500;
@@ -200,6 +208,39 @@ describe.each(WORLDS)('the intake contract on %s', (_name, startWorld) => {
     const text = unique('addressed by what the bot remembers');
     await remembers.after(text);
     await answeredOnce(text, remembers.where);
+  }, CASE_MS);
+
+  /** A file's line in the reply agent's answer: what Homing fetched, hashed (test/fixtures/reply-agent.mjs). */
+  const fileLine = (kind: string, bytes: Buffer) => `[file ${kind} ${PHOTO_MIME} ${bytes.length} sha256:${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}]`;
+  const repliesWith = async (line: string) => (await world.replies(place())).filter((reply) => reply.includes(line)).length;
+
+  it('hands a photo to the agent as the bytes the person sent', async (context) => {
+    if (!world.sendFile) return context.skip();
+    configure();
+    await start();
+    const photo = testPhoto(cases);
+    await world.sendFile({ kind: 'image', name: 'plant.jpg', mime: PHOTO_MIME, bytes: photo, caption: unique('what is this plant?') }, place());
+    await waitUntil('the answer naming the photo', async () => (await repliesWith(fileLine('image', photo))) > 0, 30_000);
+  }, CASE_MS);
+
+  it('answers a file whose message was saved but not fetched when it was killed, once', async (context) => {
+    if (!world.sendFile || !world.holdDownloads) return context.skip();
+    configure();
+    const first = await start();
+    const release = world.holdDownloads();
+    const photo = testPhoto(cases);
+    const caption = unique('saved, not fetched, then killed');
+    try {
+      await world.sendFile({ kind: 'image', name: 'plant.jpg', mime: PHOTO_MIME, bytes: photo, caption }, place());
+      await waitUntil('the message saved', async () => (await userTurns(first.api)).some((saved) => saved.includes(caption)), 20_000);
+      await end(first.gateway, 'kill');
+    } finally {
+      release();
+    }
+    await start();
+    await waitUntil('the answer naming the photo', async () => (await repliesWith(fileLine('image', photo))) > 0, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    expect(await repliesWith(fileLine('image', photo)), 'answered exactly once').toBe(1);
   }, CASE_MS);
 
   it('marks a resend made after the service forgot its deduplication key', async (context) => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MediaFetchError, type MediaBody } from '../src/main/gateway/media/media';
 import type { AdapterEvent, InboundMessage, IntakeOutcome } from '../src/main/gateway/platforms/adapter';
 import { emailConfigSchema } from '../src/main/gateway/platforms/email/config-schema';
 import { EmailAdapter } from '../src/main/gateway/platforms/email/email-adapter';
@@ -94,7 +95,9 @@ describe('the email adapter against a real dovecot and an SMTP sink', () => {
     expect(first.replyTo).toBe('<m1@example.org>');
     expect(second.source.threadId).toBe('<m1@example.org>');
     expect(second.text).toContain('Yes, Tuesday at the café [https://example.org/map].');
-    expect(second.text).toContain('[Attachments (not opened): agenda.pdf (application/pdf');
+    expect(second.text).toContain('[Attachments: agenda.pdf (application/pdf');
+    expect(second.media).toEqual([{ kind: 'document', source: expect.stringMatching(/^INBOX\/[1-9]\d*\/[1-9]\d*\/0$/), mime: 'application/pdf', name: 'agenda.pdf', size: 13 }]);
+    expect(first.media).toBeUndefined();
     expect(second.messageRef).not.toBe(first.messageRef);
   }, 60_000);
 
@@ -198,6 +201,74 @@ describe('the email adapter against a real dovecot and an SMTP sink', () => {
     expect(big.text).toMatch(/more than this assistant reads; only its header was read/);
     expect(big.text).toContain('subject: Big one]');
     expect(email.state()).toBe('connected');
+  }, 60_000);
+
+  async function bytesOf(body: MediaBody): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of body.stream) chunks.push(Buffer.from(chunk));
+    return Buffer.concat(chunks);
+  }
+
+  async function refusal(promise: Promise<unknown>): Promise<MediaFetchError> {
+    const error = await promise.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    if (!(error instanceof MediaFetchError)) throw new Error(`expected a MediaFetchError, got ${String(error)}`);
+    return error;
+  }
+
+  it('opens an offered file again from the server, byte for byte, and refuses for good what is gone', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'homing-email-adapter-'));
+    const { adapter: email, messages } = adapter();
+    await email.connect();
+    await waitUntil('connected', () => email.state() === 'connected', 15_000);
+    const photo = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(200_000, 9), Buffer.from([0xff, 0xd9])]);
+    const uid = await dovecot.deliver(
+      AGENT.address,
+      rawMail({ from: ALICE, to: AGENT.address, messageId: '<photo@example.org>', text: 'a photo', attachments: [{ name: 'plant.jpg', type: 'image/jpeg', content: photo }] }),
+    );
+    await waitUntil('the message', () => messages.some((message) => message.source.messageId === '<photo@example.org>'), 15_000);
+    const offer = messages.find((message) => message.source.messageId === '<photo@example.org>')!.media![0]!;
+    expect(offer).toMatchObject({ kind: 'image', mime: 'image/jpeg', name: 'plant.jpg', size: photo.length });
+    const [folder, uidValidity, offeredUid, index] = offer.source.split('/');
+    expect([folder, Number(offeredUid), index]).toEqual(['INBOX', uid, '0']);
+    const signal = new AbortController().signal;
+    const open = (source: string, maxBytes = 10_000_000) => email.openMedia({ kind: 'image', source }, { signal, maxBytes });
+
+    const body = await open(offer.source);
+    expect(body.size).toBe(photo.length);
+    expect((await bytesOf(body)).equals(photo)).toBe(true);
+    // Read with BODY.PEEK from a folder opened read-only: still unread.
+    expect((await dovecot.messages(AGENT.address)).find((message) => message.uid === uid)!.flags).not.toContain('\\Seen');
+
+    const cases: [string, string | RegExp][] = [
+      ['INBOX/1/2', 'no email locator'],
+      [`INBOX/${Number(uidValidity) + 1}/${uid}/0`, 'the message is no longer on the server (its folder was renumbered)'],
+      [`Nowhere/${uidValidity}/${uid}/0`, 'the message is no longer on the server (its folder is gone)'],
+      [`INBOX/${uidValidity}/${uid + 1000}/0`, 'the message is no longer on the server'],
+      [`INBOX/${uidValidity}/${uid}/1`, 'the attachment is no longer in the message'],
+    ];
+    for (const [source, words] of cases) {
+      const error = await refusal(open(source));
+      expect(error.message, source).toMatch(words);
+      expect(error.permanent, source).toBe(true);
+    }
+    const tooLarge = await refusal(open(offer.source, 100_000));
+    expect(tooLarge).toMatchObject({ permanent: true, message: 'too large (200 KB; the limit is 100 KB)' });
+  }, 60_000);
+
+  it('takes an unreachable server or a refused login while opening a file as worth another try, with the password kept out', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'homing-email-adapter-'));
+    const signal = new AbortController().signal;
+    const down = adapter({ imap: { host: '127.0.0.1', port: 1, security: 'none' } }, 'secret-password-42').adapter;
+    const unreachable = await refusal(down.openMedia({ kind: 'image', source: 'INBOX/1/1/0' }, { signal, maxBytes: 1000 }));
+    expect(unreachable.permanent).toBe(false);
+    expect(unreachable.message).toMatch(/^the mail server could not hand over the message/);
+    const refused = adapter({}, 'secret-password-42').adapter;
+    const login = await refusal(refused.openMedia({ kind: 'image', source: 'INBOX/1/1/0' }, { signal, maxBytes: 1000 }));
+    expect(login).toMatchObject({ permanent: false, message: 'the IMAP server refused the login' });
+    for (const error of [unreachable, login]) expect(error.message).not.toContain('secret-password-42');
   }, 60_000);
 
   it('without IDLE polls the folder every pollIntervalSeconds', async () => {

@@ -105,6 +105,17 @@ describe('the Content-Security-Policy', () => {
     expect(directives.get('frame-ancestors')).toBe("frame-ancestors 'none'");
     expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-eval/);
   });
+
+  it('lets images and audio come from the page\'s own object URLs (blob:), and nothing else from blob:', () => {
+    const html = readFileSync(new URL('../renderer/index.html', import.meta.url), 'utf8');
+    const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1] ?? '';
+    for (const policy of [CONTENT_SECURITY_POLICY, contentSecurityPolicy('ws://127.0.0.1:8080'), meta]) {
+      const directives = new Map(policy.split('; ').map((directive) => [directive.split(' ')[0], directive]));
+      expect(directives.get('img-src')).toBe("img-src 'self' data: blob:");
+      expect(directives.get('media-src')).toBe("media-src 'self' blob:");
+      expect([...directives.values()].filter((directive) => directive.includes('blob:'))).toHaveLength(2);
+    }
+  });
 });
 
 describe("the tray window's page and permissions", () => {

@@ -77,15 +77,18 @@ export function denyAllPermissions(session: PermissionSession): void {
 
 /**
  * The page's Content-Security-Policy: only our own scripts, no eval, no plugins,
- * no framing; `webSockets` are the sockets the page may open besides its own
- * origin ('self' already covers a WebSocket to the page's own host and port).
+ * no framing; images and audio also from the page's own object URLs (blob:).
+ * `webSockets` are the sockets the page may open besides its own origin
+ * ('self' already covers a WebSocket to the page's own host and port).
  */
 export function contentSecurityPolicy(webSockets = ''): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
+    // blob: only for the object URLs the window makes of a conversation's photos and voice notes (MediaItems).
+    "img-src 'self' data: blob:",
+    "media-src 'self' blob:",
     `connect-src 'self'${webSockets ? ` ${webSockets}` : ''}`,
     "object-src 'none'",
     "frame-ancestors 'none'",

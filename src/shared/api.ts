@@ -149,6 +149,32 @@ export interface SessionPage {
   readonly nextCursor: string | null;
 }
 
+/** A photo, voice note or file a message carried, as the window shows it (never its platform locator). */
+export interface TranscriptMedia {
+  /** Its id in its conversation (16 hex): `getMedia` reads its file. */
+  readonly id: string;
+  readonly kind: 'image' | 'voice' | 'audio' | 'video' | 'document';
+  readonly name: string | null;
+  readonly mime: string | null;
+  readonly size: number | null;
+  readonly durationS: number | null;
+  /** `ready`: its file is kept; `expired`: removed after `media.keepDays`; `pending`: not fetched (yet, or fetching failed). */
+  readonly state: 'ready' | 'expired' | 'pending';
+  /** A voice note's or audio file's transcript, once made. */
+  readonly transcript: string | null;
+}
+
+/** A fetched file as `getMedia` hands it to the window. */
+export interface MediaFile {
+  /** The type its bytes show (sniffed), or `application/octet-stream`. */
+  readonly mime: string;
+  readonly size: number;
+  readonly name: string | null;
+  /** Whether the window may show it in place: images and audio whose bytes say so, never SVG or HTML. */
+  readonly inline: boolean;
+  readonly dataBase64: string;
+}
+
 /** One turn of a transcript; people appear as pseudonym plus display name. */
 export type TranscriptMessage =
   | {
@@ -159,6 +185,8 @@ export type TranscriptMessage =
       /** A schedule's prompt, not a person's message: which schedule, in words. */
       readonly scheduled?: { readonly id: number; readonly name: string; readonly when: string } | undefined;
       readonly text: string;
+      /** Photos, voice notes and files it carried. */
+      readonly media?: readonly TranscriptMedia[] | undefined;
     }
   | { readonly role: 'assistant'; readonly at: number; readonly obligationId: string; readonly text: string }
   /** Older messages the agent condensed when the conversation outgrew its context budget; it is shown this instead of them. */
@@ -263,6 +291,8 @@ export interface GatewayOverview {
   readonly configError: string | null;
   /** A newer release, once one was found (never with `autoUpdate: false`); null or absent otherwise. */
   readonly update?: UpdateNotice | null;
+  /** Photos, voice notes and files kept in the data directory, and for how long (`media.keepDays`). */
+  readonly media?: { readonly files: number; readonly bytes: number; readonly keepDays: number } | undefined;
 }
 
 export type TurnOutcomeKind = 'answered' | 'agent-error' | 'cancelled' | 'command';
@@ -343,6 +373,7 @@ export interface PairingOverview {
 
 const deliveryId = z.string().regex(/^[0-9a-f]{24}$/, 'a delivery id is 24 hex characters');
 const platformName = z.string().min(1).max(32);
+const UPLOAD_ID = /^[A-Za-z0-9_-]{8,64}$/;
 
 /**
  * A page's `nextCursor`, passed back to read the page after it. `page` (an
@@ -470,11 +501,31 @@ export const apiParams = {
     .strict(),
   sendLocalMessage: z
     .object({
-      text: z.string().min(1, 'the message is empty').max(100_000),
+      text: z.string().max(100_000),
       /** Lets the window resend without making a second turn. */
       clientMessageId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+      /** Files uploaded with `uploadLocalFile` (their `uploadId`s), sent with the text. */
+      files: z.array(z.string().regex(UPLOAD_ID)).max(10).optional(),
+    })
+    .strict()
+    .refine((message) => message.text.trim() !== '' || (message.files?.length ?? 0) > 0, { message: 'the message is empty' }),
+  /**
+   * A file for the window's own chat, in pieces (each at most 512 KiB, base64):
+   * `offset` is where this piece goes (the bytes received so far), `done` ends it.
+   * `name` and `mime` as the browser gives them.
+   */
+  uploadLocalFile: z
+    .object({
+      uploadId: z.string().regex(UPLOAD_ID),
+      offset: z.number().int().min(0).max(4_000_000_000),
+      dataBase64: z.string().max(700_000).regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64'),
+      name: z.string().min(1).max(255),
+      mime: z.string().max(255).optional(),
+      done: z.boolean().optional(),
     })
     .strict(),
+  /** A fetched file of a conversation, for the window to show or save. */
+  getMedia: z.object({ sessionId: z.string().min(1).max(128), mediaId: z.string().regex(/^[0-9a-f]{16}$/) }).strict(),
   findSession: z.object({ keyOrId: z.string().min(1).max(1024) }).strict(),
   cancelTurn: z.object({ sessionId: z.string().min(1).max(128) }).strict(),
   listPlatforms: z.undefined(),
@@ -561,6 +612,8 @@ export interface ApiResults {
   /** A session id, or a session key's current session (where a delivery's conversation is). */
   findSession: SessionSummary;
   sendLocalMessage: { readonly messageRef: string };
+  uploadLocalFile: { readonly received: number };
+  getMedia: MediaFile;
   cancelTurn: { readonly cancelled: boolean };
   listPlatforms: readonly PlatformStatus[];
   reconnectPlatform: PlatformStatus;

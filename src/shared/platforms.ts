@@ -130,9 +130,9 @@ export const SECRET_NAMES = ['agent.apiKey', ...PLATFORM_INFO.flatMap((info) => 
 ];
 export type SecretName = (typeof SECRET_NAMES)[number];
 
-/** What `testConnection` tries: a platform's or the agent's settings, before they are saved. */
-export const CONNECTION_TARGETS = [...PLATFORM_NAMES, 'agent'] as readonly [...PlatformName[], 'agent'];
-export type ConnectionTarget = PlatformName | 'agent';
+/** What `testConnection` tries: a platform's, the agent's or the speech server's settings (`speech`), before they are saved. */
+export const CONNECTION_TARGETS = [...PLATFORM_NAMES, 'agent', 'speech'] as readonly [...PlatformName[], 'agent', 'speech'];
+export type ConnectionTarget = PlatformName | 'agent' | 'speech';
 
 export function platformInfo(name: string): PlatformInfo | undefined {
   return PLATFORM_INFO.find((info) => info.name === name);

@@ -1,6 +1,6 @@
 import { compareIds, FakeDiscord, type FakeChannel } from '../support/fake-discord';
 import { waitUntil } from '../support/wait';
-import type { ConformanceWorld, Where } from './world';
+import type { ConformanceFile, ConformanceWorld, Where } from './world';
 
 /** Messages in the flooded channel while Homing is down: more than six pages of 100. */
 const FLOOD_MESSAGES = 650;
@@ -30,6 +30,14 @@ const FAILED_ATTEMPTS_PER_READ = 4;
  * listed channel from two minutes before it first connected (SINCE_MARGIN_MS),
  * so it may answer a mention an earlier case made there again; every case
  * counts only the answers to its own texts.
+ *
+ * Files go as Discord clients send them: an image or document as an
+ * attachment with the caption as the message's content (a mention in the
+ * group); a voice note as a voice message (IS_VOICE_MESSAGE: one audio
+ * attachment and no content, so a caption goes right before it as a message
+ * of its own). A voice message cannot mention anyone, so in the group it is a
+ * reply to the bot's latest message there (a reply to the bot addresses it);
+ * before the bot wrote there, it goes as an audio attachment with a mention.
  */
 export async function startDiscordWorld(): Promise<ConformanceWorld> {
   const fake = new FakeDiscord({ heartbeatIntervalMs: 5_000 });
@@ -88,6 +96,26 @@ export async function startDiscordWorld(): Promise<ConformanceWorld> {
       forget() {
         fake.forgetNonces();
       },
+    },
+    async sendFile(file: ConformanceFile, where: Where) {
+      const channelId = channelOf(where).id;
+      const upload = { name: file.name, mime: file.mime, bytes: file.bytes };
+      if (file.kind !== 'voice') {
+        fake.userSays({ from: person, channelId, content: file.caption ?? '', mentionBot: where === 'group', files: [upload] });
+        return;
+      }
+      if (file.caption !== undefined) fake.userSays({ from: person, channelId, content: file.caption, mentionBot: where === 'group' });
+      const voice = { ...upload, durationS: 1 };
+      if (where === 'direct') {
+        fake.userSays({ from: person, channelId, content: '', voice: true, files: [voice] });
+        return;
+      }
+      const botsLast = fake.messages(channelId).filter((message) => message.author.id === fake.bot.id).at(-1);
+      if (botsLast) fake.userSays({ from: person, channelId, content: '', voice: true, files: [voice], replyTo: botsLast.id });
+      else fake.userSays({ from: person, channelId, content: '', mentionBot: true, files: [voice] });
+    },
+    holdDownloads() {
+      return fake.holdDownloads();
     },
     dispose: () => fake.stop(),
   };

@@ -1,8 +1,7 @@
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { ImapFlow } from 'imapflow';
 import { simpleParser } from 'mailparser';
-import { startDovecot } from '../support/dovecot';
-import { rawMail } from '../support/mail';
+import { startDovecot, startDovecotRelay } from '../support/dovecot';
+import { rawMail, type MailParts } from '../support/mail';
 import { headerOf, SmtpSink } from '../support/smtp-sink';
 import { waitUntil } from '../support/wait';
 import type { ConformanceWorld } from './world';
@@ -24,13 +23,15 @@ const FLOOD_MAILS = 250;
  * can cut its connection the moment it asks for mail (a `FETCH` or `SEARCH`):
  * a dropped connection mid-read, the transient failure an IMAP client meets
  * (RFC 3501 §7.1.5: a server may close a connection at any time, with or
- * without BYE). No `dedup`: SMTP does not deduplicate, so every resend is marked.
+ * without BYE). The same relay holds downloads: the assistant fetches a
+ * mail's file on a new connection, and new connections get no answer while
+ * held. No `dedup`: SMTP does not deduplicate, so every resend is marked.
  */
 export async function startEmailWorld(): Promise<ConformanceWorld> {
   const dovecot = await startDovecot([AGENT]);
   const sink = new SmtpSink({ logins: new Map([[AGENT.address, AGENT.password]]) });
   await sink.start();
-  const relay = await startCuttableRelay(dovecot.port);
+  const relay = await startDovecotRelay(dovecot.port);
   let watcher: ImapFlow | undefined;
   let sent = 0;
   let root: string | undefined;
@@ -46,11 +47,11 @@ export async function startEmailWorld(): Promise<ConformanceWorld> {
   const append = async (raw: string) => {
     await (await session()).append('INBOX', raw);
   };
-  const mail = (from: string, text: string, threaded: boolean) => {
+  const mail = (from: string, text: string, threaded: boolean, attachments: MailParts['attachments'] = []) => {
     const messageId = `<conformance-${++sent}.${Date.now().toString(36)}@people.test>`;
     const inThread = threaded && root !== undefined ? { inReplyTo: root, references: [root] } : {};
     if (threaded) root ??= messageId;
-    return rawMail({ from, to: AGENT.address, subject: 'Conformance', messageId, ...inThread, text });
+    return rawMail({ from, to: AGENT.address, subject: 'Conformance', messageId, ...inThread, text, attachments });
   };
 
   return {
@@ -94,7 +95,13 @@ export async function startEmailWorld(): Promise<ConformanceWorld> {
         const parsed = await simpleParser(message.raw);
         // The agent's input is the body, then bracketed lines (sender, sender check): its answer echoes them.
         const body = (parsed.text ?? '').replace(/\n$/, '');
-        texts.push(headerOf(message.raw, 'Auto-Submitted') === 'auto-replied' ? body.split('\n\n[')[0]! : body);
+        if (headerOf(message.raw, 'Auto-Submitted') !== 'auto-replied') {
+          texts.push(body);
+          continue;
+        }
+        // The lines the agent writes of the files it was given (`[file …]`) are its own, so they stay.
+        const files = body.split('\n').filter((line) => /^\[file .*\]$/.test(line));
+        texts.push([body.split('\n\n[')[0]!, ...files].join('\n'));
       }
       return texts;
     },
@@ -110,50 +117,20 @@ export async function startEmailWorld(): Promise<ConformanceWorld> {
     failNextCatchUp() {
       relay.cutAtNextRead();
     },
+    async sendFile(file) {
+      // A mail program sends a file as an attachment, the message's text as its body.
+      await append(mail(PERSON, file.caption ?? '', true, [{ name: file.name, type: file.mime, content: file.bytes }]));
+    },
+    holdDownloads() {
+      // The assistant reads a file on a connection of its own, opened for it: holding every new
+      // connection holds the downloads, while the connection that reads new mail goes on.
+      return relay.holdNewConnections();
+    },
     async dispose() {
       await watcher?.logout().catch(() => watcher?.close());
       await sink.stop();
       await relay.close();
       await dovecot.dispose();
-    },
-  };
-}
-
-/** A byte relay to the IMAP server that can drop a connection once, as it asks for mail. */
-async function startCuttableRelay(targetPort: number): Promise<{ port: number; cutAtNextRead(): void; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let armed = false;
-  const server: Server = createServer((client) => {
-    const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => {});
-      socket.on('close', () => {
-        sockets.delete(socket);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.on('data', (data: Buffer) => {
-      if (armed && /\b(UID )?(FETCH|SEARCH)\b/i.test(data.toString('latin1'))) {
-        armed = false;
-        client.destroy();
-        upstream.destroy();
-        return;
-      }
-      upstream.write(data);
-    });
-    upstream.on('data', (data: Buffer) => client.write(data));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as { port: number }).port,
-    cutAtNextRead: () => {
-      armed = true;
-    },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

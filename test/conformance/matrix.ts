@@ -1,6 +1,6 @@
 import { FakeMatrix } from '../support/fake-matrix';
 import { waitUntil } from '../support/wait';
-import type { ConformanceWorld, Where } from './world';
+import type { ConformanceFile, ConformanceWorld, Where } from './world';
 
 /** More than Synapse hands in one `/messages` page (1 000, synapse/streams/config.py) and than the sync's timeline limit (100). */
 const FLOOD_MESSAGES = 1_200;
@@ -107,6 +107,19 @@ export async function startMatrixWorld(): Promise<ConformanceWorld> {
         fake.forgetTxnIds();
       },
     },
+    // Matrix has captions (spec v1.10): the caption is the file's own text. In the room
+    // Alice addresses the bot there as she does in text: its name and a mention pill.
+    async sendFile(file: ConformanceFile, where: Where) {
+      const msgtype = file.kind === 'image' ? 'm.image' : file.kind === 'voice' ? 'm.audio' : 'm.file';
+      const voice = file.kind === 'voice' ? { durationMs: 3_000 } : undefined;
+      if (where === 'direct') {
+        fake.userSendsFile(alice, rooms.direct, { msgtype, bytes: file.bytes, mime: file.mime, name: file.name, ...(file.caption !== undefined ? { caption: file.caption } : {}), ...(voice ? { voice } : {}) });
+      } else {
+        const caption = file.caption !== undefined ? `Homing: ${file.caption}` : 'Homing';
+        fake.userSendsFile(alice, rooms.group, { msgtype, bytes: file.bytes, mime: file.mime, name: file.name, caption, mentions: [bot], ...(voice ? { voice } : {}) });
+      }
+    },
+    holdDownloads: () => fake.holdDownloads(),
     dispose: () => fake.stop(),
   };
 }

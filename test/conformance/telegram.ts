@@ -70,6 +70,16 @@ export async function startTelegramWorld(): Promise<ConformanceWorld> {
         return { kind: 'error', code: 502, description: 'Bad Gateway' };
       });
     },
+    async sendFile(file, where) {
+      const chatId = chatOf(where);
+      // In a group a caption addresses the bot as a text does: by its mention.
+      const caption = file.caption === undefined ? undefined : where === 'direct' ? file.caption : `${mention} ${file.caption}`;
+      const captioned = caption === undefined ? {} : { caption, ...(where === 'group' ? { captionEntities: [{ type: 'mention', offset: 0, length: mention.length }] } : {}) };
+      if (file.kind === 'image') fake.userSendsPhoto(chatId, alice, file.bytes, captioned);
+      else if (file.kind === 'voice') fake.userSendsVoice(chatId, alice, file.bytes, { ...captioned, mimeType: file.mime });
+      else fake.userSendsDocument(chatId, alice, file.bytes, { ...captioned, fileName: file.name, mimeType: file.mime });
+    },
+    holdDownloads: () => fake.holdDownloads(),
     dispose: () => fake.stop(),
   };
 }

@@ -64,6 +64,30 @@ export interface ConformanceWorld {
    * marked there already).
    */
   readonly dedup?: { readonly windowMs: number; hangNextSend(): () => void; forget(): void };
+  /**
+   * The person sends a file (a photo, a document, a voice note) addressed to the
+   * bot, with `caption` as its text where the platform has captions (else as a
+   * message of its own right before it, addressed to the bot); resolves once the
+   * service holds it. Absent where the platform carries no files (IRC).
+   */
+  sendFile?(file: ConformanceFile, where: Where): Promise<void>;
+  /**
+   * From now on the bot's downloads of files hang (the service takes the request
+   * and answers nothing) until the returned function is called: the suite kills
+   * the gateway meanwhile, between a file's message saved and its file fetched.
+   * Absent where the world cannot hold them.
+   */
+  holdDownloads?(): () => void;
   /** Stops what the world started. */
   dispose(): Promise<void>;
+}
+
+/** A file a person sends in a conformance case (ConformanceWorld.sendFile). */
+export interface ConformanceFile {
+  readonly kind: 'image' | 'document' | 'voice';
+  /** The file's name as the person's client would give it. */
+  readonly name: string;
+  readonly mime: string;
+  readonly bytes: Buffer;
+  readonly caption?: string;
 }

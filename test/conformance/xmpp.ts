@@ -1,9 +1,11 @@
+import { xml, type Client } from '@xmpp/client';
+import { HttpFileServer } from '../support/http-file-server';
 import { freePort } from '../support/ports';
 import { startProsody } from '../support/prosody';
 import { waitUntil } from '../support/wait';
 import { XmppRelay } from '../support/xmpp-relay';
 import { XmppUser } from '../support/xmpp-user';
-import type { ConformanceWorld, Where } from './world';
+import type { ConformanceFile, ConformanceWorld, Where } from './world';
 
 const BOT = 'homing';
 const PERSON = 'ada';
@@ -27,6 +29,13 @@ const FLOOD_CHATTER_EVERY = 6;
  * So the service keeps both kinds of message while Homing is down, and the
  * room's catch-up pages (`flood`). The server deduplicates nothing, and
  * addressing is by the message alone (`homing: …`): no `dedup`, no `remembers`.
+ *
+ * Files go as Conversations sends them: the client uploads the file (XEP-0363;
+ * here to a file server on loopback standing in for the upload service, whose
+ * downloads `holdDownloads` can hang) and sends its GET URL as the body with
+ * XEP-0066 Out of Band Data. XMPP has no captions: a caption goes right before,
+ * as a message of its own. In the room a message is addressed by its text, so
+ * the file's body is `homing: <url>` there.
  */
 export async function startXmppWorld(): Promise<ConformanceWorld> {
   const server = await startProsody({ users: PASSWORDS, hibernationSeconds: 30 });
@@ -34,12 +43,16 @@ export async function startXmppWorld(): Promise<ConformanceWorld> {
   const bot = `${BOT}@${server.domain}`;
   const relay = new XmppRelay(await freePort(), () => server.port);
   const person = new XmppUser(PERSON, PASSWORDS[PERSON], server.port);
+  const uploads = new HttpFileServer();
+  let fileCount = 0;
   try {
+    await uploads.start();
     await relay.open();
     await person.start();
     await person.join(room);
   } catch (error) {
     await person.stop();
+    await uploads.stop();
     await relay.dispose();
     await server.dispose();
     throw error;
@@ -59,6 +72,8 @@ export async function startXmppWorld(): Promise<ConformanceWorld> {
         passwordEnv: 'XMPP_PASSWORD',
         allowFrom: [person.jid],
         rooms: { [room]: {} },
+        // The person's upload service is a loopback http server here (test/support/http-file-server.ts).
+        allowHttpFiles: true,
       },
     },
     env: { XMPP_PASSWORD: PASSWORDS[BOT] },
@@ -97,8 +112,25 @@ export async function startXmppWorld(): Promise<ConformanceWorld> {
       // resumes the stream (or logs in again) and must read the archive all the same.
       relay.dropConnectionsWhenSent(/<query\b[^>]*xmlns=["']urn:xmpp:mam:2["']/);
     },
+    async sendFile(file: ConformanceFile, where: Where) {
+      if (file.caption !== undefined) {
+        if (where === 'group') await person.sayInRoom(room, `${BOT}: ${file.caption}`);
+        else await person.say(bot, file.caption);
+      }
+      const url = uploads.put(file.name, file.bytes, file.mime);
+      const to = where === 'group' ? room : bot;
+      const body = where === 'group' ? `${BOT}: ${url}` : url;
+      // XmppUser sends only text; its client sends the stanza (the same session, so the room knows the sender).
+      const client = (person as unknown as { xmpp: Client }).xmpp;
+      await client.send(xml('message', { to, type: where === 'group' ? 'groupchat' : 'chat', id: `file-${++fileCount}-${Date.now().toString(36)}` }, xml('body', {}, body), xml('x', { xmlns: 'jabber:x:oob' }, xml('url', {}, url))));
+      await person.roundTrip();
+    },
+    holdDownloads() {
+      return uploads.holdDownloads();
+    },
     async dispose() {
       await person.stop();
+      await uploads.stop();
       await relay.dispose();
       await server.dispose();
     },

@@ -2,6 +2,7 @@ import { chmodSync, chownSync, mkdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ImapFlow } from 'imapflow';
 import { canConnect, freePort } from './ports';
@@ -22,8 +23,10 @@ export interface MailUser {
 export interface RunningDovecot extends RunningServer {
   /** Puts a raw RFC 5322 message into the user's folder by IMAP APPEND (as a mail server's delivery would); its UID. */
   deliver(address: string, raw: string | Buffer, folder?: string): Promise<number>;
-  /** The folder's messages (UID and raw source), read as the user. */
-  messages(address: string, folder?: string): Promise<{ uid: number; source: string }[]>;
+  /** The folder's messages (UID, raw source and flags), read as the user without setting \\Seen. */
+  messages(address: string, folder?: string): Promise<{ uid: number; source: string; flags: string[] }[]>;
+  /** Deletes a message for good (flag \\Deleted, then UID EXPUNGE), as a person's mail program does. */
+  remove(address: string, uid: number, folder?: string): Promise<void>;
 }
 
 /**
@@ -79,15 +82,102 @@ export async function startDovecot(users: readonly MailUser[]): Promise<RunningD
     messages: (address, folder = 'INBOX') =>
       asUser(address, async (client) => {
         await client.mailboxOpen(folder);
-        const list: { uid: number; source: string }[] = [];
-        for await (const message of client.fetch('1:*', { uid: true, source: true })) list.push({ uid: message.uid, source: message.source?.toString('utf8') ?? '' });
+        const list: { uid: number; source: string; flags: string[] }[] = [];
+        for await (const message of client.fetch('1:*', { uid: true, source: true, flags: true })) {
+          list.push({ uid: message.uid, source: message.source?.toString('utf8') ?? '', flags: [...(message.flags ?? [])] });
+        }
         return list;
+      }),
+    remove: (address, uid, folder = 'INBOX') =>
+      asUser(address, async (client) => {
+        await client.mailboxOpen(folder);
+        if (!(await client.messageDelete(String(uid), { uid: true }))) throw new Error(`dovecot did not delete UID ${uid}`);
       }),
     stop,
     start: server.start,
     dispose: async () => {
       await stop();
       await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A relay in front of an IMAP server (DovecotRelay). */
+export interface DovecotRelay {
+  readonly port: number;
+  /** The next connection that asks for mail (a `FETCH` or `SEARCH`) is dropped at that moment, once. */
+  cutAtNextRead(): void;
+  /**
+   * From now on new connections are taken but get no greeting and reach no
+   * server — the server accepts and then answers nothing — until the returned
+   * function is called; then they go through. Connections open before go on.
+   */
+  holdNewConnections(): () => void;
+  close(): Promise<void>;
+}
+
+/**
+ * A byte relay to the IMAP server on `targetPort` (loopback), for the failures
+ * a real server cannot be asked for: a connection dropped as it asks for mail
+ * (RFC 3501 §7.1.5: a server may close a connection at any time, with or
+ * without BYE) and a server that takes connections and says nothing.
+ */
+export async function startDovecotRelay(targetPort: number): Promise<DovecotRelay> {
+  const sockets = new Set<Socket>();
+  const held = new Set<() => void>();
+  let cutArmed = false;
+  let holding = false;
+  const track = (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+  };
+  const relay = (client: Socket) => {
+    const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
+    track(upstream);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end);
+    upstream.on('close', end);
+    client.on('data', (data: Buffer) => {
+      if (cutArmed && /\b(UID )?(FETCH|SEARCH)\b/i.test(data.toString('latin1'))) {
+        cutArmed = false;
+        end();
+        return;
+      }
+      upstream.write(data);
+    });
+    upstream.on('data', (data: Buffer) => client.write(data));
+    client.resume();
+  };
+  const server: Server = createServer({ pauseOnConnect: true }, (client) => {
+    track(client);
+    if (!holding) return relay(client);
+    const go = () => {
+      held.delete(go);
+      if (!client.destroyed) relay(client);
+    };
+    held.add(go);
+    client.on('close', () => held.delete(go));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    cutAtNextRead: () => {
+      cutArmed = true;
+    },
+    holdNewConnections: () => {
+      holding = true;
+      return () => {
+        holding = false;
+        for (const go of [...held]) go();
+      };
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

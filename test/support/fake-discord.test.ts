@@ -257,4 +257,69 @@ describe('the fake Discord', () => {
     early.send({ op: 3, d: {} });
     expect(await early.closed).toBe(4003);
   });
+
+  describe('attachments and the CDN', () => {
+    const bytes = Buffer.from('\x89PNG\r\n\x1a\n fake image');
+
+    async function photoMessage() {
+      const alice = fake.addUser('alice');
+      const dm = fake.dmChannel(alice);
+      const sent = fake.userSays({ from: alice, channelId: dm.id, content: 'look', files: [{ name: 'cat.png', mime: 'image/png', bytes }] });
+      const payload = (await (await rest('GET', `/channels/${dm.id}/messages/${sent.id}`)).json()) as { attachments: { id: string; url: string; size: number; content_type: string; filename: string }[]; flags: number };
+      return { dm, sent, payload, attachment: payload.attachments[0]! };
+    }
+
+    it('lists a person’s file as an Attachment Object with a signed link (ex, is, hm) served without a token', async () => {
+      const { attachment, payload } = await photoMessage();
+      expect(attachment).toMatchObject({ filename: 'cat.png', size: bytes.length, content_type: 'image/png' });
+      expect(payload.flags).toBe(0);
+      const url = new URL(attachment.url);
+      expect(url.pathname).toMatch(/^\/attachments\/\d+\/\d+\/cat\.png$/);
+      expect([...url.searchParams.keys()]).toEqual(['ex', 'is', 'hm']);
+      expect(parseInt(url.searchParams.get('ex')!, 16) - parseInt(url.searchParams.get('is')!, 16)).toBe(24 * 60 * 60);
+      const response = await fetch(attachment.url);
+      expect([response.status, response.headers.get('content-type'), Buffer.from(await response.arrayBuffer()).equals(bytes)]).toEqual([200, 'image/png', true]);
+      expect(fake.downloads).toMatchObject([{ attachmentId: attachment.id, status: 200, authorization: false }]);
+    });
+
+    it('answers 404 for an expired, tampered or unsigned link, and Get Channel Message hands a fresh one', async () => {
+      const { dm, sent, attachment } = await photoMessage();
+      const tampered = attachment.url.replace(/hm=[0-9a-f]/, 'hm=x');
+      const unsigned = attachment.url.split('?')[0]!;
+      for (const url of [tampered, unsigned]) expect((await fetch(url)).status, url).toBe(404);
+      fake.advanceLinkClock(24 * 60 * 60 * 1000 + 1000);
+      const expired = await fetch(attachment.url);
+      expect([expired.status, await expired.text()]).toEqual([404, 'This content is no longer available.']);
+      const again = (await (await rest('GET', `/channels/${dm.id}/messages/${sent.id}`)).json()) as { attachments: { url: string }[] };
+      expect(again.attachments[0]!.url).not.toBe(attachment.url);
+      expect((await fetch(again.attachments[0]!.url)).status).toBe(200);
+      fake.deleteMessage(dm.id, sent.id);
+      expect(await (await rest('GET', `/channels/${dm.id}/messages/${sent.id}`)).json()).toEqual({ message: 'Unknown Message', code: 10008 });
+      expect((await fetch(again.attachments[0]!.url)).status).toBe(404);
+    });
+
+    it('marks a voice message with IS_VOICE_MESSAGE, its audio with a duration and a waveform', async () => {
+      const alice = fake.addUser('alice');
+      const dm = fake.dmChannel(alice);
+      const sent = fake.userSendsVoice({ from: alice, channelId: dm.id, bytes: Buffer.from('OggS'), durationS: 2.5 });
+      const payload = (await (await rest('GET', `/channels/${dm.id}/messages/${sent.id}`)).json()) as { content: string; flags: number; attachments: Record<string, unknown>[] };
+      expect(payload).toMatchObject({ content: '', flags: 1 << 13, attachments: [{ filename: 'voice-message.ogg', content_type: 'audio/ogg', duration_secs: 2.5 }] });
+      expect(typeof payload.attachments[0]!.waveform).toBe('string');
+    });
+
+    it('holds downloads unanswered until released, then serves them', async () => {
+      const { attachment } = await photoMessage();
+      const release = fake.holdDownloads();
+      let answered = false;
+      const download = fetch(attachment.url).then((response) => {
+        answered = true;
+        return response;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect([answered, fake.downloads.map((record) => record.status)]).toEqual([false, [0]]);
+      release();
+      expect((await download).status).toBe(200);
+      expect(fake.downloads.map((record) => record.status)).toEqual([0, 200]);
+    });
+  });
 });

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -38,6 +39,20 @@ import { WebSocketServer, type WebSocket } from 'ws';
  * DM or a mention), close codes 4004 (authentication failed), 4014 (disallowed
  * intents), 4002/4003/4005/4009. Tests script people (`userSays`), guilds,
  * channels, threads, faults, and read what the bot sent.
+ *
+ * Files (issue 38): a person's message may carry attachments (`userSays`
+ * with `files`; a voice message with IS_VOICE_MESSAGE), each in the payload as
+ * docs message.mdx's Attachment Object, its `url` a signed link on this
+ * server's CDN route `GET /attachments/{channel}/{attachment}/{filename}?ex=&is=&hm=`
+ * (docs reference.mdx, Signed Attachment CDN URLs: `ex`/`is` hex seconds, `hm`
+ * a signature); a link expires `linkLifetimeMs` after it was issued (24 h by
+ * default: the lifetime is not documented, ~24 h is what merlinfuchs/cdproxy's
+ * README reports), and an expired, unsigned or tampered one answers
+ * `404 This content is no longer available.` (observed: useapi/discord-cdn-proxy
+ * README). Every payload issues fresh links, so `GET /channels/{id}/messages/{id}`
+ * (Get Channel Message; `404 10008 Unknown Message`) renews them. The CDN needs
+ * no token. Tests move the link clock (`advanceLinkClock`), hold downloads
+ * (`holdDownloads`), and read every download (`downloads`).
  *
  * Sources named in the comments below (issue 33): "docs …" is
  * discord/discord-api-docs under `developers/` (checked at c98d64b, Aug 2026):
@@ -100,7 +115,44 @@ export interface FakeMessage {
   readonly at: number;
   /** Who was pinged by it (allowed_mentions applied). */
   readonly pinged: { readonly everyone: boolean; readonly users: readonly string[]; readonly roles: readonly string[] };
+  readonly attachments?: readonly FakeAttachment[];
+  /** docs message.mdx, Message Flags (IS_VOICE_MESSAGE `1 << 13`). */
+  readonly flags?: number;
 }
+
+/** A file on a person's message, as the fake keeps it. */
+export interface FakeAttachment {
+  readonly id: string;
+  /** As Discord shows it (its own sanitising is not modelled). */
+  readonly filename: string;
+  readonly content_type: string;
+  readonly bytes: Uint8Array;
+  readonly duration_secs?: number;
+}
+
+/** A file a test has a person send. */
+export interface FakeFileInput {
+  readonly name: string;
+  readonly mime: string;
+  readonly bytes: Uint8Array;
+  /** Seconds (voice messages carry it: docs message.mdx, Voice Messages). */
+  readonly durationS?: number;
+}
+
+/** One request on the CDN route, whatever was answered (0: held and never answered). */
+export interface DownloadRecord {
+  readonly path: string;
+  readonly attachmentId: string | undefined;
+  readonly status: number;
+  /** Whether it came with an Authorization header (the bot token must never go to the CDN). */
+  readonly authorization: boolean;
+  readonly at: number;
+}
+
+/** docs message.mdx, Message Flags. */
+export const IS_VOICE_MESSAGE = 1 << 13;
+/** How long a signed link is valid (not documented; ~24 h: merlinfuchs/cdproxy README, "expire 24 hours … after it has been obtained"). */
+export const LINK_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 export interface RecordedRequest {
   readonly method: string;
@@ -157,6 +209,8 @@ export interface FakeDiscordOptions {
   readonly heartbeatIntervalMs?: number;
   /** Privileged intents switched on in the Developer Portal (default: MESSAGE_CONTENT). */
   readonly privilegedIntents?: number;
+  /** How long a signed attachment link is valid (default LINK_LIFETIME_MS). */
+  readonly linkLifetimeMs?: number;
 }
 
 export class FakeDiscord {
@@ -195,6 +249,14 @@ export class FakeDiscord {
   private readonly faults = new Set<Fault>();
   /** Scripted failures of channel-history reads, in order: the status each answers. */
   private readonly historyFailures: number[] = [];
+  /** Every request on the CDN route, in order. */
+  readonly downloads: DownloadRecord[] = [];
+  private readonly linkSecret = randomBytes(32);
+  private readonly linkLifetimeMs: number;
+  /** Added to the wall clock for links (issuing and checking them): moves their expiry closer. */
+  private linkClockOffsetMs = 0;
+  /** While set, CDN requests wait here unanswered. */
+  private heldDownloads: (() => void)[] | undefined;
 
   constructor(options: FakeDiscordOptions = {}) {
     this.token = options.token ?? 'MTAxNDcxNjE1NzQ4MDAwMDAwMA.GfakeT.0123456789abcdefghijklmnopqrstuvwxyzABCD';
@@ -202,6 +264,7 @@ export class FakeDiscord {
     this.bucketSpec = options.messageBucket ?? { limit: 5, windowMs: 5_000 };
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 41_250;
     this.privilegedIntents = options.privilegedIntents ?? INTENTS.MessageContent;
+    this.linkLifetimeMs = options.linkLifetimeMs ?? LINK_LIFETIME_MS;
     this.applicationId = this.snowflake();
     this.bot = { id: this.applicationId, username: 'Homing Test', global_name: null, bot: true };
     this.users.set(this.bot.id, this.bot);
@@ -305,7 +368,7 @@ export class FakeDiscord {
   }
 
   /** A person writes; the message is stored and dispatched. `mentionBot` prefixes `<@bot>`. */
-  userSays(input: { from: FakeDiscordUser; channelId: string; content: string; mentionBot?: boolean; replyTo?: string }): FakeMessage {
+  userSays(input: { from: FakeDiscordUser; channelId: string; content: string; mentionBot?: boolean; replyTo?: string; files?: readonly FakeFileInput[]; voice?: boolean }): FakeMessage {
     const state = this.channels.get(input.channelId);
     if (!state) throw new Error(`no channel ${input.channelId}`);
     const content = input.mentionBot ? `<@${this.bot.id}> ${input.content}` : input.content;
@@ -315,8 +378,59 @@ export class FakeDiscord {
       content,
       ...(referenced ? { message_reference: { message_id: referenced.id, channel_id: state.channel.id, ...(state.channel.guild_id ? { guild_id: state.channel.guild_id } : {}) } } : {}),
       pinged: { everyone: false, users: [], roles: [] },
+      ...(input.files && input.files.length > 0
+        ? {
+            attachments: input.files.map((file) => ({
+              id: this.snowflake(),
+              filename: file.name,
+              content_type: file.mime,
+              bytes: file.bytes,
+              ...(file.durationS !== undefined ? { duration_secs: file.durationS } : {}),
+            })),
+          }
+        : {}),
+      ...(input.voice ? { flags: IS_VOICE_MESSAGE } : {}),
     });
     return message;
+  }
+
+  /**
+   * A person sends a voice message: one audio attachment, no content, IS_VOICE_MESSAGE (docs message.mdx,
+   * Voice Messages; the file name `voice-message.ogg` and `audio/ogg` are what clients send, not documented).
+   */
+  userSendsVoice(input: { from: FakeDiscordUser; channelId: string; bytes: Uint8Array; durationS: number }): FakeMessage {
+    return this.userSays({ from: input.from, channelId: input.channelId, content: '', voice: true, files: [{ name: 'voice-message.ogg', mime: 'audio/ogg', bytes: input.bytes, durationS: input.durationS }] });
+  }
+
+  /** Deletes a message: Get Channel Message answers 404 10008 for it, and its files leave the CDN. */
+  deleteMessage(channelId: string, messageId: string): void {
+    const state = this.channels.get(channelId);
+    const index = state?.messages.findIndex((message) => message.id === messageId) ?? -1;
+    if (state && index >= 0) state.messages.splice(index, 1);
+  }
+
+  /** Moves the links' clock forward: links issued before now + `ms` - lifetime have expired then. */
+  advanceLinkClock(ms: number): void {
+    this.linkClockOffsetMs += ms;
+  }
+
+  /** From now on CDN requests are taken and left unanswered, until the returned function is called (they are then served). */
+  holdDownloads(): () => void {
+    this.heldDownloads ??= [];
+    return () => {
+      const held = this.heldDownloads ?? [];
+      this.heldDownloads = undefined;
+      for (const release of held) release();
+    };
+  }
+
+  /** The signed link to an attachment, issued now (docs reference.mdx, the example URL's shape). */
+  attachmentUrl(channelId: string, attachment: FakeAttachment): string {
+    const path = `/attachments/${channelId}/${attachment.id}/${encodeURIComponent(attachment.filename)}`;
+    const issued = Math.floor((Date.now() + this.linkClockOffsetMs) / 1000);
+    const expires = issued + Math.floor(this.linkLifetimeMs / 1000);
+    const [ex, is] = [expires.toString(16), issued.toString(16)];
+    return `http://127.0.0.1:${this.port}${path}?ex=${ex}&is=${is}&hm=${this.linkSignature(path, ex, is)}&`;
   }
 
   messages(channelId: string): readonly FakeMessage[] {
@@ -403,6 +517,7 @@ export class FakeDiscord {
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     req.on('error', () => res.destroy());
+    if ((req.url ?? '').startsWith('/attachments/')) return this.onDownload(req, res);
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
@@ -456,6 +571,7 @@ export class FakeDiscord {
       return this.reply(res, 401, { message: '401: Unauthorized', code: 0 });
     }
     const messagesMatch = /^\/channels\/(\d{1,20})\/messages$/.exec(path);
+    const messageMatch = /^\/channels\/(\d{1,20})\/messages\/(\d{1,20})$/.exec(path);
     const typingMatch = /^\/channels\/(\d{1,20})\/typing$/.exec(path);
     const channelMatch = /^\/channels\/(\d{1,20})$/.exec(path);
     // docs rate-limits.mdx: per-route limits, counted per top-level resource (the channel id). Only message creation is
@@ -503,6 +619,14 @@ export class FakeDiscord {
       record(204);
       res.writeHead(204, headers).end();
       return;
+    }
+    // docs message.mdx, Get Channel Message; 10008 "Unknown message" (status-codes, JSON). Its attachments carry fresh links.
+    if (messageMatch) {
+      const state = this.channels.get(messageMatch[1]!);
+      if (!state) return answer(404, { message: 'Unknown Channel', code: 10003 });
+      if (method !== 'GET') return answer(405, { message: '405: Method Not Allowed', code: 0 });
+      const message = state.messages.find((m) => m.id === messageMatch[2]);
+      return message ? answer(200, this.messagePayload(message, state.channel)) : answer(404, { message: 'Unknown Message', code: 10008 });
     }
     if (messagesMatch) {
       const state = this.channels.get(messagesMatch[1]!);
@@ -907,14 +1031,74 @@ export class FakeDiscord {
       mention_everyone: message.pinged.everyone,
       mentions: message.mentions.map((user) => this.userPayload(user)),
       mention_roles: [],
-      attachments: [],
+      attachments: (message.attachments ?? []).map((file) => this.attachmentPayload(message.channel_id, file)),
       embeds: [],
       pinned: false,
-      flags: 0,
+      flags: message.flags ?? 0,
       ...(message.nonce !== undefined ? { nonce: message.nonce } : {}), // docs message.mdx: the nonce "will appear in the Message Create event"
       ...(message.message_reference ? { message_reference: { type: 0, ...message.message_reference } } : {}),
       ...(referenced ? { referenced_message: { id: referenced.id, channel_id: referenced.channel_id, author: this.userPayload(referenced.author), content: visible ? referenced.content : '', type: 0, timestamp: new Date(referenced.at).toISOString(), mentions: [], attachments: [], embeds: [] } } : {}),
     };
+  }
+
+  /** docs message.mdx, Attachment Object (`proxy_url` on the same route here: Discord's media proxy is not modelled). */
+  private attachmentPayload(channelId: string, file: FakeAttachment): unknown {
+    const url = this.attachmentUrl(channelId, file);
+    return {
+      id: file.id,
+      filename: file.filename,
+      size: file.bytes.length,
+      url,
+      proxy_url: url,
+      content_type: file.content_type,
+      ...(file.duration_secs !== undefined ? { duration_secs: file.duration_secs, waveform: Buffer.alloc(16, 128).toString('base64') } : {}),
+    };
+  }
+
+  private linkSignature(path: string, ex: string, is: string): string {
+    return createHmac('sha256', this.linkSecret).update(`${path}\n${ex}\n${is}`).digest('hex');
+  }
+
+  /**
+   * The CDN route: the file of a link whose signature holds and whose `ex` has not passed (the fake's link
+   * clock), else `404 This content is no longer available.` (observed: useapi/discord-cdn-proxy README; the
+   * body's exact form is the fake's). No token needed; whether one came is recorded.
+   */
+  private onDownload(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const match = /^\/attachments\/(\d{1,20})\/(\d{1,20})\/([^/]+)$/.exec(url.pathname);
+    const record = (status: number) =>
+      this.downloads.push({ path: url.pathname + url.search, attachmentId: match?.[2], status, authorization: req.headers.authorization !== undefined, at: Date.now() });
+    const serve = () => {
+      if (res.destroyed) return;
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        record(405);
+        return void res.writeHead(405).end();
+      }
+      const [ex, is, hm] = [url.searchParams.get('ex') ?? '', url.searchParams.get('is') ?? '', url.searchParams.get('hm') ?? ''];
+      const file = match ? this.attachment(match[1]!, match[2]!) : undefined;
+      const valid = file !== undefined && hm === this.linkSignature(url.pathname, ex, is) && parseInt(ex, 16) * 1000 > Date.now() + this.linkClockOffsetMs;
+      if (!valid) {
+        record(404);
+        return void res.writeHead(404, { 'content-type': 'text/plain' }).end('This content is no longer available.');
+      }
+      record(200);
+      res.writeHead(200, { 'content-type': file.content_type, 'content-length': file.bytes.length }).end(req.method === 'HEAD' ? undefined : Buffer.from(file.bytes));
+    };
+    if (this.heldDownloads) {
+      record(0);
+      this.heldDownloads.push(serve);
+      return;
+    }
+    serve();
+  }
+
+  private attachment(channelId: string, attachmentId: string): FakeAttachment | undefined {
+    for (const message of this.channels.get(channelId)?.messages ?? []) {
+      const file = message.attachments?.find((candidate) => candidate.id === attachmentId);
+      if (file) return file;
+    }
+    return undefined;
   }
 
   /** docs reference.mdx, Snowflakes: `(timestamp_ms - DISCORD_EPOCH) << 22` (the fake counts up in the low bits). */

@@ -255,4 +255,58 @@ describe('the fake homeserver, against the recorded facts', () => {
     const unknown = await call('GET', 'v3/nothing-here', { token });
     expect(unknown).toMatchObject({ status: 404, body: { errcode: 'M_UNRECOGNIZED' } });
   });
+
+  it('serves media at the authenticated v1 route (token required) and the old v3 route, counts downloads, and holds them when asked', async () => {
+    const token = fake.issueToken(bot);
+    const room = fake.createRoom(alice, { join: [bot] });
+    const photo = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]);
+    const sent = fake.userSendsFile(alice, room, { msgtype: 'm.image', bytes: photo, mime: 'image/png', name: 'cat.png', caption: 'look', mentions: [bot] });
+    expect(sent.content).toMatchObject({ msgtype: 'm.image', body: 'look', filename: 'cat.png', info: { mimetype: 'image/png', size: photo.length }, url: expect.stringMatching(/^mxc:\/\/homing\.test\/[A-Za-z0-9_-]{24}$/), 'm.mentions': { user_ids: [bot] } });
+    const voice = fake.userSendsFile(alice, room, { msgtype: 'm.audio', bytes: Buffer.from('OggS'), mime: 'audio/ogg', name: 'voice.ogg', voice: { durationMs: 3000 } });
+    expect(voice.content).toMatchObject({ body: 'Voice message', info: { duration: 3000 }, 'org.matrix.msc3245.voice': {}, 'org.matrix.msc1767.audio': { duration: 3000 } });
+    const path = String(sent.content.url).slice('mxc://'.length);
+    const get = (route: string, auth?: string) => fetch(`${fake.baseUrl}${route}/${path}`, { headers: auth ? { authorization: `Bearer ${auth}` } : {} });
+
+    const missing = await get('/_matrix/client/v1/media/download');
+    expect(missing.status).toBe(401);
+    expect(await missing.json()).toMatchObject({ errcode: 'M_MISSING_TOKEN' });
+    expect(await (await get('/_matrix/client/v1/media/download', 'syt_wrong')).json()).toMatchObject({ errcode: 'M_UNKNOWN_TOKEN' });
+    const authenticated = await get('/_matrix/client/v1/media/download', token);
+    expect(authenticated.status).toBe(200);
+    expect(authenticated.headers.get('content-type')).toBe('image/png');
+    expect(authenticated.headers.get('content-length')).toBe(String(photo.length));
+    expect(Buffer.from(await authenticated.arrayBuffer())).toEqual(photo);
+    const legacy = await get('/_matrix/media/v3/download');
+    expect(Buffer.from(await legacy.arrayBuffer())).toEqual(photo);
+    expect(fake.downloads.map((download) => [download.route, download.userId])).toEqual([['v1', bot], ['v3', undefined]]);
+
+    const unknown = await fetch(`${fake.baseUrl}/_matrix/client/v1/media/download/homing.test/nothing`, { headers: { authorization: `Bearer ${token}` } });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ errcode: 'M_NOT_FOUND' });
+
+    // A server older than v1.11: the v1 route is an unknown path.
+    fake.authenticatedMedia = false;
+    expect(await (await get('/_matrix/client/v1/media/download', token)).json()).toMatchObject({ errcode: 'M_UNRECOGNIZED' });
+    fake.authenticatedMedia = true;
+
+    const release = fake.holdDownloads();
+    let answered = false;
+    const held = get('/_matrix/client/v1/media/download', token).then(async (response) => {
+      answered = true;
+      return Buffer.from(await response.arrayBuffer());
+    });
+    await waitFor(() => fake.downloads.length === 4);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(answered).toBe(false);
+    release();
+    expect(await held).toEqual(photo);
+  });
 });
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -25,9 +25,14 @@ import type { AddressInfo } from 'node:net';
  *   throttle holds, `413 M_TOO_LARGE` past 65 536 bytes of canonical JSON for the
  *   whole event, `403 M_FORBIDDEN` outside a room or below its power level,
  *   `401 M_UNKNOWN_TOKEN` for a revoked token;
- * - `join`, `leave`, `typing`, `account/whoami`, `rooms/{room}/messages`.
+ * - `join`, `leave`, `typing`, `account/whoami`, `rooms/{room}/messages`;
+ * - media (`upload`, `userSendsFile`): served at the authenticated
+ *   `GET /_matrix/client/v1/media/download/{serverName}/{mediaId}` (spec v1.11,
+ *   MSC3916), which needs the token as every client call does, and at the
+ *   deprecated unauthenticated `GET /_matrix/media/v3/download/…`, as Synapse
+ *   serves both; `authenticatedMedia = false` plays a server older than v1.11.
  * Tests script the people (`userSays`), the rooms and the faults, and read what
- * the bot posted (`postedBy`).
+ * the bot posted (`postedBy`) and downloaded (`downloads`).
  * Sources, cited per behaviour below: "spec" is the Matrix spec (matrix-org/matrix-spec:
  * content/client-server-api/_index.md by section, data/api/client-server/*.yaml by endpoint),
  * "Synapse" is element-hq/synapse by file and function.
@@ -107,6 +112,38 @@ export interface RequestRecord {
   readonly at: number;
 }
 
+/** A file in the media repository (`upload`). */
+interface StoredMedia {
+  readonly bytes: Buffer;
+  readonly contentType: string;
+  readonly name: string | undefined;
+}
+
+/** One download the fake took (`FakeMatrix.downloads`), whatever was answered. */
+export interface MediaDownloadRecord {
+  /** `v1`: the authenticated client route; `v3`: the deprecated unauthenticated one. */
+  readonly route: 'v1' | 'v3';
+  readonly mediaId: string;
+  /** The user whose valid token came with it, if any. */
+  readonly userId: string | undefined;
+  readonly at: number;
+}
+
+/** A media message as a person's client (Element) sends it: `userSendsFile`. */
+export interface FileToSend {
+  readonly msgtype: 'm.image' | 'm.file' | 'm.audio' | 'm.video';
+  readonly bytes: Buffer;
+  readonly mime: string;
+  readonly name: string;
+  /** Sent as the body, with `filename` beside it (spec v1.10 media captions, MSC2530). */
+  readonly caption?: string;
+  /** An `m.audio` recorded as a voice message (MSC3245), with its length. */
+  readonly voice?: { readonly durationMs: number };
+  readonly mentions?: string[];
+  /** Fields added to (or replacing) the content: another client, a hostile one. */
+  readonly extra?: Record<string, unknown>;
+}
+
 /** A scripted answer for one request: return it to answer instead of the fake's own logic, or undefined to pass. */
 export type Fault = (request: RequestRecord) => FaultAnswer | undefined;
 export type FaultAnswer =
@@ -168,6 +205,17 @@ export class FakeMatrix {
   private readonly postListeners = new Set<(message: PostedMessage) => void>();
   /** How many `restart()`s there were. */
   restarts = 0;
+  /** media id → the file. */
+  private readonly media = new Map<string, StoredMedia>();
+  /**
+   * Whether the server has the authenticated media endpoints (spec v1.11). False
+   * plays an older server: the v1 route is an unknown path, `404 M_UNRECOGNIZED`.
+   */
+  authenticatedMedia = true;
+  /** Every download the server took (on the v1 route: with a valid token), in order, held ones included. */
+  readonly downloads: MediaDownloadRecord[] = [];
+  /** Downloads waiting for `holdDownloads`'s release, when it holds. */
+  private heldDownloads: Set<() => void> | undefined;
 
   get baseUrl(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -421,6 +469,68 @@ export class FakeMatrix {
     this.txnIds.clear();
   }
 
+  /**
+   * A file in the media repository, as `POST /_matrix/media/v3/upload` would
+   * store it (`content_uri` in the answer); returns its `mxc://` URI. The media
+   * id is a random URL-safe string of 24 characters, as Synapse makes them
+   * (docs/media_repository.rst: "a randomly chosen, URL safe 24 character string").
+   */
+  upload(bytes: Buffer, contentType: string, name?: string): string {
+    const mediaId = randomBytes(18).toString('base64url');
+    this.media.set(mediaId, { bytes, contentType, name });
+    return `mxc://${SERVER_NAME}/${mediaId}`;
+  }
+
+  /** The file is gone from the repository (an admin's purge, a retention policy): downloads answer 404 M_NOT_FOUND. */
+  deleteMedia(mxc: string): void {
+    this.media.delete(mxc.slice(mxc.lastIndexOf('/') + 1));
+  }
+
+  /**
+   * A person sends a file: uploaded, then posted as Element does it
+   * (matrix-react-sdk ContentMessages.ts: `body` the file name, `info` with
+   * `mimetype` and `size`, `url` the mxc URI; with a caption, `filename` is the
+   * name and `body` the caption, spec v1.10 "Media captions"). A voice message
+   * is an `m.audio` as Element's voice recorder sends it (MSC3245:
+   * `org.matrix.msc3245.voice: {}`, `org.matrix.msc1767.audio` with `duration`
+   * in ms and a `waveform`, body "Voice message").
+   */
+  userSendsFile(from: string, roomId: string, file: FileToSend): MatrixEvent {
+    const url = this.upload(file.bytes, file.mime, file.name);
+    const info: Record<string, unknown> = { mimetype: file.mime, size: file.bytes.length, ...(file.voice ? { duration: file.voice.durationMs } : {}) };
+    const content: Record<string, unknown> = {
+      msgtype: file.msgtype,
+      body: file.caption ?? (file.voice ? 'Voice message' : file.name),
+      ...(file.caption !== undefined ? { filename: file.name } : {}),
+      info,
+      url,
+      'm.mentions': this.elementMentions(from, roomId, file.mentions ?? [], undefined),
+      ...(file.voice
+        ? {
+            'org.matrix.msc1767.text': 'Voice message',
+            'org.matrix.msc1767.audio': { duration: file.voice.durationMs, waveform: [0, 512, 1024, 512, 0] },
+            'org.matrix.msc3245.voice': {},
+          }
+        : {}),
+      ...file.extra,
+    };
+    return this.post(this.room(roomId), from, 'm.room.message', content);
+  }
+
+  /**
+   * From now on downloads hang: the request is taken and nothing answered, until
+   * the returned function is called (then those still connected are served).
+   */
+  holdDownloads(): () => void {
+    const held = new Set<() => void>();
+    this.heldDownloads = held;
+    return () => {
+      if (this.heldDownloads === held) this.heldDownloads = undefined;
+      for (const resume of [...held]) resume();
+      held.clear();
+    };
+  }
+
   /** Adds a fault; returns a function that removes it. */
   fault(fault: Fault): () => void {
     this.faults.push(fault);
@@ -586,6 +696,11 @@ export class FakeMatrix {
           return;
       }
     }
+    const download = mediaDownloadPath(record.path);
+    if (download && record.method === 'GET') {
+      await this.serveMedia(download, token, auth, res);
+      return;
+    }
     try {
       const { status, body: answer } = await this.route(record, token, auth, res);
       this.answer(res, status, answer);
@@ -675,6 +790,49 @@ export class FakeMatrix {
     }
     if (method === 'GET' && action === 'messages' && parts.length === 4) return ok(this.messages(auth, room, request.query));
     throw new MatrixError(404, 'M_UNRECOGNIZED', 'Unrecognized request');
+  }
+
+  /**
+   * A download. The v1 route needs a valid token like every client call (spec
+   * v1.11 download: "requires authentication"; Synapse rest/client/media.py
+   * `DownloadResource.on_GET` calls `auth.get_user_by_req`, so no token is
+   * 401 M_MISSING_TOKEN and a bad one 401 M_UNKNOWN_TOKEN); the v3 route takes
+   * none. An unknown media id is Synapse's `respond_404` (media/_base.py):
+   * 404 M_NOT_FOUND (its text names the path; the fake's is shorter). The file is served with its type, length and
+   * `Content-Disposition` (Synapse media/_base.py `add_file_headers`).
+   */
+  private async serveMedia(download: { route: 'v1' | 'v3'; serverName: string; mediaId: string }, token: string | undefined, auth: Token | undefined, res: ServerResponse): Promise<void> {
+    const fail = (status: number, errcode: string, error: string) => this.answer(res, status, { errcode, error });
+    if (download.route === 'v1') {
+      // Unknown to a server older than v1.11: Synapse http/server.py `_get_handler_for_request`, 404 M_UNRECOGNIZED.
+      if (!this.authenticatedMedia) return fail(404, 'M_UNRECOGNIZED', 'Unrecognized request');
+      if (token === undefined) return fail(401, 'M_MISSING_TOKEN', 'Missing access token');
+      if (!auth || auth.revoked) return fail(401, 'M_UNKNOWN_TOKEN', 'Unrecognised access token');
+    }
+    this.downloads.push({ route: download.route, mediaId: download.mediaId, userId: auth && !auth.revoked ? auth.userId : undefined, at: Date.now() });
+    const held = this.heldDownloads;
+    if (held) {
+      await new Promise<void>((resolve) => {
+        const resume = () => {
+          held.delete(resume);
+          resolve();
+        };
+        held.add(resume);
+        res.once('close', resume);
+      });
+      if (res.destroyed || res.writableEnded) return;
+    }
+    const file = download.serverName === SERVER_NAME ? this.media.get(download.mediaId) : undefined;
+    if (!file) return fail(404, 'M_NOT_FOUND', 'Not found');
+    const disposition = file.name !== undefined ? `attachment; filename*=utf-8''${encodeURIComponent(file.name)}` : 'attachment';
+    res.writeHead(200, {
+      'content-type': file.contentType,
+      'content-length': String(file.bytes.length),
+      'content-disposition': disposition,
+      // spec "Content repository": the recommended Content-Security-Policy on served content.
+      'content-security-policy': "sandbox; default-src 'none'; script-src 'none'; plugin-types application/pdf; style-src 'unsafe-inline'; object-src 'self';",
+    });
+    res.end(file.bytes);
   }
 
   private login(body: unknown): Record<string, unknown> {
@@ -883,6 +1041,17 @@ export class FakeMatrix {
     return currentState(room.events)
       .filter((stored) => ['m.room.name', 'm.room.create', 'm.room.encryption', 'm.room.join_rules', 'm.room.canonical_alias'].includes(stored.event.type) || stored.event.state_key === userId)
       .map((stored) => ({ type: stored.event.type, state_key: stored.event.state_key, sender: stored.event.sender, content: stored.event.content }));
+  }
+}
+
+/** `/_matrix/client/v1/media/download/{serverName}/{mediaId}[/{fileName}]` or the v3 (and r0) media route; else undefined. */
+function mediaDownloadPath(path: string): { route: 'v1' | 'v3'; serverName: string; mediaId: string } | undefined {
+  const match = /^\/_matrix\/(client\/v1\/media|media\/(?:v3|r0))\/download\/([^/]+)\/([^/]+)(?:\/[^/]+)?$/.exec(path);
+  if (!match) return undefined;
+  try {
+    return { route: match[1] === 'client/v1/media' ? 'v1' : 'v3', serverName: decodeURIComponent(match[2]!), mediaId: decodeURIComponent(match[3]!) };
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeTelegram, type FakeUser } from './fake-telegram';
+import { FILE_LINK_VALID_MS, FakeTelegram, MAX_BOT_DOWNLOAD_BYTES, type FakeUser } from './fake-telegram';
 import { waitUntil } from './wait';
 
 /**
@@ -287,5 +287,134 @@ describe('the fake Bot API, against the recorded facts', () => {
     expect(inTopic).toMatchObject({ message_thread_id: topic, is_topic_message: true, chat: { id: supergroup, type: 'supergroup', is_forum: true } });
     expect(reply).toMatchObject({ chat: { id: alice.id, type: 'private' }, reply_to_message: { message_id: sent.message_id } });
     expect(typeof reply!.date).toBe('number');
+  });
+  describe('files', () => {
+    const facts = () => FACTS.replace(/\s+/g, ' ');
+    const download = (path: string, token = fake.token) => fetch(`${fake.apiRoot}/file/bot${token}/${path}`);
+    const notFound = { ok: false, error_code: 404, description: 'Not Found' };
+
+    it('hands a photo as several PhotoSizes, smallest first, each a file of its own, with the caption', async () => {
+      expect(facts()).toContain('`photo` is an array of `PhotoSize` {`file_id`, `file_unique_id`, `file_size?`, `width`, `height`}');
+      const bytes = Buffer.from('a real photo, honest');
+      const { file } = fake.userSendsPhoto(alice.id, alice, bytes, { caption: 'sunset', width: 1280, height: 960 });
+      const [update] = (await call('getUpdates')).body.result as { message: { photo: Record<string, unknown>[]; caption: string; text?: string } }[];
+      const photo = update!.message.photo;
+      expect(update!.message).toMatchObject({ caption: 'sunset' });
+      expect(update!.message.text).toBeUndefined();
+      expect(photo.map((size) => [size.width, size.height])).toEqual([
+        [90, 68],
+        [320, 240],
+        [800, 600],
+        [1280, 960],
+      ]);
+      for (const size of photo) expect(Object.keys(size)).toEqual(['file_id', 'file_unique_id', 'file_size', 'width', 'height']);
+      expect(new Set(photo.map((size) => size.file_id)).size).toBe(4);
+      expect(photo.at(-1)).toMatchObject({ file_id: file.fileId, file_size: bytes.length });
+      expect(file.fileId).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    });
+
+    it('hands a voice note and a document in the server\'s shapes', async () => {
+      expect(facts()).toContain('`voice` {`duration`, `mime_type?`, `file_id`, `file_unique_id`, `file_size?`}; `document` {`file_name?`, `mime_type?`, `file_id`, `file_unique_id`, `file_size?`}');
+      fake.userSendsVoice(alice.id, alice, Buffer.from('ogg'), { durationS: 7 });
+      fake.userSendsDocument(group, alice, Buffer.from('%PDF'), { fileName: 'a.pdf', mimeType: 'application/pdf', caption: 'read it' });
+      const [voice, document] = ((await call('getUpdates')).body.result as { message: Record<string, Record<string, unknown>> }[]).map((update) => update.message);
+      expect(Object.keys(voice!.voice!)).toEqual(['duration', 'mime_type', 'file_id', 'file_unique_id', 'file_size']);
+      expect(voice!.voice).toMatchObject({ duration: 7, mime_type: 'audio/ogg', file_size: 3 });
+      expect(Object.keys(document!.document!)).toEqual(['file_name', 'mime_type', 'file_id', 'file_unique_id', 'file_size']);
+      expect(document).toMatchObject({ chat: { id: group }, caption: 'read it', document: { file_name: 'a.pdf', mime_type: 'application/pdf', file_size: 4 } });
+    });
+
+    it('answers getFile with a File, and serves its path with the exact bytes for an hour from then, no longer', async () => {
+      expect(facts()).toContain('`File` {`file_id`, `file_unique_id`, `file_size?`, `file_path`}');
+      expect(facts()).toContain('"the link will be valid for at least 1 hour"');
+      const bytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 251));
+      const { file } = fake.userSendsDocument(alice.id, alice, bytes, { fileName: 'data.bin' });
+      const answer = await call('getFile', { file_id: file.fileId });
+      expect(answer.body).toEqual({ ok: true, result: { file_id: file.fileId, file_unique_id: file.fileUniqueId, file_size: 3000, file_path: file.path } });
+      expect(file.path).toMatch(/^documents\/file_\d+\.bin$/);
+      const served = await download(file.path);
+      expect(served.status).toBe(200);
+      expect(served.headers.get('content-length')).toBe('3000');
+      expect(Buffer.from(await served.arrayBuffer()).equals(bytes)).toBe(true);
+      fake.advanceClock(FILE_LINK_VALID_MS + 1000);
+      const expired = await download(file.path);
+      expect([expired.status, await expired.json()]).toEqual([404, notFound]);
+      // A new getFile makes the link good again.
+      await call('getFile', { file_id: file.fileId });
+      expect((await download(file.path)).status).toBe(200);
+      expect(fake.downloads.map((record) => [record.fileId, record.status])).toEqual([
+        [file.fileId, 200],
+        [file.fileId, 404],
+        [file.fileId, 200],
+      ]);
+    });
+
+    it('serves no path before getFile, none under another token, none it does not know: 404 Not Found in the envelope', async () => {
+      expect(facts()).toContain('`404` with `{"ok":false,"error_code":404,"description":"Not Found"}`');
+      const { file } = fake.userSendsPhoto(alice.id, alice, Buffer.from('jpeg'), { width: 64, height: 64 });
+      const before = await download(file.path);
+      expect([before.status, await before.json()]).toEqual([404, notFound]);
+      await call('getFile', { file_id: file.fileId });
+      const wrongToken = await download(file.path, '1:wrong');
+      expect([wrongToken.status, await wrongToken.json()]).toEqual([404, notFound]);
+      expect((await download('photos/file_999.jpg')).status).toBe(404);
+      expect((await download(file.path)).status).toBe(200);
+      // getFile itself with a wrong token: as every method.
+      expect((await call('getFile', { file_id: file.fileId }, '1:wrong')).body).toEqual({ ok: false, error_code: 401, description: 'Unauthorized' });
+    });
+
+    it('refuses getFile over 20 MB with "file is too big" (20 MB exactly is served), and an unknown or missing id in the server\'s words', async () => {
+      expect(facts()).toContain('Client.h `MAX_DOWNLOAD_FILE_SIZE = 20 << 20`');
+      const refusals = described(400);
+      expect(refusals).toEqual(expect.arrayContaining(['Bad Request: file is too big', 'Bad Request: invalid file_id', 'Bad Request: file_id not specified']));
+      const big = fake.userSendsDocument(alice.id, alice, Buffer.alloc(MAX_BOT_DOWNLOAD_BYTES + 1), { fileName: 'big.zip' }).file;
+      const limit = fake.userSendsDocument(alice.id, alice, Buffer.alloc(MAX_BOT_DOWNLOAD_BYTES), { fileName: 'limit.zip' }).file;
+      expect((await call('getFile', { file_id: big.fileId })).body).toEqual({ ok: false, error_code: 400, description: 'Bad Request: file is too big' });
+      expect((await download(big.path)).status).toBe(404);
+      expect((await call('getFile', { file_id: limit.fileId })).body).toMatchObject({ ok: true, result: { file_size: MAX_BOT_DOWNLOAD_BYTES } });
+      expect((await call('getFile', { file_id: 'AgACAgIAAxkBAAInotknown' })).body).toEqual({ ok: false, error_code: 400, description: 'Bad Request: invalid file_id' });
+      expect((await call('getFile', {})).body).toEqual({ ok: false, error_code: 400, description: 'Bad Request: file_id not specified' });
+    });
+
+    it('holds downloads until released, then answers them; a held request whose bot went away is recorded with status 0', async () => {
+      const { file } = fake.userSendsDocument(group, alice, Buffer.from('held bytes'), {
+        fileName: 'a.txt',
+        caption: '@homing_test_bot look',
+        captionEntities: [{ type: 'mention', offset: 0, length: 16 }],
+      });
+      const [update] = (await call('getUpdates')).body.result as { message: Record<string, unknown> }[];
+      expect(update!.message).toMatchObject({ caption: '@homing_test_bot look', caption_entities: [{ type: 'mention', offset: 0, length: 16 }] });
+      await call('getFile', { file_id: file.fileId });
+      const release = fake.holdDownloads();
+      const waiting = download(file.path);
+      const abandoned = new AbortController();
+      const second = download(file.path);
+      const aborting = fetch(`${fake.apiRoot}/file/bot${fake.token}/${file.path}`, { signal: abandoned.signal }).catch(() => 'aborted');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(fake.downloads).toEqual([]);
+      abandoned.abort();
+      expect(await aborting).toBe('aborted');
+      await waitUntil('the abandoned download recorded', () => fake.downloads.length === 1, 5_000);
+      expect(fake.downloads[0]).toMatchObject({ fileId: file.fileId, status: 0 });
+      release();
+      expect(Buffer.from(await (await waiting).arrayBuffer()).toString()).toBe('held bytes');
+      expect((await second).status).toBe(200);
+      expect(fake.downloads.map((record) => record.status)).toEqual([0, 200, 200]);
+    });
+
+    it('a deleted file: getFile says "temporarily unavailable" and its path is gone; a scripted failure answers once', async () => {
+      expect(described(400)).toContain('Bad Request: wrong file_id or the file is temporarily unavailable');
+      const gone = fake.userSendsVoice(alice.id, alice, Buffer.from('ogg')).file;
+      const flaky = fake.userSendsVoice(alice.id, alice, Buffer.from('ogg too')).file;
+      await call('getFile', { file_id: gone.fileId });
+      fake.deleteFile(gone.fileId);
+      expect((await call('getFile', { file_id: gone.fileId })).body).toEqual({ ok: false, error_code: 400, description: 'Bad Request: wrong file_id or the file is temporarily unavailable' });
+      expect((await download(gone.path)).status).toBe(404);
+      await call('getFile', { file_id: flaky.fileId });
+      fake.failNextDownload(flaky.fileId, 502);
+      expect((await download(flaky.path)).status).toBe(502);
+      expect(Buffer.from(await (await download(flaky.path)).arrayBuffer()).toString()).toBe('ogg too');
+      expect(fake.downloads.map((record) => record.status)).toEqual([404, 502, 200]);
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
 
 /**
  * A Telegram Bot API server on 127.0.0.1, written from the facts in
@@ -23,7 +24,14 @@ import type { AddressInfo } from 'node:net';
  *   errors, a migrated group's `400 … upgraded to a supergroup chat` with
  *   `migrate_to_chat_id`, and `429` with `retry_after` while a throttle holds;
  * - `sendChatAction`, `getMe`, `deleteWebhook` (with `drop_pending_updates`),
- *   `getWebhookInfo`.
+ *   `getWebhookInfo`;
+ * - files (issue 38): people send photos (several PhotoSizes), voice notes and
+ *   documents (`userSendsPhoto`, `userSendsVoice`, `userSendsDocument`);
+ *   `getFile` refuses a file over 20 MB and an unknown id in the server's
+ *   words, and only then is the file downloadable at
+ *   `GET /file/bot<token>/<file_path>`, for an hour; a file can be deleted or
+ *   fail once (`deleteFile`, `failNextDownload`), and every download is counted
+ *   (`downloads`).
  * Tests script the people (`userSays`), the chats and the faults, and read what
  * the bot sent. The fake's clock (message dates, expiry, the quiet week) can be
  * moved forward (`advanceClock`); the rest of the fake runs on real time.
@@ -33,6 +41,8 @@ import type { AddressInfo } from 'node:net';
  * `telegram-bot-api/Client.cpp` (checked at 01a3679, May 2026); "td …" is
  * tdlib/td (checked at 022d602, Jul 2026); "FACTS" is
  * test/fixtures/telegram-bot-api.md, used only where no primary source was found.
+ * For files (issue 38): Client.cpp and Client.h checked again at 01a3679, td's
+ * FileType.cpp at 02db4f2; what only users report is named by its GitHub issue.
  */
 
 export interface FakeUser {
@@ -100,6 +110,26 @@ export interface Update {
   readonly message?: Record<string, unknown>;
 }
 
+/** A file a person sent, as the fake keeps it. */
+export interface FakeFile {
+  /** What the bot passes to getFile (base64url, as Bot API file ids are; not their real encoding). */
+  readonly fileId: string;
+  readonly fileUniqueId: string;
+  /** `file_path` in getFile's answer: `<td's directory for the type>/file_<n>.<ext>`. */
+  readonly path: string;
+  readonly bytes: Uint8Array;
+}
+
+/** One request on the download route, whatever was answered. */
+export interface DownloadRecord {
+  /** The path asked for (after `/file/bot<token>/`). */
+  readonly path: string;
+  /** The file it named, when it named one with the right token. */
+  readonly fileId: string | undefined;
+  readonly status: number;
+  readonly at: number;
+}
+
 /** A scripted answer for one call: return it to answer instead of the fake's own logic, or undefined to pass. */
 export type Fault = (method: string, params: Record<string, unknown>) => FaultAnswer | undefined;
 export type FaultAnswer =
@@ -125,6 +155,10 @@ export interface RequestRecord {
 const MAX_BODY = 1 << 20;
 /** Bot API docs, sendMessage: `text` "1-4096 characters after entities parsing"; td MessageContent.cpp counts utf8_length (code points) against `message_text_length_max` (4096, OptionManager.cpp). */
 export const MAX_TEXT_CODE_POINTS = 4096;
+/** telegram-bot-api Client.h MAX_DOWNLOAD_FILE_SIZE = 20 << 20: bots download at most 20 MB (Bot API docs, getFile). */
+export const MAX_BOT_DOWNLOAD_BYTES = 20 << 20;
+/** Bot API docs, File: "It is guaranteed that the link will be valid for at least 1 hour" (the fake: exactly that, no kinder). */
+export const FILE_LINK_VALID_MS = 60 * 60 * 1000;
 /** telegram-bot-api Client.h LONG_POLL_MAX_TIMEOUT = 50 (Client::process_get_updates_query clamps `timeout` to 0…50). */
 const MAX_LONG_POLL_S = 50;
 const DAY_S = 24 * 60 * 60;
@@ -187,6 +221,14 @@ export class FakeTelegram {
   /** Updates confirmed so far (the highest offset seen minus one). */
   confirmedBelow = 0;
   private readonly sendListeners = new Set<(message: SentMessage) => void>();
+  /** file_id → the file; file_path → file_id. */
+  private readonly files = new Map<string, FakeFile & { deleted?: boolean; failures: number[]; linkValidUntil?: number }>();
+  private readonly filePaths = new Map<string, string>();
+  private fileCounter = 0;
+  /** Every request on the download route, in the order they were answered. */
+  readonly downloads: DownloadRecord[] = [];
+  /** Downloads waiting for `holdDownloads`'s release, while it holds. */
+  private heldDownloads: Set<() => void> | undefined;
 
   constructor(
     options: {
@@ -320,6 +362,98 @@ export class FakeTelegram {
     return message;
   }
 
+  /**
+   * A person sends a photo: Telegram hands it in several sizes (PhotoSize,
+   * Client::JsonPhoto; smallest first), each a file of its own. `bytes` is the
+   * largest size (width × height); the smaller ones are thumbnails with bytes
+   * of their own. (The size boxes 90/320/800/1280 px follow Telegram's s/m/x/y
+   * photo sizes: not checked against a source.)
+   */
+  userSendsPhoto(
+    chatId: number,
+    from: FakeUser,
+    bytes: Uint8Array,
+    options: { caption?: string; captionEntities?: Entity[]; width?: number; height?: number; threadId?: number } = {},
+  ): { message: Record<string, unknown>; file: FakeFile } {
+    const width = options.width ?? 1280;
+    const height = options.height ?? 960;
+    const sizes: Record<string, unknown>[] = [];
+    for (const box of [90, 320, 800]) {
+      if (box >= Math.max(width, height)) break;
+      const scale = box / Math.max(width, height);
+      const [w, h] = [Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale))];
+      const thumbnail = this.storeFile('photos', 'jpg', Buffer.from(`thumbnail ${w}x${h}`));
+      sizes.push(photoSize(thumbnail, w, h));
+    }
+    const file = this.storeFile('photos', 'jpg', bytes);
+    sizes.push(photoSize(file, width, height));
+    const message = this.userSays({ from, chatId, ...threaded(options.threadId), extra: { photo: sizes, ...captioned(options) } });
+    return { message, file };
+  }
+
+  /** A person sends a voice note (Client::JsonVoiceNote: duration, mime_type, then the file's fields; OGG/Opus by default). */
+  userSendsVoice(
+    chatId: number,
+    from: FakeUser,
+    bytes: Uint8Array,
+    options: { durationS?: number; mimeType?: string; caption?: string; captionEntities?: Entity[]; threadId?: number } = {},
+  ): { message: Record<string, unknown>; file: FakeFile } {
+    const file = this.storeFile('voice', 'oga', bytes);
+    const voice = { duration: options.durationS ?? 1, mime_type: options.mimeType ?? 'audio/ogg', ...fileFields(file) };
+    return { message: this.userSays({ from, chatId, ...threaded(options.threadId), extra: { voice, ...captioned(options) } }), file };
+  }
+
+  /** A person sends a file (Client::JsonDocument: file_name and mime_type when known, then the file's fields). */
+  userSendsDocument(
+    chatId: number,
+    from: FakeUser,
+    bytes: Uint8Array,
+    options: { fileName?: string; mimeType?: string; caption?: string; captionEntities?: Entity[]; threadId?: number } = {},
+  ): { message: Record<string, unknown>; file: FakeFile } {
+    const extension = /\.([A-Za-z0-9]{1,8})$/.exec(options.fileName ?? '')?.[1] ?? '';
+    const file = this.storeFile('documents', extension, bytes);
+    const document = {
+      ...(options.fileName !== undefined ? { file_name: options.fileName } : {}),
+      ...(options.mimeType !== undefined ? { mime_type: options.mimeType } : {}),
+      ...fileFields(file),
+    };
+    return { message: this.userSays({ from, chatId, ...threaded(options.threadId), extra: { document, ...captioned(options) } }), file };
+  }
+
+  /**
+   * The server no longer has the file: getFile answers as telegram-bot-api does when td cannot download
+   * it (Client::on_update_file, "wrong file_id or the file is temporarily unavailable"), and its path is
+   * gone from the download route (404, see `onDownload`).
+   */
+  deleteFile(fileId: string): void {
+    this.fileState(fileId).deleted = true;
+  }
+
+  /** The next download of this file answers `status` (default 500) once, then it is served again. */
+  failNextDownload(fileId: string, status = 500): void {
+    this.fileState(fileId).failures.push(status);
+  }
+
+  /**
+   * From now on requests on the download route are taken and not answered until the returned function is
+   * called; then they are answered as they would have been (a request whose bot went away meanwhile is
+   * recorded with status 0).
+   */
+  holdDownloads(): () => void {
+    const held = new Set<() => void>();
+    this.heldDownloads = held;
+    return () => {
+      if (this.heldDownloads === held) this.heldDownloads = undefined;
+      for (const resume of [...held]) resume();
+      held.clear();
+    };
+  }
+
+  /** The file as the fake keeps it (by file_id). */
+  file(fileId: string): FakeFile | undefined {
+    return this.files.get(fileId);
+  }
+
   /** The person blocked the bot (private chat), the bot was removed (group), or the account is gone (errors: see `checkChat`). */
   block(chatId: number, how: 'blocked' | 'kicked' | 'deactivated' = 'blocked'): void {
     this.chatState(chatId).blocked = how;
@@ -407,6 +541,8 @@ export class FakeTelegram {
     res.on('error', () => {});
     req.on('error', () => res.destroy());
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
+    if (download) return this.onDownload(res, download[1]!, download[2]!);
     // HttpConnection::handle: `/bot<token>/<method>`, anything else `404 Not Found` in the error envelope (send_http_error).
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     if (!match) return void this.reply(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
@@ -506,6 +642,8 @@ export class FakeTelegram {
         this.actions.push({ chatId: checked.chat.id, action: String(params.action), threadId: thread, at: Date.now() });
         return ok(true);
       }
+      case 'getFile':
+        return this.getFile(params, ok, fail);
       default:
         // Client::on_cmd: an unknown method is "Not Found: method not found".
         return fail(404, 'Not Found: method not found');
@@ -563,6 +701,107 @@ export class FakeTelegram {
     req.socket.once('close', onClose);
     // A kept-alive socket carries many polls: each takes its listener with it when answered.
     res.once('finish', () => req.socket.off('close', onClose));
+  }
+
+  /**
+   * Client::process_get_file_query and do_get_file: an empty id is "file_id not specified"
+   * (check_remote_file_id); an id td cannot read is "invalid file_id" (TdOnCheckRemoteFileIdCallback's
+   * default message: the fake knows only its own ids); a file over MAX_DOWNLOAD_FILE_SIZE is "file is too
+   * big" before anything is downloaded; a file td cannot fetch is "wrong file_id or the file is temporarily
+   * unavailable" (on_update_file). Otherwise the File (Client::JsonFile → json_store_file: file_id,
+   * file_unique_id, file_size when known, file_path relative to the bot's directory), and the path is
+   * served from now on for FILE_LINK_VALID_MS.
+   */
+  private getFile(params: Record<string, unknown>, ok: (result: unknown) => void, fail: (code: number, description: string) => void): void {
+    const fileId = typeof params.file_id === 'string' ? params.file_id : params.file_id === undefined ? '' : String(params.file_id);
+    if (fileId === '') return fail(400, 'Bad Request: file_id not specified');
+    const file = this.files.get(fileId);
+    if (!file) return fail(400, 'Bad Request: invalid file_id');
+    if (file.bytes.length > MAX_BOT_DOWNLOAD_BYTES) return fail(400, 'Bad Request: file is too big');
+    if (file.deleted) return fail(400, 'Bad Request: wrong file_id or the file is temporarily unavailable');
+    file.linkValidUntil = this.now() + FILE_LINK_VALID_MS;
+    ok({ file_id: file.fileId, file_unique_id: file.fileUniqueId, file_size: file.bytes.length, file_path: file.path });
+  }
+
+  /**
+   * `GET /file/bot<token>/<file_path>`. telegram-bot-api does not serve files itself: a web server in
+   * front of it serves `<working directory>/<token>/<file_path>` (levlam in tdlib/telegram-bot-api#26, #59,
+   * #540), so a path that is not there — never fetched by getFile, deleted, its hour over, or under
+   * another token — is that server's 404. The body is the one users report from api.telegram.org and a
+   * local server (`{"ok":false,"error_code":404,"description":"Not Found"}`, e.g. tdlib/telegram-bot-api#594,
+   * eternnoir/pyTelegramBotAPI#2243). Not from a source: the Content-Type (application/octet-stream, so
+   * nothing may trust it) and a scripted failure's body.
+   */
+  private onDownload(res: ServerResponse, token: string, rawPath: string): void {
+    const held = this.heldDownloads;
+    if (!held) return this.answerDownload(res, token, rawPath);
+    const gone = () => {
+      held.delete(resume);
+      this.downloads.push({ ...this.downloadTarget(token, rawPath), status: 0, at: Date.now() });
+    };
+    const resume = () => {
+      held.delete(resume);
+      res.off('close', gone);
+      this.answerDownload(res, token, rawPath);
+    };
+    held.add(resume);
+    res.once('close', gone);
+  }
+
+  private answerDownload(res: ServerResponse, token: string, rawPath: string): void {
+    const { path, fileId } = this.downloadTarget(token, rawPath);
+    const file = fileId === undefined ? undefined : this.files.get(fileId);
+    const record = (status: number) => this.downloads.push({ path, fileId, status, at: Date.now() });
+    if (!file || file.deleted || file.linkValidUntil === undefined || this.now() > file.linkValidUntil) {
+      record(404);
+      return this.reply(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+    }
+    const failure = file.failures.shift();
+    if (failure !== undefined) {
+      record(failure);
+      if (res.writableEnded || res.destroyed) return;
+      res.writeHead(failure, { 'content-type': 'text/plain' });
+      res.end(`${failure} scripted failure`);
+      return;
+    }
+    record(200);
+    if (res.writableEnded || res.destroyed) return;
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(file.bytes.length) });
+    res.end(Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength));
+  }
+
+  /** The path a download asks for, and the file it names (under the right token only). */
+  private downloadTarget(token: string, rawPath: string): { path: string; fileId: string | undefined } {
+    let path: string;
+    try {
+      path = decodeURIComponent(rawPath);
+    } catch {
+      path = rawPath;
+    }
+    return { path, fileId: token === this.token ? this.filePaths.get(path) : undefined };
+  }
+
+  /** Keeps a file a person sent under a fresh id and td's path for its type (td FileType.cpp get_file_type_name). */
+  private storeFile(directory: 'photos' | 'voice' | 'documents', extension: string, bytes: Uint8Array): FakeFile {
+    const n = this.fileCounter++;
+    const random = randomBytes(24).toString('base64url');
+    const file = {
+      fileId: `${FILE_ID_PREFIX[directory]}${n.toString(36)}${random}`,
+      fileUniqueId: `AQAD${n.toString(36)}${random.slice(0, 8)}`,
+      // td names downloaded files file_<n> in the type's directory (e.g. "documents/file_5", tdlib/telegram-bot-api#26).
+      path: `${directory}/file_${n}${extension ? `.${extension}` : ''}`,
+      bytes: new Uint8Array(bytes),
+      failures: [],
+    };
+    this.files.set(file.fileId, file);
+    this.filePaths.set(file.path, file.fileId);
+    return file;
+  }
+
+  private fileState(fileId: string): FakeFile & { deleted?: boolean; failures: number[] } {
+    const file = this.files.get(fileId);
+    if (!file) throw new Error(`the fake has no file ${fileId}`);
+    return file;
   }
 
   /** Bot API docs, getUpdates `offset`: "An update is considered confirmed as soon as getUpdates is called with an offset higher than its update_id". */
@@ -757,6 +996,31 @@ export class FakeTelegram {
   private unixNow(): number {
     return Math.floor(this.now() / 1000);
   }
+}
+
+/** Not the real encoding (td packs the file's type, location and access hash): a look-alike start per type. */
+const FILE_ID_PREFIX = { photos: 'AgACAgIAAxkBAAI', voice: 'AwACAgIAAxkBAAI', documents: 'BQACAgIAAxkBAAI' } as const;
+
+/** Client::json_store_file: file_id, file_unique_id, file_size (when known). */
+function fileFields(file: FakeFile): Record<string, unknown> {
+  return { file_id: file.fileId, file_unique_id: file.fileUniqueId, file_size: file.bytes.length };
+}
+
+/** Client::JsonPhotoSize: the file's fields, then width and height. */
+function photoSize(file: FakeFile, width: number, height: number): Record<string, unknown> {
+  return { ...fileFields(file), width, height };
+}
+
+/** Bot API docs, Message: `caption`, and `caption_entities` (mentions, commands) as `entities` are for `text`. */
+function captioned(options: { caption?: string; captionEntities?: Entity[] }): Record<string, unknown> {
+  return {
+    ...(options.caption !== undefined ? { caption: options.caption } : {}),
+    ...(options.captionEntities !== undefined ? { caption_entities: options.captionEntities } : {}),
+  };
+}
+
+function threaded(threadId: number | undefined): { threadId?: number } {
+  return threadId === undefined ? {} : { threadId };
 }
 
 /** Bot API docs, "Making requests": the query string, application/x-www-form-urlencoded or application/json (multipart not modelled). */

@@ -12,7 +12,8 @@ export interface MailParts {
   readonly text?: string;
   /** An HTML body instead of (or with) the text. */
   readonly html?: string;
-  readonly attachments?: readonly { readonly name: string; readonly type: string; readonly content: string }[];
+  /** Files, base64-encoded (lines of 76, RFC 2045 §6.8), with `Content-Disposition: attachment` unless `inlineCid` makes one an unnamed inline part with that Content-ID. */
+  readonly attachments?: readonly { readonly name: string; readonly type: string; readonly content: string | Buffer; readonly inlineCid?: string }[];
   readonly date?: Date;
 }
 
@@ -34,11 +35,13 @@ export function rawMail(parts: MailParts): string {
   for (const file of parts.attachments ?? []) {
     bodies.push(
       [
-        `Content-Type: ${file.type}; name="${file.name}"`,
-        `Content-Disposition: attachment; filename="${file.name}"`,
+        // An inline picture of an HTML mail is known by its Content-ID alone, as mail programs write it.
+        ...(file.inlineCid
+          ? [`Content-Type: ${file.type}`, 'Content-Disposition: inline', `Content-ID: <${file.inlineCid}>`]
+          : [`Content-Type: ${file.type}; name="${file.name}"`, `Content-Disposition: attachment; filename="${file.name}"`]),
         'Content-Transfer-Encoding: base64',
         '',
-        Buffer.from(file.content).toString('base64'),
+        (Buffer.from(file.content).toString('base64').match(/.{1,76}/g) ?? []).join('\r\n'),
       ].join('\r\n'),
     );
   }

@@ -51,6 +51,11 @@ import { scheduleApiHandlers } from './schedules/api-handlers';
 import { answerScheduleCommand } from './schedules/chat-commands';
 import { Schedules } from './schedules/schedules';
 import { releaseWatchFor, type HeadlessUpdateCheck, type ReleaseWatch } from './updates/release-watch';
+import { MediaStore } from './media/media-store';
+import { mediaLimits } from './media/media-for-agent';
+import { MediaUpkeep } from './media/media-upkeep';
+import { mediaApiHandlers } from './media/api-handlers';
+import { LocalUploads } from './media/local-uploads';
 
 /**
  * How long a stop may take for the turns and the sends, together: under a
@@ -108,6 +113,11 @@ export class Gateway {
   readonly deliveries: DeliveryService;
   readonly platforms: PlatformManager;
   readonly pipeline: Pipeline;
+  /** Fetched photos, voice notes and files (media/), and their retention sweep. */
+  readonly media: MediaStore;
+  private readonly mediaUpkeep: MediaUpkeep;
+  /** Files the window's own chat sends, until their message takes them. */
+  private readonly uploads: LocalUploads;
   readonly config: ConfigService<HomingConfig>;
   readonly local: LocalAdapter;
   readonly secrets: SecretStore;
@@ -189,6 +199,9 @@ export class Gateway {
       group: this.group,
       limitsOf: (platform) => this.platforms.get(platform)?.limits,
     });
+    this.media = new MediaStore(dataDir, this.clock);
+    this.uploads = new LocalUploads(dataDir);
+    this.mediaUpkeep = new MediaUpkeep(this.media, this.uploads, () => this.config.current.media.keepDays * 86_400_000, this.clock, logger);
     this.pipeline = new Pipeline({
       sessions: () => this.sessionStore,
       deliveries: this.deliveries,
@@ -202,6 +215,11 @@ export class Gateway {
       contextTokens: () => this.config.current.sessions.contextTokens,
       instructions: () => readInstructions(join(dataDir, INSTRUCTIONS_FILE)),
       scheduleCommand: (command, where) => answerScheduleCommand(this.schedules, command, where, { now: this.clock.now(), zone: localTimeZone() }),
+      media: {
+        store: this.media,
+        limits: () => mediaLimits(this.config.current.media),
+        speech: () => this.config.current.speech,
+      },
     });
     this.schedules = new Schedules({
       db,
@@ -221,7 +239,7 @@ export class Gateway {
       onConnected: (sender) => this.deliveries.registerPlatform(sender),
       onReachable: () => void this.deliveries.sweepNow(),
     });
-    this.local = new LocalAdapter(() => {});
+    this.local = new LocalAdapter(() => {}, undefined, (offer, { maxBytes }) => this.uploads.open(offer.source, maxBytes));
     this.releases = releaseWatchFor({
       mode: options.mode,
       env: this.env,
@@ -290,6 +308,7 @@ export class Gateway {
       lastSweep: this.deliveries.lastSweep(),
       configError: this.config.lastError,
       update: this.update,
+      media: { ...this.mediaUpkeep.usage(), keepDays: this.config.current.media.keepDays },
     };
   }
 
@@ -342,6 +361,7 @@ export class Gateway {
     await this.ready.catch(() => undefined);
     this.sleep.stop();
     this.schedules.scheduler.stop();
+    this.mediaUpkeep.stop();
     this.releases?.stop();
     this.config.unwatch();
     await this.control?.close();
@@ -389,6 +409,7 @@ export class Gateway {
     await connected;
     // After recovery queued the saved messages: a run a crash cut short is found saved, and answered once.
     await this.schedules.scheduler.start().catch((error: unknown) => this.options.logger.error('the schedules could not start', { error }));
+    this.mediaUpkeep.start();
     try {
       const path = controlSocketPath(this.options.dataDir);
       this.control = await serveControlSocket(path, (method, params) => this.api.dispatch(method, params), this.options.logger);
@@ -485,6 +506,8 @@ export class Gateway {
       model,
       systemPrompt: agent.type === 'openai' ? agent.systemPrompt : undefined,
       route,
+      // An ACP agent says at its start whether it takes images; it is sent them and decides (agents/acp.ts).
+      images: (agent.type === 'openai' && agent.images === true) || agent.type === 'acp',
     };
   }
 
@@ -535,9 +558,16 @@ export class Gateway {
         await this.setPaused(paused);
         return { paused: this.platforms.isPaused };
       },
-      ...sessionApiHandlers(() => this.sessionStore),
+      ...sessionApiHandlers(() => this.sessionStore, this.media),
+      ...mediaApiHandlers(this.media),
       ...deliveryApiHandlers(() => this.deliveries),
-      ...localChatApiHandlers(this),
+      ...localChatApiHandlers({
+        ready: this.ready,
+        local: this.local,
+        pipeline: this.pipeline,
+        uploads: this.uploads,
+        maxFileBytes: () => mediaLimits(this.config.current.media).maxFileBytes,
+      }),
       ...platformApiHandlers({ platforms: this.platforms, secrets: this.secrets, env: this.env, savedConfig: () => this.config.current }),
       ...configApiHandlers({ config: this.config, view: () => this.configView(), clock: this.clock }),
       ...secretApiHandlers({ secrets: this.secrets, applied: () => this.refresh() }),

@@ -50,3 +50,22 @@ export function dayLabel(at: number, now: number): string {
   if (sameDay(at, now - 86_400_000)) return 'Yesterday';
   return new Date(at).getFullYear() === new Date(now).getFullYear() ? DAY.format(at) : DAY_WITH_YEAR.format(at);
 }
+
+/** "512 bytes", "3.4 kB", "1.2 MB", "20 MB": decimal units, as the gateway's limits are (a 20 MB limit is 20 000 000 bytes). */
+export function fileSize(bytes: number): string {
+  if (bytes < 1000) return `${bytes} byte${bytes === 1 ? '' : 's'}`;
+  // The next unit from where the rounded number would read 1000.
+  const [value, unit] = bytes < 999_500 ? [bytes / 1e3, 'kB'] : bytes < 999_500_000 ? [bytes / 1e6, 'MB'] : [bytes / 1e9, 'GB'];
+  // One decimal while it says something (1.2 MB), none from 10 up (20 MB), and never "1.0".
+  const shown = value < 9.95 ? Number(value.toFixed(1)) : Math.round(value);
+  return `${shown} ${unit}`;
+}
+
+/** A voice note's length: "0:07", "2:45", "1:02:03". */
+export function clipLength(seconds: number): string {
+  const whole = Math.round(seconds);
+  const h = Math.floor(whole / 3600);
+  const m = Math.floor((whole % 3600) / 60);
+  const s = String(whole % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import type { ClientConnection, ContentBlock, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from '@agentclientprotocol/sdk';
 import type { Agent, AgentResult, AgentTurn, TurnMessage } from './agent.js';
@@ -37,6 +38,8 @@ interface AcpProcess {
   readonly listeners: Map<string, (update: SessionUpdate) => void>;
   /** Resolves with a clear error when the process ends. */
   readonly died: Promise<Failure>;
+  /** The agent said at `initialize` that it takes images in prompts (`promptCapabilities.image`). */
+  readonly images: boolean;
 }
 
 /**
@@ -143,7 +146,7 @@ function startProcess(sdk: AcpSdk, options: AcpAgentOptions): Starting {
   void died.then(() => connection.close());
 
   const ready = initialize(sdk, child, connection, died, options).then(async (failure) => {
-    if (!failure) return { child, connection, methods, sessions: new Map(), listeners, died };
+    if ('images' in failure) return { child, connection, methods, sessions: new Map(), listeners, died, images: failure.images };
     connection.close();
     await stopProcessGroup(child, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
     return failure;
@@ -151,14 +154,14 @@ function startProcess(sdk: AcpSdk, options: AcpAgentOptions): Starting {
   return { child, connection, ready };
 }
 
-/** `initialize`, within the start deadline; undefined when the agent is ready. */
+/** `initialize`, within the start deadline: what the agent takes when it is ready, else why it is not. */
 async function initialize(
   { methods, PROTOCOL_VERSION }: AcpSdk,
   child: ChildProcess,
   connection: ClientConnection,
   died: Promise<Failure>,
   options: AcpAgentOptions,
-): Promise<Failure | undefined> {
+): Promise<Failure | { readonly images: boolean }> {
   const name = options.command;
   const timeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   const initialized = connection.agent
@@ -169,9 +172,9 @@ async function initialize(
       clientInfo: { name: 'homing', version: options.clientVersion ?? '0.0.0' },
     })
     .then(
-      (response): Failure | undefined =>
+      (response): Failure | { readonly images: boolean } =>
         response.protocolVersion === PROTOCOL_VERSION
-          ? undefined
+          ? { images: response.agentCapabilities?.promptCapabilities?.image === true }
           : { ok: false, kind: 'bad-response', error: `the ACP agent "${name}" speaks protocol version ${response.protocolVersion}; Homing speaks ${PROTOCOL_VERSION}` },
       (error: unknown) =>
         preferDeath(died, { ok: false, kind: 'bad-response', error: `the ACP agent "${name}" failed to initialize: ${describe(error)}` }),
@@ -250,6 +253,7 @@ async function runAcpTurn(proc: AcpProcess, options: AcpAgentOptions, turn: Agen
     // Every turn: where and when, and who writes (the agent keeps its own history, not Homing's context).
     if (turn.context) prompt.push({ type: 'text', text: contextLine(turn.context) });
     prompt.push({ type: 'text', text: turn.message.text });
+    prompt.push(...imageBlocks(turn.message, proc.images));
     const answered = agent.request(methods.agent.session.prompt, { sessionId, prompt }).then(
       (response) => response.stopReason,
       (error: unknown) => preferDeath(proc.died, { ok: false, kind: 'failed', error: `the ACP agent answered with an error: ${describe(error)}` }),
@@ -325,4 +329,21 @@ function delay(ms: number): Promise<void> {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A message's images as ACP image content blocks (base64, with their type)
+ * when the agent said it takes images; else one line saying they came.
+ */
+function imageBlocks(message: TurnMessage, takesImages: boolean): ContentBlock[] {
+  const images = (message.attachments ?? []).filter((file) => file.kind === 'image');
+  if (images.length === 0) return [];
+  if (!takesImages) return [{ type: 'text', text: `[${images.length === 1 ? 'a photo came' : `${images.length} photos came`} with this message; this agent does not take images, so it is not shown]` }];
+  return images.map((image): ContentBlock => {
+    try {
+      return { type: 'image', mimeType: image.mime, data: readFileSync(image.path).toString('base64') };
+    } catch {
+      return { type: 'text', text: '[an image that came with this message could not be read any more]' };
+    }
+  });
 }

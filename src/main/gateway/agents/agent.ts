@@ -4,6 +4,8 @@
  * the context comes from and where the reply goes is the gateway's business.
  */
 
+import type { TurnAttachment } from '../media/media';
+
 export type AgentKind = 'builtin' | 'openai' | 'command' | 'acp';
 
 export interface TurnMessage {
@@ -11,6 +13,13 @@ export interface TurnMessage {
   readonly text: string;
   /** Who wrote a user message: a pseudonym and a display name, never a raw platform id. */
   readonly sender?: { readonly pseudonym: string; readonly displayName?: string | undefined } | undefined;
+  /**
+   * Files that came with the message (only the message being answered has
+   * them): images an agent that takes images is sent as image content, paths a
+   * command agent may open. What they say in words (a transcript, a
+   * document's text, a file that could not be fetched) is in `text` already.
+   */
+  readonly attachments?: readonly TurnAttachment[] | undefined;
 }
 
 /** How the chat is shaped, in the agent's words: `dm` is a direct chat with one person. */

@@ -12,7 +12,8 @@ import { abortedResult } from './timeout.js';
  *     "sessionId": "s_…",                       Homing's session id
  *     "history": [ { "role": "user" | "assistant", "text": "…",
  *                    "sender"?: { "pseudonym": "…", "displayName"?: "…" } } ],
- *     "message":  { "role": "user", "text": "…", "sender"?: { … } },
+ *     "message":  { "role": "user", "text": "…", "sender"?: { … },
+ *                   "attachments"?: [ { "kind", "path", "mime", "size", "name"? } ] },
  *     "context"?: { "platform", "chatKind", "chat", "chatTitle"?, "sender"?,
  *                   "localTime", "timeZone", "summary"?, "instructions"?, "route"? },
  *     "purpose"?: "reply" | "summarise" }

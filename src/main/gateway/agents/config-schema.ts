@@ -39,6 +39,8 @@ export const openAiAgentConfigSchema = z.strictObject({
   apiKeyEnv: apiKeyEnvName.optional(),
   systemPrompt: z.string().optional(),
   temperature: z.number().min(0).max(2).optional(),
+  /** The model takes images (llava, Qwen-VL, Gemma 3…): a message's photos are sent to it as image content. */
+  images: z.boolean().optional(),
   timeoutMs,
   apiKey: noSecretHere,
 });

@@ -40,6 +40,7 @@ export function createAgent(config: AgentConfig, deps: CreateAgentDeps = {}): Cr
           baseUrl: config.baseUrl,
           model: config.model,
           apiKey,
+          images: config.images,
           systemPrompt: config.systemPrompt,
           temperature: config.temperature,
           fetch: deps.fetch,

@@ -1,4 +1,5 @@
-import type { Agent, AgentResult, AgentTurn } from './agent.js';
+import { readFileSync } from 'node:fs';
+import type { ConversationContext, Agent, AgentResult, AgentTurn, TurnMessage } from './agent.js';
 import { httpErrorResult, networkErrorResult, redact, serverMessage, type ErrorContext } from './openai-errors.js';
 import { SseParser } from './sse.js';
 import { DEFAULT_SYSTEM_PROMPT, instructionsPart, renderSystemPrompt, speakerText, summaryPreface } from './system-prompt.js';
@@ -17,11 +18,15 @@ export interface OpenAiAgentOptions {
    */
   readonly systemPrompt?: string | undefined;
   readonly temperature?: number | undefined;
+  /** The model takes images: a message's photos go with it as `image_url` content (data URLs). */
+  readonly images?: boolean | undefined;
   readonly fetch?: typeof fetch | undefined;
   readonly now?: (() => number) | undefined;
 }
 
-type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
+/** Chat-completions content: text, or parts (text and images) for a vision model. */
+type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string | ContentPart[] };
 
 /** The request body for `POST {baseUrl}/chat/completions`. */
 export function chatRequestBody(options: OpenAiAgentOptions, turn: Pick<AgentTurn, 'history' | 'message' | 'context'>) {
@@ -36,13 +41,34 @@ export function chatRequestBody(options: OpenAiAgentOptions, turn: Pick<AgentTur
   } else if (options.systemPrompt) {
     messages.push({ role: 'system', content: options.systemPrompt });
   }
-  for (const m of [...turn.history, turn.message]) messages.push({ role: m.role, content: speakerText(m, context) });
+  for (const m of [...turn.history, turn.message]) messages.push({ role: m.role, content: contentOf(m, context, options) });
   return {
     model: context?.route?.model ?? options.model,
     messages,
     stream: true,
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
   };
+}
+
+/**
+ * A message's content: its text, with its images as `image_url` parts (base64
+ * data URLs: a local server cannot fetch a file of ours) when the model takes
+ * images. An image that cannot be read any more (removed meanwhile) is named
+ * in words instead.
+ */
+function contentOf(message: TurnMessage, context: ConversationContext | undefined, options: OpenAiAgentOptions): string | ContentPart[] {
+  const text = speakerText(message, context);
+  const images = options.images ? (message.attachments ?? []).filter((file) => file.kind === 'image') : [];
+  if (images.length === 0) return text;
+  const parts: ContentPart[] = [{ type: 'text', text }];
+  for (const image of images) {
+    try {
+      parts.push({ type: 'image_url', image_url: { url: `data:${image.mime};base64,${readFileSync(image.path).toString('base64')}` } });
+    } catch {
+      parts.push({ type: 'text', text: '[an image that came with this message could not be read any more]' });
+    }
+  }
+  return parts;
 }
 
 /**

@@ -26,6 +26,7 @@ export const QUEUED_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   'getDeliveries',
   'getDeliveryText',
   'getLogTail',
+  'getMedia',
 ]);
 
 /** Queued requests across every connection; beyond it a request gets `busy`. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentConfigSchema, DEFAULT_AGENT_CONFIG } from '../agents/config-schema';
+import { speechConfigSchema } from '../media/transcribe';
 import { routingSchema } from '../routing/routing';
 import { continuationPolicySchema } from '../session/continuation';
 import { DM_SCOPES } from '../session/session-key';
@@ -73,6 +74,20 @@ export const deliverySchema = z
   })
   .prefault({});
 
+/** Photos, voice notes and files that come with messages (media/): limits and how long their files are kept. */
+export const mediaSchema = z
+  .strictObject({
+    /** Largest file fetched, in MB (10^6 bytes): a larger one reaches the agent as a line saying so. */
+    maxFileMB: z.number().min(0.01).max(2000).default(20),
+    /** Most MB fetched for one message, all its files together. */
+    maxMessageMB: z.number().min(0.01).max(10_000).default(50),
+    /** Days a fetched file is kept; then the maintenance sweep removes it and the window says "expired". */
+    keepDays: z.number().min(0.01).max(3650).default(30),
+    /** Characters of documents' text the agent is shown with one message. */
+    documentChars: z.number().int().min(0).max(1_000_000).default(20_000),
+  })
+  .prefault({});
+
 /**
  * The whole of config.json, given its `platforms` section. The platforms'
  * sections come from their modules (platforms/registry.ts): the config stands
@@ -89,6 +104,9 @@ export function configSchemaWith<Platforms extends z.ZodType>(platforms: Platfor
     delivery: deliverySchema,
     /** Per-chat agent settings: `[{ "match": { "platform", "chat"?, "sender"? }, "agent": { "model"?, "systemPrompt"? } }]`, first match wins. */
     routing: routingSchema,
+    media: mediaSchema,
+    /** How voice notes and audio are transcribed (a local speech server or program); absent: they are not. */
+    speech: speechConfigSchema.optional(),
     /** Conversations answered at the same time (one conversation is always answered in order). */
     maxConcurrentTurns: z.number().int().min(1).max(64).default(4),
     /**

@@ -7,6 +7,10 @@ import type { NewReply } from '../delivery/deliverer';
 import type { DeliveryService } from '../delivery/delivery-service';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
+import type { MediaOpener, MediaRef } from '../media/media';
+import { mediaForAgent, type MediaLimits } from '../media/media-for-agent';
+import { MediaStore } from '../media/media-store';
+import type { SpeechConfig } from '../media/transcribe';
 import type { InboundMessage, IntakeOutcome, PlatformAdapter } from '../platforms/adapter';
 import type { SessionSource } from '../session/source';
 import type { SessionStore } from '../session/store';
@@ -37,6 +41,18 @@ export interface AnsweringAgent {
   readonly systemPrompt?: string | undefined;
   /** The routing rule that chose this agent's settings. */
   readonly route?: ConversationContext['route'];
+  /** Whether the agent takes images (it is sent a message's photos as image content). */
+  readonly images?: boolean | undefined;
+}
+
+/** Where a message's media are kept and what the agent is shown of them (media/). */
+export interface PipelineMedia {
+  readonly store: MediaStore;
+  readonly limits: () => MediaLimits;
+  /** How voice notes are transcribed, when a speech server is set up. */
+  readonly speech: () => SpeechConfig | undefined;
+  /** Tries and waits of each fetch (tests shorten them). */
+  readonly fetch?: { readonly attempts?: number; readonly backoffMs?: readonly number[] } | undefined;
 }
 
 export interface PipelineOptions {
@@ -59,6 +75,8 @@ export interface PipelineOptions {
   readonly timeZone?: (() => string | undefined) | undefined;
   /** Answers `/every`, `/once` and `/schedules` (schedules/chat-commands.ts). */
   readonly scheduleCommand?: ((command: Extract<ChatCommand, { command: 'every' | 'once' | 'schedules' }>, where: ScheduleCommandPlace) => string) | undefined;
+  /** Photos, voice notes and files; without it a message's media are left as the text describes them. */
+  readonly media?: PipelineMedia | undefined;
 }
 
 /** Where a schedule command was written. */
@@ -199,7 +217,9 @@ export class Pipeline {
       const text = first ?? message.text;
       // Durable intake: on disk before it waits for anything, so a crash from here on
       // leaves a saved, unanswered message that the next start answers.
-      sessions.appendUserTurn(resolved.sessionId, { source, text, messageRef });
+      // Media are saved as references with the message; their files are fetched before its turn.
+      const media = MediaStore.refsFor(message.media);
+      sessions.appendUserTurn(resolved.sessionId, { source, text, messageRef, ...(media.length > 0 ? { media } : {}) });
       context = turnContext(resolved, source, { ...message, messageRef, text });
     } catch (error) {
       this.options.logger.error('a message could not be saved; it is skipped', { platform: source.platform, error });
@@ -363,7 +383,7 @@ export class Pipeline {
     const stopTyping = this.showTyping(context);
     let result: AgentResult;
     try {
-      const fitted = await this.fitWindow(window, answering, controller.signal);
+      const fitted = await this.fitWindow(await this.withMedia(window, context, answering, controller.signal), answering, controller.signal);
       result = await runTurnWithTimeout(
         answering.agent,
         {
@@ -387,6 +407,28 @@ export class Pipeline {
     bus.emit({ type: 'turn.finished', sessionId, outcome: kind, error: result.ok ? null : result.error, at: clock.now() });
     if (!result.ok) this.options.logger.warn('the agent failed a turn', { sessionId, kind: result.kind, error: result.error });
     return this.reply(context, result.ok ? result.text : agentErrorReply(result, context.platform), kind);
+  }
+
+  /**
+   * The message being answered with what its media say (media-for-agent.ts):
+   * its files fetched into the data directory, transcripts and documents' text
+   * as lines of its text, images and paths as attachments.
+   */
+  private async withMedia(window: LoadedWindow, context: TurnContext, answering: AnsweringAgent, signal: AbortSignal): Promise<LoadedWindow> {
+    const { media } = this.options;
+    if (!media || window.media.length === 0) return window;
+    const found = await mediaForAgent(context.sessionId, window.media, {
+      store: media.store,
+      open: openerOf(this.options.adapter(context.platform)),
+      limits: media.limits(),
+      speech: media.speech(),
+      images: answering.images === true,
+      signal,
+      logger: this.options.logger,
+      fetch: media.fetch,
+    });
+    const text = [window.current.text, ...found.lines].join('\n\n');
+    return { ...window, current: { ...window.current, text, ...(found.attachments.length > 0 ? { attachments: found.attachments } : {}) } };
   }
 
   /**
@@ -483,7 +525,8 @@ export class Pipeline {
     if (truncated) this.options.logger.warn('older messages no summary stands for are past the read limit; the agent is not shown them', { sessionId: context.sessionId });
     const seen = (turn: Turn) => (turn.type === 'assistant' ? !turn.notice : !isCommandOnly(turn.text));
     const view = agentView(turns, context.messageRef, seen);
-    const current = view.at < 0 ? { role: 'user' as const, text: context.text } : toTurnMessage(turns[view.at]!);
+    const answered = view.at < 0 ? undefined : turns[view.at];
+    const current = answered ? toTurnMessage(answered) : { role: 'user' as const, text: context.text };
     const session = sessions.get(context.sessionId);
     const conversation = conversationContext(
       session ?? { platform: context.platform, chatType: 'direct', chat: `${context.platform}:unknown`, title: null },
@@ -498,6 +541,7 @@ export class Pipeline {
       summary,
       conversation,
       subject: { platform: context.platform, chat: conversation.chat, sender: current.sender?.pseudonym },
+      media: answered?.type === 'user' ? (answered.media ?? []) : [],
     };
   }
 
@@ -559,6 +603,12 @@ export class Pipeline {
   }
 }
 
+/** The adapter's way to open its files, bound to it; undefined while the platform has no adapter or offers none. */
+function openerOf(adapter: PlatformAdapter | undefined): MediaOpener | undefined {
+  const open = adapter?.openMedia;
+  return open ? open.bind(adapter) : undefined;
+}
+
 /** Who speaks in a reply (Pipeline.reply). */
 type ReplyVoice = 'agent' | 'notice' | 'aside' | 'scheduled' | 'scheduled-notice';
 
@@ -586,6 +636,8 @@ interface LoadedWindow {
   /** Without the summary (the fitted request adds it). */
   readonly conversation: ConversationContext;
   readonly subject: RouteSubject;
+  /** The media of the message being answered. */
+  readonly media: readonly MediaRef[];
 }
 
 /**

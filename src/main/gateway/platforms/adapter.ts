@@ -2,6 +2,7 @@ import type { SendResult, SendTarget } from '../delivery/sender';
 import type { PlatformRoom } from '../../../shared/api';
 import type { SessionSource } from '../session/source';
 import type { IntakeContract } from './intake';
+import type { MediaOffer, MediaOpener } from '../media/media';
 
 /**
  * What every chat platform implements. The gateway knows platforms only through
@@ -33,6 +34,11 @@ export interface InboundMessage {
    * its messageRef in the conversation before saving it a second time.
    */
   readonly maybeSeen?: boolean | undefined;
+  /**
+   * Photos, voice notes and files the message carries, as references: saved
+   * with the message, fetched (`openMedia`) before its turn starts.
+   */
+  readonly media?: readonly MediaOffer[] | undefined;
 }
 
 /**
@@ -106,6 +112,8 @@ export interface PlatformAdapter {
    */
   canSend?(target: Pick<SendTarget, 'chatId' | 'threadId'>): boolean;
   send(text: string, target: SendTarget): Promise<SendResult>;
+  /** Opens a file one of its messages offered (media/media.ts); absent where a platform offers none. */
+  openMedia?: MediaOpener;
   /**
    * Optional: shows that the agent is working on a reply ("typing…") until the
    * returned function is called. The pipeline calls it around an agent turn.

@@ -9,6 +9,7 @@ import { silentLogger } from '../logger';
 import { FileSecretStore } from '../secrets/secret-store';
 import { emailPlatformSchema } from './email/config-schema';
 import { testConnection } from './connection-test';
+import { FakeSpeech } from '../../../../test/support/fake-speech';
 
 let server: Server | undefined;
 let dir: string | undefined;
@@ -151,5 +152,27 @@ describe('Test connection for email', () => {
   it('names a bad field, and says when no password is saved', async () => {
     expect((await testConnection('email', { ...section('mail.example.org'), address: 'not an address' }, { secrets: secrets(), env: {} })).message).toMatch(/^platforms\.email\.address: /);
     expect((await testConnection('email', section('127.0.0.1'), { secrets: secrets(), env: {} })).message).toMatch(/no mailbox password is saved/);
+  });
+});
+
+describe('Test connection for a speech server', () => {
+  it('transcribes a test recording on an OpenAI-compatible speech server, and says why not when it cannot', async () => {
+    const speech = await FakeSpeech.start({ defaultTranscript: '' });
+    try {
+      const ok = await testConnection('speech', { type: 'openai', url: speech.url }, { secrets: secrets(), env: {} });
+      expect(ok).toEqual({ ok: true, message: 'the speech server transcribed a test recording' });
+      expect(speech.requests.at(-1)?.contentType).toBe('audio/wav');
+      speech.failNext(1, 500, 'model not loaded');
+      const failed = await testConnection('speech', { type: 'openai', url: speech.url }, { secrets: secrets(), env: {} });
+      expect(failed.ok).toBe(false);
+      expect(failed.message).toMatch(/500/);
+    } finally {
+      await speech.close();
+    }
+  });
+
+  it('names a bad field', async () => {
+    const result = await testConnection('speech', { type: 'openai', url: 'file:///etc/passwd' }, { secrets: secrets(), env: {} });
+    expect(result).toMatchObject({ ok: false, message: expect.stringMatching(/^speech\.url: /) });
   });
 });

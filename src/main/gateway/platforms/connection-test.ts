@@ -2,6 +2,7 @@ import type { ConnectionTarget, ConnectionTestResult } from '../../../shared/api
 import type { AgentConfig } from '../agents/config-schema';
 import type { HomingConfig } from '../homing-config';
 import type { SecretStore } from '../secrets/secret-store';
+import { probeSpeech, speechConfigSchema } from '../media/transcribe';
 import { testAgentConnection } from './agent-connection-test';
 import { sectionOf } from './catalog';
 import { PLATFORM_MODULES } from './registry';
@@ -60,6 +61,7 @@ function runTest(target: ConnectionTarget, config: unknown, deps: ConnectionTest
       ...(deps.turn ? { turn: true } : {}),
     });
   }
+  if (target === 'speech') return testSpeech(config, deps.env, timeoutMs);
   const module = PLATFORM_MODULES[target];
   return module.testConnection(config, {
     secrets: deps.secrets,
@@ -68,4 +70,15 @@ function runTest(target: ConnectionTarget, config: unknown, deps: ConnectionTest
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
     savedSection: deps.savedConfig ? sectionOf(deps.savedConfig, module) : undefined,
   } as never);
+}
+
+/** A speech server's settings (`speech`): half a second of silence transcribed, as a voice note would be. */
+async function testSpeech(config: unknown, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ConnectionTestResult> {
+  const parsed = speechConfigSchema.safeParse(config);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, message: `speech${issue?.path.length ? `.${issue.path.join('.')}` : ''}: ${issue?.message ?? 'not valid'}` };
+  }
+  const result = await probeSpeech(parsed.data, { signal: AbortSignal.timeout(timeoutMs), env });
+  return result.ok ? { ok: true, message: 'the speech server transcribed a test recording' } : { ok: false, message: result.error };
 }

@@ -110,6 +110,21 @@ export function toMessage(turn: Turn | SummaryTurn): TranscriptMessage {
         sender: { pseudonym: turn.sender.id, name: turn.sender.name ?? null },
         ...(turn.scheduled ? { scheduled: turn.scheduled } : {}),
         text: turn.text,
+        ...(turn.media && turn.media.length > 0
+          ? {
+              // Never the platform's locator: the window needs what the file is, not where it came from.
+              media: turn.media.map((ref) => ({
+                id: ref.id,
+                kind: ref.kind,
+                name: ref.name ?? null,
+                mime: ref.mime ?? null,
+                size: ref.size ?? null,
+                durationS: ref.durationS ?? null,
+                state: 'pending' as const,
+                transcript: null,
+              })),
+            }
+          : {}),
       }
     : { role: 'assistant', at: turn.at, obligationId: turn.obligationId, text: turn.text };
 }

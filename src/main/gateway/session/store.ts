@@ -1,4 +1,5 @@
 import { mkdirSync, statSync } from 'node:fs';
+import type { MediaRef } from '../media/media';
 import type { CommitGroup } from '../db/commit-group';
 import type { GatewayEvent, SessionChange, SessionSummary } from '../../../shared/api';
 import { systemClock, type Clock } from '../clock';
@@ -177,7 +178,7 @@ export class SessionStore extends SessionReader {
     return this.begin(source, sessionKey, this.clock.now(), previous);
   }
 
-  appendUserTurn(sessionId: string, turn: { source: SessionSource; text: string; messageRef?: string }): UserTurn {
+  appendUserTurn(sessionId: string, turn: { source: SessionSource; text: string; messageRef?: string; media?: readonly MediaRef[] }): UserTurn {
     const { source } = turn;
     const senderId = source.senderId !== undefined ? this.pseudonyms.person(source.platform, source.senderId) : undefined;
     const name = sanitizeDisplayName(source.senderName);
@@ -187,6 +188,7 @@ export class SessionStore extends SessionReader {
       ...(turn.messageRef !== undefined ? { messageRef: turn.messageRef } : {}),
       sender: { id: senderId ?? this.pseudonyms.chat(source.platform, source.chatId), ...(name ? { name } : {}) },
       text: turn.text,
+      ...(turn.media && turn.media.length > 0 ? { media: [...turn.media] } : {}),
     };
     this.append(sessionId, record);
     return record;

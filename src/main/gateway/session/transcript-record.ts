@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mediaRefSchema, MAX_MEDIA_PER_MESSAGE } from '../media/media';
 import { CHAT_TYPES } from './source';
 
 /**
@@ -29,6 +30,8 @@ const userTurnSchema = z.object({
   /** A schedule's prompt, not a person's message (schedules/scheduler.ts): which schedule, in words. */
   scheduled: z.object({ id: z.number(), name: z.string(), when: z.string() }).optional(),
   text: z.string(),
+  /** Photos, voice notes and files the message carried: references (media/media.ts), never bytes. */
+  media: z.array(mediaRefSchema).max(MAX_MEDIA_PER_MESSAGE).optional(),
 });
 
 const assistantTurnSchema = z.object({

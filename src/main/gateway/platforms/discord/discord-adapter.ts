@@ -6,6 +6,8 @@ import type { DiscordConfig, DiscordPlace } from './config-schema';
 import { toDiscordText } from './discord-text';
 import { loadDiscordJs, routes, type DiscordJs } from './load-discord-js';
 import { parseMessageCreate, type IncomingDiscordMessage } from './inbound';
+import { openDiscordMedia } from './open-media';
+import { MediaFetchError, theMedia, type MediaBody, type MediaOffer } from '../../media/media';
 import { nonceFor } from './nonce';
 import { classifyFailure, describe, toSendResult } from './send-errors';
 import { Admission, type AdmissionDecision } from '../skeleton/admission';
@@ -451,7 +453,7 @@ export class DiscordAdapter implements PlatformAdapter {
     const positions = this.positions;
     const botId = this.botId;
     if (!positions || !botId || this.stalled) return;
-    const parsed = parseMessageCreate(raw, botId);
+    const parsed = parseMessageCreate(raw, botId, this.config.apiUrl);
     if (parsed.kind === 'ignore') {
       if (!fetched && parsed.id && parsed.channelId) this.passOver(parsed.channelId, parsed.id);
       return;
@@ -496,6 +498,7 @@ export class DiscordAdapter implements PlatformAdapter {
         messageId: message.id,
       },
       text: message.text,
+      ...(message.media.length > 0 ? { media: message.media } : {}),
       messageRef: `dc:${message.channelId}:${message.id}`,
       replyTo: message.id,
       ...(fetched ? { maybeSeen: true } : {}),
@@ -602,6 +605,34 @@ export class DiscordAdapter implements PlatformAdapter {
       });
     };
     return this.typingRepeats.start(tick, this.options.typingIntervalMs ?? 8_000);
+  }
+
+  // ---- files -----------------------------------------------------------
+
+  /**
+   * Fetches a file a message offered (open-media.ts): its signed CDN link as it
+   * came, or, once that expired, the link of the message fetched again (which
+   * needs the connection; without one the fetch is tried again later).
+   */
+  readonly openMedia = (offer: Pick<MediaOffer, 'kind' | 'source' | 'mime' | 'name'>, options: { readonly signal: AbortSignal; readonly maxBytes: number }): Promise<MediaBody> =>
+    openDiscordMedia(offer, options, {
+      apiUrl: this.config.apiUrl,
+      now: () => this.skeleton.clock.now(),
+      refetch: (channelId, messageId, signal) => this.refetchMessage(channelId, messageId, signal, theMedia(offer.kind)),
+    });
+
+  /** Get Channel Message (discord-api-docs resources/message.mdx), for the fresh links of its attachments. */
+  private async refetchMessage(channelId: string, messageId: string, signal: AbortSignal, what: string): Promise<unknown> {
+    const client = this.client;
+    if (!client) throw new MediaFetchError(`the link to ${what} expired, and Homing is not connected to Discord to renew it`, false);
+    try {
+      return await client.rest.get(routes.channelMessage(channelId, messageId), { signal });
+    } catch (error) {
+      const failure = classifyFailure(error, this.redactor);
+      // 404 (10008 unknown message, 10003 unknown channel), 403 (no access to the channel any more): it will not come back.
+      if (failure.kind === 'permanent') throw new MediaFetchError(`${what} is no longer on Discord: the link expired and its message cannot be read again (deleted, or out of the bot's reach: ${failure.description})`, true);
+      throw new MediaFetchError(`the link to ${what} expired and could not be renewed now (${signal.aborted ? 'stopped' : failure.description})`, false);
+    }
   }
 
   // ---- plumbing --------------------------------------------------------

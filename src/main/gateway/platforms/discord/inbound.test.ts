@@ -9,7 +9,7 @@ describe('reading a Discord MESSAGE_CREATE', () => {
     const parsed = parseMessageCreate({ ...base, guild_id: '1100000000000000009', content: `<@${BOT}> what time is it`, mentions: [{ id: BOT }] }, BOT);
     expect(parsed).toEqual({
       kind: 'message',
-      message: { id: base.id, channelId: base.channel_id, guildId: '1100000000000000009', senderId: base.author.id, senderName: 'Alice', fromBot: false, text: 'what time is it', addressed: true },
+      message: { id: base.id, channelId: base.channel_id, guildId: '1100000000000000009', senderId: base.author.id, senderName: 'Alice', fromBot: false, text: 'what time is it', addressed: true, media: [] },
     });
   });
 

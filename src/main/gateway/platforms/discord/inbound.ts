@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import type { MediaOffer } from '../../media/media';
+import { attachmentOffers } from './attachments';
 
 /**
  * Discord's MESSAGE_CREATE as the adapter sees it: validated (the network is
  * hostile), reduced to what a conversation needs, with attachments turned into
- * a short text so nothing is silently dropped. Which conversation it belongs
+ * a short text so nothing is silently dropped, and into offers of their files
+ * (attachments.ts; fetched later, DiscordAdapter.openMedia). Which conversation it belongs
  * to (a thread, its parent channel) is the adapter's business: it knows the
  * channels.
  */
@@ -29,7 +32,9 @@ const messageSchema = z.object({
   type: z.number().int().default(0),
   webhook_id: snowflake.optional(),
   mentions: z.array(user).max(500).default([]),
-  attachments: z.array(z.object({ filename: z.string().max(MAX_NAME * 4).optional() })).max(50).default([]),
+  // Each attachment is read on its own (attachments.ts): a malformed one loses its offer, not the message.
+  attachments: z.array(z.unknown()).max(50).default([]),
+  flags: z.number().int().min(0).safe().catch(0),
   message_reference: z.object({ message_id: snowflake.optional(), channel_id: snowflake.optional() }).optional(),
   referenced_message: z.object({ author: user.optional() }).nullable().optional(),
   member: z.object({ nick: z.string().max(MAX_NAME * 4).nullable().optional() }).optional(),
@@ -50,11 +55,14 @@ export interface IncomingDiscordMessage {
   readonly text: string;
   /** Mentions the bot, or replies to one of its messages. */
   readonly addressed: boolean;
+  /** The files it carries, as offers (empty for none). */
+  readonly media: readonly MediaOffer[];
 }
 
 export type ParsedMessage = { readonly kind: 'message'; readonly message: IncomingDiscordMessage } | { readonly kind: 'ignore'; readonly reason: string; readonly id?: string; readonly channelId?: string };
 
-export function parseMessageCreate(raw: unknown, botId: string): ParsedMessage {
+/** `apiUrl`: the configured API, whose origin may serve files too (a fake Discord in tests). */
+export function parseMessageCreate(raw: unknown, botId: string, apiUrl = 'https://discord.com/api'): ParsedMessage {
   const parsed = messageSchema.safeParse(raw);
   if (!parsed.success) return { kind: 'ignore', reason: 'not a message Homing can read' };
   const m = parsed.data;
@@ -75,13 +83,17 @@ export function parseMessageCreate(raw: unknown, botId: string): ParsedMessage {
       fromBot: m.author.bot === true || m.author.system === true || m.webhook_id !== undefined,
       text: stripOwnMention(text, botId),
       addressed: mentionsBot || repliesToBot,
+      media: attachmentOffers(m.attachments, { channelId: m.channel_id, messageId: m.id, flags: m.flags }, apiUrl),
     },
   };
 }
 
-function messageText(content: string, attachments: readonly { filename?: string | undefined }[]): string | undefined {
+function messageText(content: string, attachments: readonly unknown[]): string | undefined {
   const cut = content.length > MAX_TEXT ? content.slice(0, MAX_TEXT) + ' […]' : content;
-  const files = attachments.map((file) => `[attachment${file.filename ? `: ${bounded(file.filename)}` : ''}]`);
+  const files = attachments.map((file) => {
+    const name = typeof file === 'object' && file !== null ? (file as { filename?: unknown }).filename : undefined;
+    return `[attachment${typeof name === 'string' && name.length <= MAX_NAME * 4 && name !== '' ? `: ${bounded(name)}` : ''}]`;
+  });
   const text = [cut, ...files].filter((part) => part.trim() !== '').join('\n');
   return text === '' ? undefined : text;
 }

@@ -12,6 +12,7 @@ export const loadDiscordJs = loadOnce((): Promise<DiscordJs> => import('discord.
 /** The REST routes Homing uses (discord.js `Routes`, written out so they need no import). */
 export const routes = {
   channelMessages: (channelId: string) => `/channels/${channelId}/messages` as const,
+  channelMessage: (channelId: string, messageId: string) => `/channels/${channelId}/messages/${messageId}` as const,
   channelTyping: (channelId: string) => `/channels/${channelId}/typing` as const,
   me: () => '/users/@me' as const,
 };

@@ -11,6 +11,10 @@ import { smtpFailure } from './send-errors';
 import { ReceiveLoop } from '../skeleton/receive-loop';
 import { emailIntake } from './intake';
 import { AdapterSkeleton, type SkeletonOptions } from '../skeleton/skeleton';
+import type { MediaBody, MediaOffer } from '../../media/media';
+import { mailFileSource } from './attachments';
+import { imapWords, isAuthFailure } from './imap-errors';
+import { EmailMediaOpener } from './media-opener';
 
 export interface EmailAdapterOptions extends SkeletonOptions {
   readonly config: EmailConfig;
@@ -41,6 +45,11 @@ const IMAP_SLACK_BYTES = 1024 * 1024;
  * one in flight at a crash is looked for in its conversation when it comes
  * again. New mail is announced by IDLE; the folder is also polled (the only
  * way when IDLE is off or missing).
+ *
+ * Files: a mail's attachments and inline pictures are offered with it as
+ * media (attachments.ts), located by folder, UIDVALIDITY, UID and place; their
+ * bytes stay on the server until the message's turn fetches them
+ * (media-opener.ts), so a restart in between loses nothing.
  *
  * A reply is one email, never chunks: the limit is far above any reply. SMTP
  * has no deduplication (`idempotentSends: false`): a resend after the SMTP
@@ -76,6 +85,7 @@ export class EmailAdapter implements PlatformAdapter {
   /** Set when the server announced mail; cleared when the folder is read. */
   private news = false;
   private readonly redact: (text: string) => string;
+  private readonly media: EmailMediaOpener;
 
   constructor(private readonly options: EmailAdapterOptions) {
     this.config = options.config;
@@ -87,6 +97,16 @@ export class EmailAdapter implements PlatformAdapter {
     this.redact = (text) => (password ? text.split(password).join('[password]') : text);
     // Pauses end when the adapter stops, and on probe() and new mail (IDLE's EXISTS, a closed connection).
     this.loop = new ReceiveLoop('email', this.skeleton.logger, this.redact);
+    this.media = new EmailMediaOpener({
+      libs: async () => (this.libs ??= await loadMailLibs()),
+      newClient: async () => {
+        this.libs ??= await loadMailLibs();
+        return this.newImapClient();
+      },
+      maxMessageBytes: this.config.maxMessageBytes,
+      redact: this.redact,
+      logger: this.skeleton.logger,
+    });
   }
 
   state(): AdapterState {
@@ -145,6 +165,7 @@ export class EmailAdapter implements PlatformAdapter {
     }
     this.transport?.close();
     this.transport = undefined;
+    this.media.clear();
     this.setState('disconnected');
   }
 
@@ -356,6 +377,7 @@ export class EmailAdapter implements PlatformAdapter {
       messageRef: `imap:${folder}:${uidValidity}:${uid}`,
       replyTo: email.messageId,
       ...(maybeSeen ? { maybeSeen: true } : {}),
+      ...(email.files.length > 0 ? { media: email.files.map((file) => this.offerOf(file, folder, uidValidity, uid)) } : {}),
     });
     if (outcome === 'timeout') {
       // No answer in time: it may still be saved. Kept in flight, so its next handing is checked.
@@ -404,6 +426,27 @@ export class EmailAdapter implements PlatformAdapter {
       this.skeleton.logger.warn(`email: ${failure.error}`);
       return failure;
     }
+  }
+
+  // ---- files -----------------------------------------------------------
+
+  /**
+   * Opens a file a mail offered: the mail is read again from the server
+   * (media-opener.ts), on a connection of its own, so a download never waits
+   * behind the folder's reading nor holds it up. Works while the reading
+   * connection is away too: it needs only the server.
+   */
+  readonly openMedia = (offer: Pick<MediaOffer, 'kind' | 'source' | 'mime' | 'name'>, options: { readonly signal: AbortSignal; readonly maxBytes: number }): Promise<MediaBody> =>
+    this.media.open(offer, options);
+
+  private offerOf(file: IncomingEmail['files'][number], folder: string, uidValidity: string, uid: number): MediaOffer {
+    return {
+      kind: file.kind,
+      source: mailFileSource({ folder, uidValidity: Number(uidValidity), uid, index: file.index }),
+      mime: file.mime,
+      ...(file.name ? { name: file.name } : {}),
+      size: file.size,
+    };
   }
 
   // ---- plumbing --------------------------------------------------------
@@ -479,17 +522,6 @@ export class EmailAdapter implements PlatformAdapter {
     this.skeleton.status.set(state, error);
   }
 
-}
-
-function isAuthFailure(error: unknown): boolean {
-  const e = error as { authenticationFailed?: unknown; serverResponseCode?: unknown } | undefined;
-  return e?.authenticationFailed === true || e?.serverResponseCode === 'AUTHENTICATIONFAILED';
-}
-
-function imapWords(error: unknown): string {
-  const e = error as { code?: unknown; responseText?: unknown } | undefined;
-  const text = typeof e?.responseText === 'string' ? e.responseText : describe(error);
-  return typeof e?.code === 'string' && !text.includes(e.code) ? `${text} (${e.code})` : text;
 }
 
 function describe(error: unknown): string {

@@ -1,5 +1,6 @@
-import type { AddressObject } from 'mailparser';
+import type { AddressObject, ParsedMail } from 'mailparser';
 import { loadMailLibs, type MailLibs } from './load-mail-libs';
+import { mailFiles, type MailFile } from './attachments';
 import { readAuthResults, describeAuthResults, type AuthResults } from './auth-results';
 import { automaticReason, type RawHeaders } from './automatic';
 import { messageIds, threadRoot } from './threading';
@@ -18,6 +19,8 @@ export interface IncomingEmail {
   readonly auth: AuthResults;
   /** What the agent is given: the body as plain text, then the sender, subject, sender check and attachments' names in brackets. */
   readonly text: string;
+  /** The files offered to the agent (attachments.ts), at most MAX_MEDIA_PER_MESSAGE; those beyond are only named in `text`. */
+  readonly files: readonly MailFile[];
 }
 
 export interface ParseContext {
@@ -34,9 +37,17 @@ export interface ParseContext {
 export const MAX_BODY_CHARS = 60_000;
 const MAX_ATTACHMENTS_LISTED = 30;
 
+/**
+ * A raw message parsed: the one parse both intake and `openMedia` use, so a
+ * file's index among the attachments means the same part in both.
+ */
+export async function parseMime(source: Buffer, libs: MailLibs): Promise<ParsedMail> {
+  return libs.simpleParser(source, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, maxHtmlLengthToParse: 2_000_000 });
+}
+
 export async function parseEmail(source: Buffer, context: ParseContext): Promise<IncomingEmail> {
   const libs = await loadMailLibs();
-  const parsed = await libs.simpleParser(source, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, maxHtmlLengthToParse: 2_000_000 });
+  const parsed = await parseMime(source, libs);
   const headers = rawHeaders(parsed.headerLines);
   const from = firstAddress(parsed.from);
   const ownId = messageIds(headers.get('message-id')?.[0])[0];
@@ -50,12 +61,10 @@ export async function parseEmail(source: Buffer, context: ParseContext): Promise
   const sender = from ? (from.name ? `${from.name} <${from.address}>` : from.address) : '(no sender)';
   lines.push(`[Email from ${sender}${subject ? `, subject: ${subject}` : ''}]`);
   lines.push(`[Sender check: ${describeAuthResults(auth)}]`);
-  const attachments = parsed.attachments.filter((attachment) => attachment.contentDisposition !== 'inline' || attachment.filename);
-  if (attachments.length > 0) {
-    const named = attachments.slice(0, MAX_ATTACHMENTS_LISTED).map((a) => `${oneLine(a.filename ?? 'unnamed')} (${a.contentType}, ${formatBytes(a.size)})`);
-    const more = attachments.length > MAX_ATTACHMENTS_LISTED ? `, and ${attachments.length - MAX_ATTACHMENTS_LISTED} more` : '';
-    lines.push(`[Attachments (not opened): ${named.join('; ')}${more}]`);
-  }
+  // The files themselves are offered as media; their names stay in the text, which later turns see.
+  const files = mailFiles(parsed.attachments);
+  if (files.offered.length > 0) lines.push(`[Attachments: ${listed(files.offered)}]`);
+  if (files.beyond.length > 0) lines.push(`[More attachments, not opened (one mail hands over at most ${files.offered.length}): ${listed(files.beyond)}]`);
   let body: string;
   if (context.tooLargeBytes !== undefined) {
     body = `(This message is ${formatBytes(context.tooLargeBytes)}, more than this assistant reads; only its header was read.)`;
@@ -74,7 +83,13 @@ export async function parseEmail(source: Buffer, context: ParseContext): Promise
     automatic: automaticReason(headers, from?.address, context.ownAddresses),
     auth,
     text: `${body}\n\n${lines.join('\n')}`,
+    files: files.offered,
   };
+}
+
+function listed(files: readonly MailFile[]): string {
+  const named = files.slice(0, MAX_ATTACHMENTS_LISTED).map((file) => `${file.name ?? 'unnamed'} (${file.mime}, ${formatBytes(file.size)})`);
+  return `${named.join('; ')}${files.length > MAX_ATTACHMENTS_LISTED ? `, and ${files.length - MAX_ATTACHMENTS_LISTED} more` : ''}`;
 }
 
 /** HTML mail as plain text, through html-to-text (links kept as `text [url]`, images and styles dropped). */

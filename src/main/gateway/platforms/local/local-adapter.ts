@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AdapterEvent, AdapterState, InboundMessage, PlatformAdapter, SendResult, SendTarget } from '../adapter';
 import { LOCAL_INTAKE } from '../intake';
+import type { MediaOffer, MediaOpener } from '../../media/media';
 import type { SessionSource } from '../../session/source';
 
 export const LOCAL_PLATFORM = 'local';
@@ -32,10 +33,16 @@ export class LocalAdapter implements PlatformAdapter {
   private readonly listeners = new Set<(event: AdapterEvent) => void>();
   private connected = false;
 
+  /** The window's uploads, when it can send files (media/local-uploads.ts). */
+  readonly openMedia: MediaOpener | undefined;
+
   constructor(
     private readonly announce: (delivery: LocalDelivery) => void,
     private readonly newMessageRef: () => string = randomUUID,
-  ) {}
+    openUpload?: MediaOpener,
+  ) {
+    this.openMedia = openUpload;
+  }
 
   state(): AdapterState {
     return this.connected ? 'connected' : 'disconnected';
@@ -67,12 +74,13 @@ export class LocalAdapter implements PlatformAdapter {
    * A message typed in the window. `clientMessageId` lets a window retry a send
    * without making a second turn (it becomes the message ref).
    */
-  receive(text: string, clientMessageId?: string): InboundMessage {
+  receive(text: string, clientMessageId?: string, media?: readonly MediaOffer[]): InboundMessage {
     const messageRef = clientMessageId ?? this.newMessageRef();
     const message: InboundMessage = {
       source: { ...localChatSource(), messageId: messageRef },
       text,
       messageRef,
+      ...(media && media.length > 0 ? { media } : {}),
     };
     this.emit({ type: 'message', message });
     return message;

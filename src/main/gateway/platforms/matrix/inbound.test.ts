@@ -58,7 +58,8 @@ describe('Matrix sync answers and messages as the adapter reads them', () => {
       inReplyTo: '$bot',
     });
     expect(readMessage(event({ msgtype: 'm.text', body: '* fixed', 'm.new_content': { msgtype: 'm.text', body: 'fixed' }, 'm.relates_to': { rel_type: 'm.replace', event_id: '$orig' } }))).toEqual({ kind: 'edit', target: '$orig', text: 'fixed' });
-    expect(readMessage(event({ msgtype: 'm.image', body: 'cat.png', url: 'mxc://x/y' }))).toMatchObject({ kind: 'message', text: '[image: cat.png]' });
+    expect(readMessage(event({ msgtype: 'm.image', body: 'cat.png', url: 'mxc://x/y' }))).toMatchObject({ kind: 'message', text: '[photo: cat.png]', media: [{ kind: 'image', source: 'mxc://x/y', name: 'cat.png' }] });
+    expect(readMessage(event({ msgtype: 'm.text', body: 'plain' }))).toMatchObject({ media: [] });
     expect(readMessage(event({ msgtype: 'm.emote', body: 'waves' }))).toMatchObject({ text: '* waves' });
     expect(readMessage(event({ msgtype: 'm.notice', body: 'another bot' }))).toEqual({ kind: 'ignore', reason: 'a notice' });
     expect(readMessage(event({ msgtype: 'm.text', body: '   ' }))).toMatchObject({ kind: 'ignore' });

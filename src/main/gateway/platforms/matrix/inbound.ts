@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { MediaOffer } from '../../media/media';
+import { MEDIA_MSGTYPES, readMediaMessage } from './media-offer';
 
 /**
  * /sync answers as the adapter sees them: validated (the network is hostile),
@@ -131,7 +133,16 @@ export function events(list: readonly unknown[] | undefined): SyncEvent[] {
 
 /** What one m.room.message means. */
 export type MessageMeaning =
-  | { readonly kind: 'message'; readonly text: string; readonly threadRoot: string | undefined; readonly inReplyTo: string | undefined; readonly mentions: readonly string[]; readonly formatted: string | undefined }
+  | {
+      readonly kind: 'message';
+      readonly text: string;
+      readonly threadRoot: string | undefined;
+      readonly inReplyTo: string | undefined;
+      readonly mentions: readonly string[];
+      readonly formatted: string | undefined;
+      /** The file of a media message (media-offer.ts), fetched before its turn; empty for text and unreadable media. */
+      readonly media: readonly MediaOffer[];
+    }
   | { readonly kind: 'edit'; readonly target: string; readonly text: string }
   /** A notice (another bot's output, by convention never answered), or nothing readable. */
   | { readonly kind: 'ignore'; readonly reason: string };
@@ -156,12 +167,16 @@ export function readMessage(event: SyncEvent): MessageMeaning {
   const mentions = Array.isArray(mentionsRaw) ? mentionsRaw.filter((id): id is string => typeof id === 'string').slice(0, 100) : [];
   const formatted = content.format === 'org.matrix.custom.html' && typeof content.formatted_body === 'string' ? content.formatted_body.slice(0, MAX_TEXT * 4) : undefined;
   const plain = inReplyTo !== undefined && threadRoot === undefined ? stripReplyFallback(body) : body;
+  if (MEDIA_MSGTYPES.has(msgtype)) {
+    const media = readMediaMessage(msgtype, cut(plain), content);
+    return { kind: 'message', text: media.text, threadRoot, inReplyTo, mentions, formatted, media: media.offer ? [media.offer] : [] };
+  }
   const text = describeMessage(msgtype, cut(plain), content);
   if (text === undefined || text.trim() === '') return { kind: 'ignore', reason: 'a message without text' };
-  return { kind: 'message', text, threadRoot, inReplyTo, mentions, formatted };
+  return { kind: 'message', text, threadRoot, inReplyTo, mentions, formatted, media: [] };
 }
 
-/** The text for the agent: the message's own, or a short description of a file, image or place. */
+/** The text for the agent: the message's own, or a short description of a place (media: media-offer.ts). */
 function describeMessage(msgtype: string, body: string, content: Record<string, unknown>): string | undefined {
   switch (msgtype) {
     case 'm.text':
@@ -169,14 +184,6 @@ function describeMessage(msgtype: string, body: string, content: Record<string, 
       return body;
     case 'm.emote':
       return `* ${body}`;
-    case 'm.image':
-      return `[image${body ? `: ${bounded(body)}` : ''}]`;
-    case 'm.file':
-      return `[file${body ? `: ${bounded(body)}` : ''}]`;
-    case 'm.audio':
-      return `[audio${body ? `: ${bounded(body)}` : ''}]`;
-    case 'm.video':
-      return `[video${body ? `: ${bounded(body)}` : ''}]`;
     case 'm.location':
       return `[location${typeof content.geo_uri === 'string' ? ` ${bounded(content.geo_uri)}` : body ? `: ${bounded(body)}` : ''}]`;
     default:

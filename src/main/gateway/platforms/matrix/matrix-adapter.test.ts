@@ -211,6 +211,39 @@ describe('the Matrix adapter against the fake homeserver', () => {
     expect(taken[0]!.text).toBe('still there?');
     expect(adapter!.state()).toBe('connected');
   });
+  it('hands on a photo with its offer, and opens it with the token, on the authenticated route or an old server\'s', async () => {
+    const room = fake.createRoom(alice, { invite: [bot], direct: true });
+    const taken = start();
+    await waitUntil('joined', () => fake.membership(bot, room) === 'join', 10_000);
+    const photo = Buffer.from('\x89PNG\r\n\x1a\n a photo');
+    fake.userSendsFile(alice, room, { msgtype: 'm.image', bytes: photo, mime: 'image/png', name: 'cat.png', caption: 'what is this?' });
+    await waitUntil('the photo', () => taken.length === 1, 10_000);
+    const offer = taken[0]!.media![0]!;
+    expect(taken[0]).toMatchObject({ text: 'what is this?', media: [{ kind: 'image', mime: 'image/png', name: 'cat.png', size: photo.length, source: expect.stringMatching(/^mxc:\/\//) }] });
+    const open = async () => {
+      const body = await adapter!.openMedia(offer, { signal: new AbortController().signal, maxBytes: 1_000_000 });
+      const chunks: Buffer[] = [];
+      for await (const chunk of body.stream) chunks.push(Buffer.from(chunk));
+      return Buffer.concat(chunks);
+    };
+    expect(await open()).toEqual(photo);
+    fake.authenticatedMedia = false;
+    expect(await open()).toEqual(photo);
+    expect(fake.downloads.map((download) => [download.route, download.userId])).toEqual([['v1', bot], ['v3', bot]]);
+    fake.deleteMedia(offer.source);
+    fake.authenticatedMedia = true;
+    await expect(open()).rejects.toMatchObject({ name: 'MediaFetchError', permanent: true });
+  });
+
+  it('opens a file before its first login (a turn resumed at start): with a password it waits for the session', async () => {
+    const url = fake.upload(Buffer.from('notes'), 'text/plain', 'notes.txt');
+    start(() => 'saved', { password: 'bot-pw' });
+    const body = await adapter!.openMedia({ kind: 'document', source: url }, { signal: new AbortController().signal, maxBytes: 100 });
+    const chunks: Buffer[] = [];
+    for await (const chunk of body.stream) chunks.push(Buffer.from(chunk));
+    expect(Buffer.concat(chunks).toString()).toBe('notes');
+    expect(adapter!.state()).toBe('connected');
+  });
 });
 
 describe('Test connection for Matrix', () => {

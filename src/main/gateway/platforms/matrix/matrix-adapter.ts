@@ -11,6 +11,8 @@ import type {
   TypingTarget,
 } from '../adapter';
 import { MatrixClient, part, type CallResult, type MatrixFailure } from './client';
+import { MediaFetchError, type MediaBody, type MediaOffer } from '../../media/media';
+import { downloadMxc } from './media-download';
 import type { MatrixConfig } from './config-schema';
 import { events as readEvents, parseSync, readMessage, type InviteUpdate, type SyncBatch, type SyncEvent } from './inbound';
 import { MatrixRooms, type RoomView } from './rooms';
@@ -76,6 +78,9 @@ const SYNAPSE_TXN_ID_WINDOW_MS = 24 * 60 * 60 * 1000;
  * `DefaultCleanupPeriod`, two maps cycled); other servers' are not known here.
  */
 const OTHER_SERVER_TXN_ID_WINDOW_MS = 30 * 60 * 1000;
+
+/** How long a download waits for a password login to finish (a turn resumed at start can come before it). */
+const MEDIA_LOGIN_WAIT_MS = 30_000;
 
 /** The one message an encrypted room gets instead of silence. */
 export const ENCRYPTED_NOTICE =
@@ -611,7 +616,14 @@ export class MatrixAdapter implements PlatformAdapter {
     roomId: string,
     eventId: string,
     sender: string,
-    message: { readonly text: string; readonly threadRoot: string | undefined; readonly inReplyTo: string | undefined; readonly mentions: readonly string[]; readonly formatted: string | undefined },
+    message: {
+      readonly text: string;
+      readonly threadRoot: string | undefined;
+      readonly inReplyTo: string | undefined;
+      readonly mentions: readonly string[];
+      readonly formatted: string | undefined;
+      readonly media: readonly MediaOffer[];
+    },
   ): Promise<'done' | 'again'> {
     const state = this.syncState!;
     const rooms = this.rooms!;
@@ -653,6 +665,7 @@ export class MatrixAdapter implements PlatformAdapter {
       messageRef: `mx:${roomId}:${eventId}`,
       replyTo: eventId,
       ...(maybeSeen ? { maybeSeen: true } : {}),
+      ...(message.media.length > 0 ? { media: message.media } : {}),
     });
     if (outcome === 'not-now') {
       state.giveBack();
@@ -865,6 +878,39 @@ export class MatrixAdapter implements PlatformAdapter {
         });
     };
     return this.typingRepeats.start(() => tell(true), this.options.typingIntervalMs ?? 20_000, () => tell(false));
+  }
+
+  // ---- files -----------------------------------------------------------
+
+  /**
+   * Fetches a file a message offered (its `mxc://` URI), authenticated media
+   * first (media-download.ts). The token is the session's; before the first
+   * login after a start (a turn resumed right away) it is the stored access
+   * token, or, with a password, the session it waits for a short while.
+   */
+  readonly openMedia = async (offer: Pick<MediaOffer, 'kind' | 'source' | 'mime' | 'name'>, options: { readonly signal: AbortSignal; readonly maxBytes: number }): Promise<MediaBody> => {
+    const token = await this.mediaToken(options.signal);
+    if (token === undefined) throw new MediaFetchError('not connected to the Matrix homeserver', false);
+    return downloadMxc(offer.source, offer.kind, options, { homeserver: this.config.homeserver, token, fetch: this.options.fetch ?? fetch });
+  };
+
+  /** The token to download with: the session's, the stored one, or (with a password) the session once it comes, within MEDIA_LOGIN_WAIT_MS. */
+  private async mediaToken(signal: AbortSignal): Promise<string | undefined> {
+    const now = this.session?.token ?? ('accessToken' in this.options.credentials ? this.options.credentials.accessToken : undefined);
+    if (now !== undefined || signal.aborted) return now;
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        stop();
+        signal.removeEventListener('abort', finish);
+        resolve(this.session?.token);
+      };
+      const timer = setTimeout(finish, MEDIA_LOGIN_WAIT_MS);
+      const stop = this.skeleton.status.listen((event) => {
+        if (event.type === 'state' && event.state === 'connected') finish();
+      });
+      signal.addEventListener('abort', finish, { once: true });
+    });
   }
 
   // ---- plumbing --------------------------------------------------------

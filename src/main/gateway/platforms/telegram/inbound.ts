@@ -1,10 +1,16 @@
 import { z } from 'zod';
 import type { ChatType } from '../../session/source';
+import { MAX_MEDIA_NAME, type MediaKind, type MediaOffer } from '../../media/media';
 
 /**
  * Telegram updates as the adapter sees them: validated (the network is
  * hostile), reduced to what a conversation needs, with media turned into a
- * short text so nothing is silently dropped.
+ * short text so nothing is silently dropped, and into an offer of its file
+ * (fetched later with getFile, TelegramAdapter.openMedia).
+ *
+ * A media field is read field by field: one that is malformed loses its offer
+ * (or the bad detail), never the message, whose description still says what
+ * it carried.
  */
 
 /** Longer than any real message (4096) or caption (1024); an update beyond it is cut, not trusted. */
@@ -34,7 +40,24 @@ const entity = z.object({
   length: z.number().int().min(0),
   user: user.optional(),
 });
-const duration = z.number().min(0).max(1e9).optional();
+/** A field whose bad value is dropped instead of failing the whole update. */
+const tolerant = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+const duration = tolerant(z.number().min(0).max(1e9));
+/** Bot API file ids are base64url (td's base64url_encode), about 70–100 characters; anything else is not one. */
+const fileId = z.string().regex(/^[A-Za-z0-9_-]{1,1024}$/);
+const fileSize = z.number().int().min(0).safe();
+/** `type/subtype` (RFC 6838 restricted names); a declared type is a claim, checked against the bytes later. */
+const mimeType = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/)
+  .transform((type) => type.toLowerCase());
+const fileName = z.string().max(MAX_MEDIA_NAME * 4);
+/** The fields every Bot API file object has (Client::json_store_file: file_id, file_unique_id, file_size when known). */
+const file = { file_id: tolerant(fileId), file_size: tolerant(fileSize) };
+/** Bot API PhotoSize: file_id, file_unique_id, width, height, file_size? (Client::JsonPhotoSize). */
+const photoSize = z.object({ file_id: fileId, width: z.number().int().min(0).max(1e6).catch(0), height: z.number().int().min(0).max(1e6).catch(0), file_size: tolerant(fileSize) });
+/** Photo sizes read at most: Telegram sends 1–5 (s, m, x, y, w). */
+const MAX_PHOTO_SIZES = 20;
 const messageSchema = z.object({
   message_id: id,
   message_thread_id: id.optional(),
@@ -49,14 +72,25 @@ const messageSchema = z.object({
   reply_to_message: z.object({ message_id: id, from: user.optional() }).optional(),
   migrate_to_chat_id: id.optional(),
   migrate_from_chat_id: id.optional(),
-  photo: z.array(z.unknown()).optional(),
-  voice: z.object({ duration }).optional(),
-  audio: z.object({ duration, title: z.string().max(MAX_NAME * 4).optional(), performer: z.string().max(MAX_NAME * 4).optional() }).optional(),
-  video: z.object({ duration }).optional(),
-  video_note: z.object({ duration }).optional(),
-  animation: z.object({}).optional(),
-  document: z.object({ file_name: z.string().max(MAX_NAME * 4).optional() }).optional(),
-  sticker: z.object({ emoji: z.string().max(64).optional() }).optional(),
+  // A media field that is not an object still says what the message was (`{}`: described, no offer).
+  photo: z.array(z.unknown()).optional().catch([]),
+  voice: z.object({ ...file, duration, mime_type: tolerant(mimeType) }).optional().catch({}),
+  audio: z
+    .object({
+      ...file,
+      duration,
+      mime_type: tolerant(mimeType),
+      file_name: tolerant(fileName),
+      title: tolerant(z.string().max(MAX_NAME * 4)),
+      performer: tolerant(z.string().max(MAX_NAME * 4)),
+    })
+    .optional()
+    .catch({}),
+  video: z.object({ ...file, duration, mime_type: tolerant(mimeType), file_name: tolerant(fileName) }).optional().catch({}),
+  video_note: z.object({ ...file, duration }).optional().catch({}),
+  animation: z.object({ ...file, duration, mime_type: tolerant(mimeType), file_name: tolerant(fileName) }).optional().catch({}),
+  document: z.object({ ...file, mime_type: tolerant(mimeType), file_name: tolerant(fileName) }).optional().catch({}),
+  sticker: z.object({ emoji: tolerant(z.string().max(64)) }).optional().catch({}),
   location: z.object({ latitude: z.number(), longitude: z.number() }).optional(),
   contact: z.object({ first_name: z.string().max(MAX_NAME * 4).optional() }).optional(),
   poll: z.object({ question: z.string().max(MAX_TEXT).optional() }).optional(),
@@ -86,6 +120,8 @@ export interface IncomingTelegramMessage {
   readonly text: string;
   /** Mentioned, replied to, or a command addressed to this bot (only meaningful in groups). */
   readonly addressed: boolean;
+  /** The file the message carries (a Telegram message carries one at most), as an offer: empty for text and unreadable media. */
+  readonly media: readonly MediaOffer[];
 }
 
 export interface BotIdentity {
@@ -126,6 +162,7 @@ export function parseUpdate(raw: unknown, bot: BotIdentity): ParsedUpdate {
       chatName: message.chat.type === 'private' ? displayName(message.chat) : bounded(message.chat.title),
       text: stripOwnMention(text, bot),
       addressed: isAddressed(message, bot),
+      media: mediaOffers(message),
     },
   };
 }
@@ -165,6 +202,84 @@ export function messageText(message: TelegramMessage): string | undefined {
   if (message.contact) return `[contact${message.contact.first_name ? `: ${bounded(message.contact.first_name)}` : ''}]`;
   if (message.poll) return `[poll${message.poll.question ? `: ${cut(message.poll.question)}` : ''}]`;
   return undefined;
+}
+
+/**
+ * The offer of the message's file, in the order messageText describes media
+ * (a text message offers none). An animation comes with a `document` copy
+ * (Bot API docs, Message.animation: "for backward compatibility, when this
+ * field is set, the document field will also be set"): one offer, the animation.
+ */
+export function mediaOffers(message: TelegramMessage): MediaOffer[] {
+  if (message.text !== undefined) return [];
+  const offer = mediaOffer(message);
+  return offer ? [offer] : [];
+}
+
+/** Image types a document is taken as an image for (Telegram sends a photo "as a file" this way, uncompressed). */
+const IMAGE_DOCUMENT_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif']);
+
+function mediaOffer(message: TelegramMessage): MediaOffer | undefined {
+  if (message.photo) return largestPhoto(message.photo);
+  if (message.voice) {
+    const { file_id, file_size, mime_type, duration } = message.voice;
+    // Telegram apps record voice notes as Opus in OGG (Bot API docs, Voice; sendVoice takes .OGG/Opus first); a claim, checked against the bytes.
+    return offer('voice', file_id, { mime: mime_type ?? 'audio/ogg', size: file_size, durationS: duration });
+  }
+  if (message.video_note) {
+    const { file_id, file_size, duration } = message.video_note;
+    // Bot API VideoNote has no mime_type: video messages are MP4 (Bot API docs, sendVideoNote).
+    return offer('video', file_id, { mime: 'video/mp4', size: file_size, durationS: duration });
+  }
+  const video = message.video ?? message.animation;
+  if (video) return offer('video', video.file_id, { mime: video.mime_type, name: video.file_name, size: video.file_size, durationS: video.duration });
+  if (message.audio) {
+    const { file_id, file_size, mime_type, file_name, performer, title, duration } = message.audio;
+    const name = file_name ?? ([performer, title].filter((part) => part && part.trim() !== '').join(' — ') || undefined);
+    return offer('audio', file_id, { mime: mime_type, name, size: file_size, durationS: duration });
+  }
+  if (message.document) {
+    const { file_id, file_size, mime_type, file_name } = message.document;
+    const kind = mime_type !== undefined && IMAGE_DOCUMENT_TYPES.has(mime_type) ? 'image' : 'document';
+    return offer(kind, file_id, { mime: mime_type, name: file_name, size: file_size });
+  }
+  return undefined;
+}
+
+/** A photo comes in several sizes (PhotoSize, smallest first as Telegram sends them, not trusted): the one with the most pixels. */
+function largestPhoto(sizes: readonly unknown[]): MediaOffer | undefined {
+  let best: z.output<typeof photoSize> | undefined;
+  for (const raw of sizes.slice(0, MAX_PHOTO_SIZES)) {
+    const parsed = photoSize.safeParse(raw);
+    if (!parsed.success) continue;
+    const size = parsed.data;
+    const pixels = size.width * size.height;
+    const bestPixels = best ? best.width * best.height : -1;
+    if (!best || pixels > bestPixels || (pixels === bestPixels && (size.file_size ?? 0) > (best.file_size ?? 0))) best = size;
+  }
+  // Telegram re-encodes a photo as JPEG (a picture sent uncompressed arrives as a document).
+  return best && offer('image', best.file_id, { mime: 'image/jpeg', size: best.file_size });
+}
+
+/** The offer of a file with a usable id (none without one), without the details the platform did not give. */
+function offer(kind: MediaKind, source: string | undefined, details: Omit<MediaOffer, 'kind' | 'source'>): MediaOffer | undefined {
+  if (source === undefined) return undefined;
+  const name = mediaName(details.name);
+  return {
+    kind,
+    source,
+    ...(details.mime !== undefined ? { mime: details.mime } : {}),
+    ...(name !== undefined ? { name } : {}),
+    ...(details.size !== undefined ? { size: details.size } : {}),
+    ...(details.durationS !== undefined ? { durationS: details.durationS } : {}),
+  };
+}
+
+/** A file name to show: no control or direction-changing characters, at most MAX_MEDIA_NAME code points. */
+function mediaName(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const clean = [...name.replace(/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, '').trim()].slice(0, MAX_MEDIA_NAME).join('');
+  return clean === '' ? undefined : clean;
 }
 
 function formatDuration(total: number): string {

@@ -10,9 +10,10 @@ import type {
   SendTarget,
   TypingTarget,
 } from '../adapter';
+import { httpMediaBody, MediaFetchError, theMedia, tooLarge, type MediaBody, type MediaOffer } from '../../media/media';
 import type { TelegramConfig } from './config-schema';
 import { parseUpdate, type BotIdentity, type IncomingTelegramMessage } from './inbound';
-import { loadGrammy, type Grammy } from './load-grammy';
+import { loadGrammy, loadedGrammy, type Grammy } from './load-grammy';
 import { classifyFailure, toSendResult, type CallFailure } from './send-errors';
 import { TelegramUpdateState } from './update-state';
 import { Admission, type AdmissionDecision } from '../skeleton/admission';
@@ -89,6 +90,8 @@ export class TelegramAdapter implements PlatformAdapter {
   private readonly loop: ReceiveLoop;
   private readonly admission: Admission;
   private api: Api | undefined;
+  /** The Api files are fetched through: made on first use, so a fetch needs no running poll (after a restart one may come first). */
+  private mediaApi: Api | undefined;
   private bot: BotIdentity | undefined;
   private updates: TelegramUpdateState | undefined;
   /** Per chat (and 'all'), when Telegram lets us send again after a 429. */
@@ -403,6 +406,7 @@ export class TelegramAdapter implements PlatformAdapter {
           messageId: message.messageId,
         },
         text: message.text,
+        ...(message.media.length > 0 ? { media: message.media } : {}),
         messageRef: `tg:${chatId}:${message.messageId}`,
         replyTo: message.messageId,
         ...(maybeSeen ? { maybeSeen: true } : {}),
@@ -536,6 +540,86 @@ export class TelegramAdapter implements PlatformAdapter {
     return this.typingRepeats.start(tick, this.options.typingIntervalMs ?? 4_000);
   }
 
+  // ---- files -----------------------------------------------------------
+
+  /**
+   * Fetches a file a message offered: getFile for its path, then
+   * `{apiRoot}/file/bot<token>/<file_path>`. The token is in both URLs, so no
+   * error leaves here without passing the redactor (node-fetch and undici
+   * errors name the URL). A size getFile declares over `maxBytes` is refused
+   * before downloading; Telegram itself refuses getFile for a file over 20 MB.
+   */
+  readonly openMedia = async (offer: Pick<MediaOffer, 'kind' | 'source' | 'mime' | 'name'>, options: { readonly signal: AbortSignal; readonly maxBytes: number }): Promise<MediaBody> => {
+    const what = theMedia(offer.kind);
+    if (!/^[A-Za-z0-9_-]{1,1024}$/.test(offer.source)) throw new MediaFetchError(`${what} has no Telegram file id Homing can use`, true);
+    const api = await this.filesApi();
+    let file: { file_size?: unknown; file_path?: unknown };
+    try {
+      file = await api.getFile(offer.source, options.signal as never); // grammY types its own AbortSignal shim
+    } catch (error) {
+      throw this.getFileFailure(error, what, options.signal);
+    }
+    const size = file.file_size;
+    if (typeof size === 'number' && Number.isFinite(size) && size > options.maxBytes) throw tooLarge(size, options.maxBytes);
+    const path = filePath(file.file_path);
+    if (path === undefined) throw new MediaFetchError(`Telegram gave no usable download path for ${what}`, false);
+    let response: Response;
+    try {
+      response = await fetch(`${this.config.apiRoot}/file/bot${this.options.token}/${path}`, { signal: options.signal });
+    } catch (error) {
+      throw new MediaFetchError(`${what} could not be downloaded from Telegram: ${this.fetchWords(error)}`, false);
+    }
+    const body = httpMediaBody(response, options.maxBytes, what);
+    return { ...body, stream: this.redactedStream(body.stream, what) };
+  };
+
+  private async filesApi(): Promise<Api> {
+    this.mediaApi ??= this.newApi(await loadGrammy());
+    return this.mediaApi;
+  }
+
+  /**
+   * getFile's refusal in words. From telegram-bot-api's Client.cpp: "file is
+   * too big" (do_get_file, over MAX_DOWNLOAD_FILE_SIZE = 20 << 20) and an
+   * unknown id (400, "invalid file_id") are for good; "wrong file_id or the
+   * file is temporarily unavailable" is what on_update_file says for any
+   * failed download, 5xx and 429 included, so it is tried again, as are 429,
+   * 5xx, a refused token (it may be fixed) and the network.
+   */
+  private getFileFailure(error: unknown, what: string, signal: AbortSignal): MediaFetchError {
+    const grammy = loadedGrammy();
+    if (grammy && error instanceof grammy.GrammyError) {
+      const code = typeof error.error_code === 'number' ? error.error_code : 0;
+      const said = typeof error.description === 'string' ? error.description : '(no description)';
+      // Redacted before it is cut: a cut through the token would leave a piece the redactor cannot recognise.
+      const telegram = this.redactor(`${code} ${said}`).slice(0, 300);
+      const text = said.toLowerCase();
+      if (code === 400 && text.includes('file is too big')) return new MediaFetchError(`${what} is too large for a bot to download (Telegram's limit is 20 MB)`, true);
+      if (code === 400 && text.includes('temporarily unavailable')) return new MediaFetchError(`Telegram cannot hand over ${what} right now (${telegram})`, false);
+      if (code === 400 || code === 403) return new MediaFetchError(`Telegram refused to hand over ${what} (${telegram})`, true);
+      if (code === 401 || code === 404) return new MediaFetchError(`Telegram refused the bot token while fetching ${what} (${telegram})`, false);
+      return new MediaFetchError(`Telegram could not hand over ${what} (${telegram})`, false);
+    }
+    const words = signal.aborted ? 'stopped' : this.fetchWords(grammy && error instanceof grammy.HttpError ? error.error : error);
+    return new MediaFetchError(`could not ask Telegram for ${what}: ${words}`, false);
+  }
+
+  /** The body's chunks, with an error while reading (a dropped connection) redacted as well. */
+  private async *redactedStream(stream: AsyncIterable<Uint8Array>, what: string): AsyncIterable<Uint8Array> {
+    try {
+      yield* stream;
+    } catch (error) {
+      if (error instanceof MediaFetchError) throw error;
+      throw new MediaFetchError(`the download of ${what} broke off: ${this.fetchWords(error)}`, false);
+    }
+  }
+
+  /** A network error in words, with its cause (undici's "fetch failed" says why only there), the token redacted before it is cut. */
+  private fetchWords(error: unknown): string {
+    const cause = error instanceof Error && error.cause !== undefined ? `: ${describe(error.cause)}` : '';
+    return this.redactor(`${describe(error)}${cause}`).slice(0, 500);
+  }
+
   // ---- plumbing --------------------------------------------------------
 
   private newApi(grammy: Grammy): Api {
@@ -594,4 +678,19 @@ function updateIdOf(update: unknown): number | undefined {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+
+/**
+ * getFile's `file_path` as a URL path: relative segments of a hostile or broken server's answer cannot climb
+ * out of `/file/bot<token>/` (`..`), add a query, or name another host. A local server (`--local`) answers an
+ * absolute path on its own disk; it is asked for over HTTP all the same (the way other clients do), never read
+ * from this machine's disk.
+ */
+function filePath(path: unknown): string | undefined {
+  if (typeof path !== 'string' || path.length === 0 || path.length > 4096) return undefined;
+  const absolute = path.startsWith('/');
+  const segments = (absolute ? path.slice(1) : path).split('/');
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..' || /[\p{Cc}\\]/u.test(segment))) return undefined;
+  return (absolute ? '/' : '') + segments.map(encodeURIComponent).join('/');
 }

@@ -13,6 +13,7 @@ describe('the xmpp section of config.json', () => {
       allowFrom: ['alice@example.org'],
       rooms: { 'lab@conference.example.org': { requireMention: true } },
       maxMessageBytes: 10_000,
+      allowHttpFiles: false,
     });
   });
 

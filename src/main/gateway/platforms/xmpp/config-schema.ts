@@ -82,6 +82,11 @@ export const xmppConfigSchema = z.object({
     })
     .transform((rooms) => Object.fromEntries(Object.entries(rooms).map(([room, settings]) => [room.trim().toLowerCase(), settings])))
     .default({}),
+  /**
+   * Fetch files people send over plain http:// from any host (default false:
+   * https, or http only from this machine), for an upload service without TLS.
+   */
+  allowHttpFiles: z.boolean().default(false),
   /** The most one message's text may weigh in bytes (UTF-8); a longer reply goes as several messages. */
   maxMessageBytes: z.number().int().min(500).max(MAX_MESSAGE_BYTES).default(10_000),
 });

@@ -1,8 +1,12 @@
 import type { Element } from '@xmpp/client';
+import type { MediaOffer } from '../../media/media';
+import { oobFile, textWithFile } from './oob';
 
 /**
  * What an incoming `<message>` means for the gateway, decided from the stanza
- * alone (hostile input: every attribute may be missing or absurd).
+ * alone (hostile input: every attribute may be missing or absurd). A file sent
+ * as XEP-0066 Out of Band Data (oob.ts) comes as an offer, its body (usually
+ * just the URL) as `[file: name]`.
  */
 
 export const NS_ORIGIN_ID = 'urn:xmpp:sid:0';
@@ -51,6 +55,8 @@ export type InboundDecision =
       readonly id: string | undefined;
       /** Stored and handed again (offline storage): a previous run may have seen it. */
       readonly delayed: boolean;
+      /** The file it carries (XEP-0066), when it carries one. */
+      readonly media?: readonly MediaOffer[];
     }
   | {
       readonly kind: 'room';
@@ -60,6 +66,8 @@ export type InboundDecision =
       readonly id: string | undefined;
       /** Handed again (a stream-management resume re-sends it with a `<delay>`): a previous stream may have seen it. */
       readonly delayed: boolean;
+      /** The file it carries (XEP-0066), when it carries one. */
+      readonly media?: readonly MediaOffer[];
     }
   | { readonly kind: 'error'; readonly id: string; readonly from: string; readonly condition: string | undefined; readonly type: string | undefined; readonly text: string | undefined }
   | { readonly kind: 'ignore'; readonly why: string };
@@ -77,8 +85,11 @@ export function decideMessage(stanza: Element, context: InboundContext): Inbound
   }
   if (!from) return { kind: 'ignore', why: 'no sender' };
   const body = stanza.getChildText('body');
-  if (body === null || body.trim() === '') return { kind: 'ignore', why: 'no text (a chat state or a receipt)' };
-  const text = body.length > MAX_BODY_CHARS ? `${body.slice(0, MAX_BODY_CHARS)} […]` : body;
+  const file = oobFile(stanza);
+  if ((body === null || body.trim() === '') && file === undefined) return { kind: 'ignore', why: 'no text (a chat state or a receipt)' };
+  const text = body === null ? '' : body.length > MAX_BODY_CHARS ? `${body.slice(0, MAX_BODY_CHARS)} […]` : body;
+  // A file's body is usually just its URL: the agent is told `[file: name]` instead, with the file.
+  const withFile = (said: string) => (file === undefined ? { text: said } : { text: textWithFile(said, file), media: [file.offer] });
   const originId = stanza.getChild('origin-id', NS_ORIGIN_ID)?.attrs.id;
   const id = originId ?? stanza.attrs.id;
 
@@ -91,15 +102,15 @@ export function decideMessage(stanza: Element, context: InboundContext): Inbound
     // History (despite maxstanzas=0, a server may send some): old talk, not addressed to us now.
     if (isRoomHistory(stanza, from.bare)) return { kind: 'ignore', why: 'room history' };
     const addressed = context.everyMessage(from.bare) ? text : addressedText(text, nick);
-    if (addressed === undefined || addressed.trim() === '') return { kind: 'ignore', why: 'not addressed to us' };
-    return { kind: 'room', room: from.bare, nick: from.resource, text: addressed, id, delayed: stanza.getChild('delay', NS_DELAY) !== undefined };
+    if (addressed === undefined || (addressed.trim() === '' && file === undefined)) return { kind: 'ignore', why: 'not addressed to us' };
+    return { kind: 'room', room: from.bare, nick: from.resource, ...withFile(addressed), id, delayed: stanza.getChild('delay', NS_DELAY) !== undefined };
   }
   if (type !== 'chat' && type !== 'normal') return { kind: 'ignore', why: `a ${type.slice(0, 20)} message` };
   // A private message through a room (room@conference/nick) is not a person's account: not taken.
   if (context.roomNick(from.bare) !== undefined) return { kind: 'ignore', why: 'a private message through a room' };
   if (from.bare === context.self) return { kind: 'ignore', why: 'from our own account' };
   if (!from.bare.includes('@')) return { kind: 'ignore', why: 'from a server, not a person' };
-  return { kind: 'direct', from: from.bare, resource: from.resource, text, id, delayed: stanza.getChild('delay', NS_DELAY) !== undefined };
+  return { kind: 'direct', from: from.bare, resource: from.resource, ...withFile(text), id, delayed: stanza.getChild('delay', NS_DELAY) !== undefined };
 }
 
 /**

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Client, Element } from '@xmpp/client';
 import type { AdapterEvent, AdapterState, InboundMessage, MessageLimits, PlatformAdapter, SendResult, SendTarget, TypingTarget } from '../adapter';
 import type { XmppConfig } from './config-schema';
+import type { MediaBody, MediaOffer } from '../../media/media';
+import { openXmppMedia } from './open-media';
 import { decideMessage, NS_CHAT_STATES, NS_MUC, NS_MUC_USER, NS_ORIGIN_ID, NS_STANZAS, parseAddress, roomStanzaId, type InboundDecision } from './inbound';
 import { loadXmppClient, type XmppLibrary } from './load-xmpp-client';
 import { describeError, describeStanzaError, stanzaErrorResult } from './send-errors';
@@ -625,6 +627,7 @@ export class XmppAdapter implements PlatformAdapter {
             chatName: decision.room,
           },
           text: decision.text,
+          ...(decision.media ? { media: decision.media } : {}),
           messageRef: this.messageRef(decision.room, decision.nick, decision.id),
           // Handed again by a resume, or read from the archive: a previous run may have saved it.
           ...(decision.delayed || fromArchive ? { maybeSeen: true } : {}),
@@ -648,6 +651,7 @@ export class XmppAdapter implements PlatformAdapter {
         this.take(index, {
           source: { platform: 'xmpp', chatId: decision.from, chatType: 'direct', senderId: decision.from, senderName: decision.from.split('@')[0] ?? decision.from },
           text: decision.text,
+          ...(decision.media ? { media: decision.media } : {}),
           messageRef: this.messageRef(decision.from, decision.resource, decision.id),
           ...(decision.delayed ? { maybeSeen: true } : {}),
         });
@@ -691,6 +695,16 @@ export class XmppAdapter implements PlatformAdapter {
     if (this.held.size === 0) return h;
     return Math.min(h, Math.min(...this.held) - 1);
   }
+
+  // ---- files -----------------------------------------------------------
+
+  /**
+   * Fetches a file a message offered (XEP-0066: a URL, usually on the server's
+   * XEP-0363 upload service): a plain HTTP GET, with no XMPP connection needed
+   * and no credentials sent (open-media.ts).
+   */
+  readonly openMedia = (offer: Pick<MediaOffer, 'kind' | 'source' | 'mime' | 'name'>, options: { readonly signal: AbortSignal; readonly maxBytes: number }): Promise<MediaBody> =>
+    openXmppMedia(offer, options, { allowHttp: this.config.allowHttpFiles });
 
   // ---- sending ---------------------------------------------------------
 

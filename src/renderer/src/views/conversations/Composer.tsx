@@ -1,25 +1,37 @@
 import { useState } from 'react';
 import type { HomingApi } from '../../../../shared/api';
+import { AttachButton, AttachmentChips } from '../../components/AttachFiles';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useOnline } from '../../connection';
+import type { Attachments } from '../../hooks/useAttachments';
 import { explainApiError } from '../../plain-words';
 
-/** The local chat's composer: Enter sends, Shift+Enter adds a line. Its height never depends on the transcript. */
-export function Composer({ api }: { api: HomingApi }) {
+/**
+ * The local chat's composer: Enter sends, Shift+Enter adds a line; files chosen
+ * with the paperclip (or dropped on the chat) go with the message, uploaded
+ * when it is sent. Its height never depends on the transcript.
+ */
+export function Composer({ api, attachments }: { api: HomingApi; attachments: Attachments }) {
   const [draft, setDraft] = useState('');
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const online = useOnline();
+  const empty = draft.trim() === '' && attachments.list.length === 0;
 
   const send = async () => {
     const text = draft.trim();
-    if (!text || sending || !online) return;
+    if (empty || sending || !online) return;
     setSending(true);
     setError(null);
-    const result = await api.sendLocalMessage({ text });
+    // A refused upload is said on its file's chip; the draft and the files stay for another try.
+    const uploads = await attachments.uploadAll();
+    if (uploads === null) return setSending(false);
+    const result = await api.sendLocalMessage(uploads.ids.length > 0 ? { text, files: uploads.ids } : { text });
     setSending(false);
     if (!result.ok) return setError(explainApiError('send your message', result.error));
-    setDraft('');
+    // Words typed while the files were uploading are kept for the next message.
+    setDraft((current) => (current.trim() === text ? '' : current));
+    attachments.sent(uploads.keys);
   };
 
   return (
@@ -32,7 +44,9 @@ export function Composer({ api }: { api: HomingApi }) {
       }}
     >
       <ErrorNote message={error} />
+      <AttachmentChips attachments={attachments} sending={sending} />
       <div className="composer-row">
+        <AttachButton attachments={attachments} disabled={sending} />
         <label htmlFor="composer-input" className="visually-hidden">
           Message to your agent
         </label>
@@ -49,7 +63,7 @@ export function Composer({ api }: { api: HomingApi }) {
             }
           }}
         />
-        <button type="submit" disabled={sending || !online || draft.trim() === ''}>
+        <button type="submit" disabled={sending || !online || empty}>
           Send
         </button>
       </div>

@@ -2,9 +2,12 @@ import { memo, useCallback, useEffect, useState } from 'react';
 import type { DeliveryRow, HomingApi, SessionSummary, TranscriptMessage } from '../../../../shared/api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorNote } from '../../components/ErrorNote';
+import { MediaItems } from '../../components/MediaItems';
 import { PlatformIcon } from '../../components/PlatformIcon';
 import { useOnline } from '../../connection';
 import { clockTime, dayLabel, sameDay } from '../../format';
+import { useAttachments } from '../../hooks/useAttachments';
+import { useFileDrop } from '../../hooks/useFileDrop';
 import { useFollowEnd } from '../../hooks/useFollowEnd';
 import { useTranscript } from '../../hooks/useTranscript';
 import { Markdown } from '../../markdown';
@@ -26,6 +29,9 @@ interface TranscriptProps {
 type ReplyAction = (action: 'retry' | 'discard', row: DeliveryRow) => void;
 
 interface MessagesProps {
+  readonly api: HomingApi;
+  /** The conversation the messages' files belong to. */
+  readonly sessionId: string | null;
   readonly messages: readonly TranscriptMessage[];
   readonly deliveries: ReadonlyMap<string, DeliveryRow>;
   readonly showSenders: boolean;
@@ -55,7 +61,7 @@ function ReplyActions({ row, online, onAction }: { row: DeliveryRow | undefined;
 }
 
 /** The stored messages, with a line where the day changes: memoized, so a streamed token re-renders only the streaming bubble. */
-const Messages = memo(function Messages({ messages, deliveries, showSenders, online, onReplyAction, waitingFor }: MessagesProps) {
+const Messages = memo(function Messages({ api, sessionId, messages, deliveries, showSenders, online, onReplyAction, waitingFor }: MessagesProps) {
   const now = Date.now();
   return messages.map((message, index) => {
     const previous = messages[index - 1];
@@ -81,7 +87,8 @@ const Messages = memo(function Messages({ messages, deliveries, showSenders, onl
           ) : (
             showSenders && message.sender.name && <span className="sender">{message.sender.name}</span>
           )}
-          <span className="text">{message.text}</span>
+          {message.text !== '' && <span className="text">{message.text}</span>}
+          {sessionId && message.media && message.media.length > 0 && <MediaItems api={api} sessionId={sessionId} media={message.media} />}
           <span className="time">{clockTime(message.at)}</span>
         </div>
       ) : (
@@ -111,6 +118,9 @@ export function Transcript({ api, session, local, onBack, waitingFor }: Transcri
   const [note, setNote] = useState<string | null>(null);
   const [discarding, setDiscarding] = useState<DeliveryRow | null>(null);
   const [stopping, setStopping] = useState(false);
+  const attachments = useAttachments(api);
+  // Files dropped anywhere on the local chat join the next message.
+  const drop = useFileDrop(attachments.add, local);
 
   useEffect(() => setStopping(false), [state.streamingSession]);
 
@@ -135,7 +145,7 @@ export function Transcript({ api, session, local, onBack, waitingFor }: Transcri
 
   const title = session ? conversationTitle(session) : 'Local chat';
   return (
-    <section className="transcript" aria-labelledby="transcript-title">
+    <section className={drop.over && local ? 'transcript dropping' : 'transcript'} aria-labelledby="transcript-title" {...(local ? drop.handlers : {})}>
       <header className="transcript-head">
         <button type="button" className="back" onClick={onBack} aria-label="Back to conversations">
           ←
@@ -162,6 +172,8 @@ export function Transcript({ api, session, local, onBack, waitingFor }: Transcri
               <p className="muted center">{local ? 'Talk to your agent here. Replies are recorded before they are shown, like on any platform.' : 'No messages.'}</p>
             )}
             <Messages
+              api={api}
+              sessionId={session?.sessionId ?? null}
               messages={state.messages}
               deliveries={state.deliveries}
               showSenders={session?.chatType !== 'direct'}
@@ -202,7 +214,12 @@ export function Transcript({ api, session, local, onBack, waitingFor }: Transcri
           </button>
         </div>
       )}
-      {local && <Composer api={api} />}
+      {local && <Composer api={api} attachments={attachments} />}
+      {local && drop.over && (
+        <p className="drop-hint" aria-hidden="true">
+          Drop files to send them with your next message
+        </p>
+      )}
       {discarding && (
         <ConfirmDialog
           title="Discard this reply?"

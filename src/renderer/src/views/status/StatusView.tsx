@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { GatewayOverview, HomingApi } from '../../../../shared/api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useOnline } from '../../connection';
-import { ago, duration } from '../../format';
+import { ago, duration, fileSize } from '../../format';
 import type { ActivityLog } from '../../hooks/useActivity';
 import { useApiRead } from '../../hooks/useApiRead';
 import { useNow } from '../../hooks/useNow';
@@ -56,6 +56,7 @@ export function StatusView({ api, overview, activity }: { api: HomingApi; overvi
             <dt>Answering</dt>
             <dd>{overview ? `${overview.turnsRunning} conversation${overview.turnsRunning === 1 ? '' : 's'}` : '…'}</dd>
           </dl>
+          {overview?.media && <MediaUsage media={overview.media} />}
           {overview?.configError && <p className="error-note">config.json is not in force: {overview.configError}</p>}
         </section>
         <section className="card" aria-labelledby="sweep-title">
@@ -95,5 +96,15 @@ export function StatusView({ api, overview, activity }: { api: HomingApi; overvi
       <ActivityList log={activity} />
       <LogsPanel api={api} tick={now} />
     </section>
+  );
+}
+
+/** "Media: 12 files, 3.4 MB kept for 30 days": what the data directory holds of photos, voice notes and files, and for how long. */
+function MediaUsage({ media }: { media: NonNullable<GatewayOverview['media']> }) {
+  const days = Number(media.keepDays.toFixed(2));
+  return (
+    <p data-testid="media-usage">
+      Media: {media.files} file{media.files === 1 ? '' : 's'}, {fileSize(media.bytes)} kept for {days} day{days === 1 ? '' : 's'}
+    </p>
   );
 }
