@@ -363,19 +363,19 @@ describe('the gateway on Telegram (grammY against the fake Bot API)', () => {
     expect(after.denied.map((entry) => entry.name)).toEqual(['Dave']);
   });
 
-  it('turns photos, voice notes, documents and stickers into a short text for the agent', async () => {
+  it('turns photos, voice notes, documents and stickers into a short text for the agent, and says when a file cannot be fetched', async () => {
     await startGateway();
+    // File ids Telegram does not know: getFile refuses them, and the agent is told so under the description.
     fake.userSays({ from: alice, extra: { photo: [{ file_id: 'a', width: 1, height: 1 }], caption: 'my cat' } });
     fake.userSays({ from: alice, extra: { voice: { file_id: 'v', duration: 12 } } });
     fake.userSays({ from: alice, extra: { document: { file_id: 'd', file_name: 'report.pdf' } } });
     fake.userSays({ from: alice, extra: { sticker: { file_id: 's', emoji: '👍' } } });
-    await waitUntil('four replies', () => fake.sentTo(alice.id).length === 4);
-    expect(fake.sentTo(alice.id).map((message) => message.text)).toEqual([
-      'You said: [photo: my cat]',
-      'You said: [voice note, 12 s]',
-      'You said: [document: report.pdf]',
-      'You said: [sticker 👍]',
-    ]);
+    await waitUntil('four replies', () => fake.sentTo(alice.id).length === 4, 20_000);
+    const [photo, voice, document, sticker] = fake.sentTo(alice.id).map((message) => message.text.split('\n\n'));
+    expect(photo).toEqual(['You said: [photo: my cat]', expect.stringMatching(/^\[photo: could not be fetched — Telegram refused to hand over the image \(400 .*invalid file_id/)]);
+    expect(voice).toEqual(['You said: [voice note, 12 s]', expect.stringMatching(/^\[voice note, 12 s: could not be fetched — /)]);
+    expect(document).toEqual(['You said: [document: report.pdf]', expect.stringMatching(/^\[document “report\.pdf”: could not be fetched — /)]);
+    expect(sticker).toEqual(['You said: [sticker 👍]']);
   });
 
   it('names another poller of the same token in words (409) and keeps polling once it is gone', async () => {

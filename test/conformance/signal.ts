@@ -1,6 +1,6 @@
 import { FakeSignalCli } from '../support/fake-signal-cli';
 import { waitUntil } from '../support/wait';
-import type { ConformanceWorld, Where } from './world';
+import type { ConformanceFile, ConformanceWorld, Where } from './world';
 
 /**
  * The conformance row for Signal: the fake signal-cli daemon in manual receive
@@ -15,6 +15,15 @@ import type { ConformanceWorld, Where } from './world';
  * nothing (it hands the queue over message by message) and has no catch-up
  * read to fail, so `flood` and `failNextCatchUp` are absent; `send` has no
  * idempotency key, so there is no dedup window: every resend is marked.
+ *
+ * A file goes as Signal's apps send one: the text typed with it is the
+ * message's body (a mention of the bot in a group), the file its attachment,
+ * which signal-cli downloads as it takes the message; the gateway fetches it
+ * with `getAttachment`, which `holdDownloads` holds. A voice note carries no
+ * text: a caption goes first as a message of its own, and in a group the
+ * voice note quotes the bot's last message there (or mentions the bot).
+ * signal-cli's JSON marks no voice note (JsonAttachment has no such field), so
+ * it arrives as audio.
  */
 export async function startSignalWorld(): Promise<ConformanceWorld> {
   const fake = await new FakeSignalCli().start();
@@ -38,6 +47,20 @@ export async function startSignalWorld(): Promise<ConformanceWorld> {
     async replies(where) {
       return fake.sentTo(where === 'group' ? group : person).map((sent) => sent.message);
     },
+    async sendFile(file: ConformanceFile, where: Where) {
+      const place = where === 'group' ? { group, mentionBot: true } : {};
+      const attachment = { bytes: file.bytes, mime: file.mime, ...(file.kind === 'voice' ? {} : { name: file.name }) };
+      if (file.kind !== 'voice') {
+        fake.userSays({ from: person, text: file.caption ?? '', attachments: [attachment], ...place });
+        return;
+      }
+      if (file.caption !== undefined) fake.userSays({ from: person, text: file.caption, ...place });
+      const botsLast = where === 'group' ? fake.sentTo(group).at(-1) : undefined;
+      if (where === 'direct') fake.userSays({ from: person, text: '', attachments: [attachment] });
+      else if (botsLast) fake.userSays({ from: person, text: '', group, attachments: [attachment], quote: { timestamp: botsLast.timestamp, author: fake.account } });
+      else fake.userSays({ from: person, text: '', group, mentionBot: true, attachments: [attachment] });
+    },
+    holdDownloads: () => fake.holdDownloads(),
     dispose: () => fake.stop(),
   };
 }

@@ -1,6 +1,6 @@
 import { FakeSlack, type FakeSlackChannel } from '../support/fake-slack';
 import { waitUntil } from '../support/wait';
-import type { ConformanceWorld, Where } from './world';
+import type { ConformanceFile, ConformanceWorld, Where } from './world';
 
 /** Messages in the flooded channel while Homing is down: more than three history pages of 200. */
 const FLOOD_MESSAGES = 650;
@@ -22,6 +22,11 @@ const FLOOD_MENTION_AT = 150;
  *
  * No `dedup`: chat.postMessage has no idempotency key, so every resend that may
  * have arrived carries the marker (the suite's marker cases cover it).
+ *
+ * Files: the person shares a file with its caption as the message's text (a
+ * mention first in the channel), as Slack's clients do; a voice note is a
+ * clip recorded in Slack (`slack_audio`). The bot fetches it from the fake's
+ * files route with its token, where `holdDownloads` holds it.
  */
 export async function startSlackWorld(): Promise<ConformanceWorld> {
   const fake = new FakeSlack();
@@ -68,6 +73,16 @@ export async function startSlackWorld(): Promise<ConformanceWorld> {
     failNextCatchUp() {
       fake.failHistoryReads(1);
     },
+    async sendFile(file: ConformanceFile, where: Where) {
+      fake.userSays({
+        from: person,
+        channelId: channelOf(where).id,
+        text: file.caption ?? '',
+        mentionBot: where === 'group',
+        files: [{ name: file.name, mime: file.mime, bytes: file.bytes, ...(file.kind === 'voice' ? { audioClip: { durationMs: 1_000 } } : {}) }],
+      });
+    },
+    holdDownloads: () => fake.holdDownloads(),
     dispose: () => fake.dispose(),
   };
 }

@@ -154,6 +154,44 @@ describe('the fake signal-cli daemon (its facts: test/fixtures/signal-cli.md)', 
     expect(fake.sent).toEqual([]);
   });
 
+  it('lists a message’s files as JsonAttachment does and serves them with getAttachment as base64, with signal-cli’s errors', async () => {
+    const alice = fake.addPerson('alice');
+    const photo = Buffer.from('\xff\xd8\xff photo bytes', 'latin1');
+    const { attachmentIds } = fake.userSays({ from: alice, text: '', attachments: [{ bytes: photo, mime: 'image/jpeg' }, { bytes: Buffer.from('%PDF'), mime: 'application/pdf', name: 'a b.pdf', caption: 'see' }] });
+    const client = await open();
+    const items = (await client.call('receive', { timeout: 1 })).result as { envelope: { dataMessage: { message: unknown; attachments: Record<string, unknown>[] } } }[];
+    const data = items[0]!.envelope.dataMessage;
+    expect(data.message).toBeNull();
+    expect(attachmentIds[0]).toMatch(/^[A-Za-z0-9_-]{20}\.jpg$/);
+    expect(attachmentIds[1]).toMatch(/^[A-Za-z0-9_-]{20}\.pdf$/);
+    expect(data.attachments).toEqual([
+      { contentType: 'image/jpeg', filename: null, id: attachmentIds[0], size: photo.length, width: null, height: null, caption: null, uploadTimestamp: expect.any(Number) },
+      { contentType: 'application/pdf', filename: 'a b.pdf', id: attachmentIds[1], size: 4, width: null, height: null, caption: 'see', uploadTimestamp: expect.any(Number) },
+    ]);
+    const served = await client.call('getAttachment', { id: attachmentIds[0], recipient: alice.number });
+    expect(Buffer.from((served.result as { data: string }).data, 'base64').equals(photo)).toBe(true);
+    expect((await client.call('getAttachment', { id: 'nope.jpg', recipient: alice.number })).error).toEqual({ code: -1, message: 'Could not find attachment with ID: nope.jpg', data: null });
+    expect((await client.call('getAttachment', { recipient: alice.number })).error).toMatchObject({ code: -1, message: 'Missing attachment id parameter' });
+    fake.forgetAttachment(attachmentIds[1]!);
+    expect((await client.call('getAttachment', { id: attachmentIds[1] })).error).toMatchObject({ code: -1, message: `Could not find attachment with ID: ${attachmentIds[1]}` });
+    expect(fake.downloads.map((download) => download.status)).toEqual(['served', 'not-found', 'missing-id', 'not-found']);
+  });
+
+  it('holds getAttachment answers until released, and answers other calls meanwhile', async () => {
+    const alice = fake.addPerson('alice');
+    const { attachmentIds } = fake.userSays({ from: alice, text: 'x', attachments: [{ bytes: Buffer.from('abc'), mime: 'text/plain', name: 'a.txt' }] });
+    const client = await open();
+    const release = fake.holdDownloads();
+    client.socket.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'getAttachment', id: 99, params: { id: attachmentIds[0] } })}\n`);
+    await waitUntil('the download logged', () => fake.downloads.length === 1, 5_000);
+    expect((await client.call('version')).result).toEqual({ version: '0.13.22' });
+    expect(client.lines.some((line) => line.id === 99)).toBe(false);
+    expect(fake.downloads[0]!.status).toBe('held');
+    release();
+    await waitUntil('the held answer', () => client.lines.some((line) => line.id === 99), 5_000);
+    expect(client.lines.find((line) => line.id === 99)!.result).toEqual({ data: Buffer.from('abc').toString('base64') });
+  });
+
   it('keeps its queue across a restart on the same port, as Signal’s server does', async () => {
     const alice = fake.addPerson('alice');
     const port = fake.port;

@@ -29,6 +29,26 @@ import { createServer, type Server, type Socket } from 'node:net';
  *   (unregistered, empty, bad text style, quote without author, group not
  *   found), -4 untrusted identity, -5 rate limit with retryAfterSeconds [12].
  * - `sendTyping`, `version`, `getUserStatus`, `listGroups` [13].
+ * - Attachments (issue 38; signal-cli at c26e0632, paths from its repository
+ *   root): a person's message may carry files. The daemon downloads each one
+ *   before it hands the message on (lib/…/helper/IncomingMessageHandler.java
+ *   line 925) and keeps it in its data directory under its id, the remote id
+ *   sanitized to `[A-Za-z0-9_.-]` plus an extension from the file name or the
+ *   type (lib/…/storage/AttachmentStore.java `getAttachmentFile`,
+ *   `sanitizeId`; lib/…/util/MimeUtils.java `guessExtensionFromMimeType`); the
+ *   message lists them as `dataMessage.attachments`, each
+ *   `{contentType, filename, id, size, width, height, caption,
+ *   uploadTimestamp}` with absent values as null (src/…/json/JsonAttachment.java;
+ *   the list is left out when empty, JsonDataMessage NON_NULL), and a message
+ *   without text has `message: null` (JsonDataMessage `body().orElse(null)`).
+ *   `getAttachment {id}` (src/…/commands/GetAttachmentCommand.java) sanitizes
+ *   the id as the store does (AttachmentStore.retrieveAttachment) and answers
+ *   `{data: <base64>}` (JsonAttachmentData), or -1 "Could not find attachment
+ *   with ID: <id>" for a file it does not have, -1 "Missing attachment id
+ *   parameter" without an id (since 0.14.2) [4]. The fake keeps the bytes
+ *   (`attachments`), logs every `getAttachment` (`downloads`), and can hold
+ *   the answers (`holdDownloads`) or lose a file (`forgetAttachment`, as a
+ *   daemon started with `--ignore-attachments` never has it).
  *
  * Listens on 127.0.0.1 only; every socket has an error handler; a line longer
  * than 1 MiB from a client closes that client (signal-cli reads lines with no
@@ -72,6 +92,24 @@ interface Queued {
   readonly item: Record<string, unknown>;
 }
 
+/** A file a person sends (FakeSignalCli.userSays `attachments`). */
+export interface FakeSignalFile {
+  readonly bytes: Buffer;
+  readonly mime: string;
+  /** The sender's file name (Signal's apps send none for a photo taken or a voice note). */
+  readonly name?: string;
+  readonly caption?: string;
+  readonly width?: number;
+  readonly height?: number;
+}
+
+/** One `getAttachment` the daemon was asked, and what it answered. */
+export interface FakeSignalDownload {
+  readonly id: string;
+  readonly at: number;
+  status: 'held' | 'served' | 'not-found' | 'missing-id';
+}
+
 type Fault = { kind: 'rate-limit'; retryAfterSeconds: number } | { kind: 'untrusted' } | { kind: 'hang' } | { kind: 'io' };
 
 const MAX_LINE = 1024 * 1024;
@@ -98,6 +136,11 @@ export class FakeSignalCli {
   private readonly waiting = new Set<() => void>();
   private readonly sendListeners = new Set<(sent: FakeSignalSent) => void>();
   private hangs: (() => void)[] = [];
+  /** The files the daemon downloaded, by attachment id. */
+  readonly attachments = new Map<string, Buffer>();
+  readonly downloads: FakeSignalDownload[] = [];
+  /** While set, `getAttachment` answers wait here (holdDownloads). */
+  private heldDownloads: (() => void)[] | undefined;
   private server: Server | undefined;
   private unixServer: Server | undefined;
   private receiving = false;
@@ -163,6 +206,7 @@ export class FakeSignalCli {
     for (const socket of this.clients) socket.destroy();
     this.clients.clear();
     for (const release of this.hangs.splice(0)) release();
+    for (const release of this.heldDownloads?.splice(0) ?? []) release();
     this.wake();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -194,22 +238,77 @@ export class FakeSignalCli {
    * [5]. `mentionBot` puts U+FFFC with a mention range of the account [15];
    * `quote` quotes a message by its timestamp and author [15].
    */
-  userSays(options: { from: FakeSignalPerson; text: string; group?: FakeSignalGroup; mentionBot?: boolean; quote?: { timestamp: number; author: FakeSignalPerson } }): { timestamp: number } {
+  userSays(options: {
+    from: FakeSignalPerson;
+    text: string;
+    group?: FakeSignalGroup;
+    mentionBot?: boolean;
+    quote?: { timestamp: number; author: FakeSignalPerson };
+    /** Files with the message (downloaded by the daemon as it takes the message; the text may be ''). */
+    attachments?: readonly FakeSignalFile[];
+    /** Entries of `dataMessage.attachments` as given, after the files' (hostile input). */
+    rawAttachments?: readonly unknown[];
+  }): { timestamp: number; attachmentIds: string[] } {
     const timestamp = this.nextTimestamp();
     const body = options.mentionBot ? `\uFFFC ${options.text}` : options.text;
+    const files = (options.attachments ?? []).map((file) => this.store(file, timestamp));
+    const listed = [...files.map((file) => file.json), ...(options.rawAttachments ?? [])];
     const dataMessage: Record<string, unknown> = {
       timestamp,
-      message: body,
+      message: body === '' ? null : body,
       expiresInSeconds: 0,
       viewOnce: false,
       ...(options.mentionBot ? { mentions: [{ name: this.account.number, number: this.account.number, uuid: this.account.uuid, start: 0, length: 1 }] } : {}),
       ...(options.quote
         ? { quote: { id: options.quote.timestamp, author: options.quote.author.number, authorNumber: options.quote.author.number, authorUuid: options.quote.author.uuid, text: '', attachments: [] } }
         : {}),
+      ...(listed.length > 0 ? { attachments: listed } : {}),
       ...(options.group ? { groupInfo: { groupId: options.group.id, groupName: options.group.name, revision: 1, type: 'DELIVER' } } : {}),
     };
     this.enqueue(timestamp, this.envelope(options.from, timestamp, { dataMessage }));
-    return { timestamp };
+    return { timestamp, attachmentIds: files.map((file) => file.id) };
+  }
+
+  /**
+   * From now on `getAttachment` answers wait (the request is read and logged,
+   * nothing is written) until the returned function is called or the daemon stops.
+   */
+  holdDownloads(): () => void {
+    this.heldDownloads ??= [];
+    return () => {
+      const held = this.heldDownloads ?? [];
+      this.heldDownloads = undefined;
+      for (const release of held) release();
+    };
+  }
+
+  /** signal-cli no longer has the file (deleted from its data directory, or never downloaded). */
+  forgetAttachment(id: string): void {
+    this.attachments.delete(id);
+  }
+
+  /** The daemon downloads a file as it takes its message: kept under its id, listed as JsonAttachment. */
+  private store(file: FakeSignalFile, timestamp: number): { id: string; json: Record<string, unknown> } {
+    // A CDN key (base64url) as the remote id, sanitized, plus the extension (AttachmentStore.getAttachmentFile).
+    const remoteId = sanitizeId(randomBytes(15).toString('base64url'));
+    const dot = file.name?.lastIndexOf('.') ?? -1;
+    const extension = file.name !== undefined && dot !== -1 ? file.name.slice(dot + 1) : MIME_EXTENSIONS[file.mime];
+    const id = extension !== undefined ? `${remoteId}.${extension}` : remoteId;
+    // Stored under the id as built (its extension unsanitized); getAttachment looks up the sanitized id it is asked for.
+    this.attachments.set(id, Buffer.from(file.bytes));
+    return {
+      id,
+      json: {
+        contentType: file.mime,
+        filename: file.name ?? null,
+        id,
+        size: file.bytes.length,
+        width: file.width ?? null,
+        height: file.height ?? null,
+        caption: file.caption ?? null,
+        uploadTimestamp: timestamp - 1,
+      },
+    };
   }
 
   /** A delivery receipt from a person: queued like any envelope, with no data message [16]. */
@@ -434,6 +533,8 @@ export class FakeSignalCli {
       }
       case 'send':
         return this.send(params, answer, fail);
+      case 'getAttachment':
+        return this.getAttachment(params, answer, fail);
       default:
         fail(-32601, 'Method not implemented');
     }
@@ -486,6 +587,28 @@ export class FakeSignalCli {
     }
   }
 
+  /** `getAttachment {id}`: the file's bytes in base64, as GetAttachmentCommand answers (see the header). */
+  private async getAttachment(params: Record<string, unknown>, answer: (result: unknown) => boolean, fail: (code: number, message: string) => void): Promise<void> {
+    const id = typeof params.id === 'string' ? params.id : undefined;
+    const download: FakeSignalDownload = { id: id ?? '', at: Date.now(), status: 'held' };
+    this.downloads.push(download);
+    if (this.heldDownloads) {
+      const held = this.heldDownloads;
+      await new Promise<void>((resolve) => held.push(resolve));
+    }
+    if (id === undefined) {
+      download.status = 'missing-id';
+      return fail(-1, 'Missing attachment id parameter');
+    }
+    const bytes = this.attachments.get(sanitizeId(id));
+    if (!bytes) {
+      download.status = 'not-found';
+      return fail(-1, `Could not find attachment with ID: ${id}`);
+    }
+    download.status = 'served';
+    answer({ data: bytes.toString('base64') });
+  }
+
   /** The `send` method [11][12]. */
   private async send(params: Record<string, unknown>, answer: (result: unknown) => boolean, fail: (code: number, message: string, data?: unknown) => void): Promise<void> {
     const recipients = list(params.recipient);
@@ -536,3 +659,26 @@ function list(value: unknown): string[] {
   if (typeof value === 'string') return [value];
   return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
 }
+
+/** AttachmentStore.sanitizeId: every character outside `[A-Za-z0-9_.-]` becomes `_`. */
+function sanitizeId(id: string): string {
+  return id.replace(/[^A-Za-z0-9_.-]/g, '_');
+}
+
+/** MimeUtils.guessExtensionFromMimeType (the types it knows). */
+const MIME_EXTENSIONS: Readonly<Record<string, string>> = {
+  'application/vnd.android.package-archive': 'apk',
+  'application/json': 'json',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/heic': 'heic',
+  'image/heif': 'heif',
+  'image/webp': 'webp',
+  'image/gif': 'gif',
+  'audio/aac': 'aac',
+  'video/mp4': 'mp4',
+  'text/x-vcard': 'vcf',
+  'text/plain': 'txt',
+  'text/x-signal-plain': 'txt',
+  'application/octet-stream': 'bin',
+};

@@ -169,4 +169,85 @@ describe('the fake Slack', () => {
     expect((await api('auth.test', {})).body.ok).toBe(true);
     ws.close();
   });
+
+  describe('files', () => {
+    const photo = Buffer.from(Array.from({ length: 3_000 }, (_, i) => (i * 31) % 256));
+
+    async function shared() {
+      const alice = fake.addUser('alice');
+      const channel = fake.addChannel('general');
+      const message = fake.userSays({ from: alice, channelId: channel.id, text: 'look', mentionBot: true, files: [{ name: 'plant photo.jpg', mime: 'image/jpeg', bytes: photo }] });
+      const page = (await api('conversations.history', { channel: channel.id })).body as { messages: Record<string, unknown>[] };
+      const file = (page.messages[0]!.files as Record<string, unknown>[])[0]!;
+      return { alice, channel, message, item: page.messages[0]!, file };
+    }
+    const get = (url: unknown, token: string | null = fake.botToken) => fetch(String(url), { headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+    it('carries a shared file as a file_share message with Slack’s file object, in history and in its event', async () => {
+      const { message, item, file } = await shared();
+      expect(item).toMatchObject({ type: 'message', subtype: 'file_share', text: `<@${fake.bot.id}> look`, ts: message.ts, upload: true });
+      expect(file).toMatchObject({ name: 'plant photo.jpg', title: 'plant photo.jpg', mimetype: 'image/jpeg', filetype: 'jpg', size: photo.length, mode: 'hosted', is_external: false });
+      expect(String(file.id)).toMatch(/^F0[A-Z0-9]{9}$/);
+      expect(file.url_private).toBe(`http://127.0.0.1:${new URL(fake.apiUrl).port}/files-pri/${fake.teamId}-${String(file.id)}/plant%20photo.jpg`);
+      expect(file.url_private_download).toBe(`http://127.0.0.1:${new URL(fake.apiUrl).port}/files-pri/${fake.teamId}-${String(file.id)}/download/plant%20photo.jpg`);
+      const dm = fake.dmWith(fake.addUser('bob'));
+      const { ws, next } = await socketMode(String((await api('apps.connections.open', {}, fake.appToken)).body.url));
+      await next();
+      fake.userSays({ from: fake.addUser('carol'), channelId: dm.id, text: '', files: [{ name: 'clip.m4a', mime: 'audio/mp4', bytes: Buffer.from('clip'), audioClip: { durationMs: 2_500 } }] });
+      const event = (await next()).payload!.event as unknown as Record<string, unknown>;
+      expect(event).toMatchObject({ subtype: 'file_share', text: '', files: [{ name: 'clip.m4a', subtype: 'slack_audio', media_display_type: 'audio', duration_ms: 2_500, size: 4 }] });
+      ws.close();
+    });
+
+    it('serves the exact bytes to the bot token only (a download for url_private_download), Slack’s sign-in page to anything else', async () => {
+      const { file } = await shared();
+      const download = await get(file.url_private_download);
+      expect([download.status, download.headers.get('content-type'), download.headers.get('content-disposition')]).toEqual([200, 'image/jpeg', 'attachment; filename="plant photo.jpg"']);
+      expect(Buffer.from(await download.arrayBuffer()).equals(photo)).toBe(true);
+      const inline = await get(file.url_private);
+      expect([inline.status, inline.headers.get('content-disposition')]).toEqual([200, null]);
+      await inline.arrayBuffer();
+      for (const token of [null, 'xoxb-wrong', fake.appToken]) {
+        const page = await get(file.url_private_download, token);
+        expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+        expect(await page.text()).toMatch(/^<!DOCTYPE html>.*Sign in/);
+      }
+      fake.filesRead = false;
+      expect((await get(file.url_private_download)).headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(fake.downloads.map((download) => [download.served, download.authorization])).toEqual([
+        ['file', 'bot token'],
+        ['file', 'bot token'],
+        ['sign-in page', 'none'],
+        ['sign-in page', 'other'],
+        ['sign-in page', 'other'],
+        ['sign-in page', 'bot token'],
+      ]);
+      expect(JSON.stringify(fake.downloads)).not.toContain(fake.botToken);
+    });
+
+    it('shows a deleted file as a tombstone and answers 404 for it, and for a URL naming another file', async () => {
+      const { channel, file } = await shared();
+      expect((await get(String(file.url_private_download).replace(/\/[^/]+$/, '/other.jpg'))).status).toBe(404);
+      fake.deleteFile(String(file.id));
+      expect((await get(file.url_private_download)).status).toBe(404);
+      const page = (await api('conversations.history', { channel: channel.id })).body as { messages: { files: unknown[] }[] };
+      expect(page.messages[0]!.files).toEqual([{ id: file.id, mode: 'tombstone' }]);
+    });
+
+    it('holds downloads unanswered until released, logging each', async () => {
+      const { file } = await shared();
+      const release = fake.holdDownloads();
+      let answered = false;
+      const held = get(file.url_private_download).then(async (response) => {
+        answered = true;
+        return Buffer.from(await response.arrayBuffer());
+      });
+      while (fake.downloads.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect([answered, fake.downloads[0]!.status]).toEqual([false, 0]);
+      release();
+      expect((await held).equals(photo)).toBe(true);
+      expect(fake.downloads.map((download) => download.status)).toEqual([0, 200]);
+    });
+  });
 });

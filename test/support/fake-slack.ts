@@ -37,6 +37,30 @@ import { WebSocketServer, type WebSocket } from 'ws';
  * `retry_attempt` + 1 and `retry_reason: "timeout"` after each of
  * `retryDelaysMs`, then dropped [retries]; `disconnect` messages
  * (`refresh_requested`) ask the client to move to a new connection; pings.
+ *
+ * Files (sources at the end of this paragraph; test/fixtures/slack-api.md has
+ * no section on them yet): a person shares files with a message (`subtype:
+ * "file_share"`, a `files` array of file objects: `id`, `name`, `title`,
+ * `mimetype`, `filetype`, `size`, `mode: "hosted"`, `url_private`,
+ * `url_private_download`; a recorded audio clip adds `subtype:
+ * "slack_audio"`, `media_display_type: "audio"`, `duration_ms`), in events and
+ * history pages alike; a deleted file is `{id, mode: "tombstone"}`. Their
+ * bytes are served at `GET /files-pri/<team>-<file>/[download/]<name>` (the
+ * shape of Slack's files.slack.com URLs) to `Authorization: Bearer <bot
+ * token>` only; without it, or with another token, or while the bot lacks the
+ * files:read scope (`filesRead` false), the answer is Slack's sign-in page,
+ * HTTP 200 `text/html`. `url_private_download` is served as a download
+ * (`Content-Disposition: attachment`). Tests hold downloads
+ * (`holdDownloads`) and read every request on the route (`downloads`).
+ * Sources: api.slack.com/types/file (fields, modes, "Authentication is
+ * required to retrieve file URLs", `Authorization: Bearer` with `files:read`,
+ * url_private_download "includes headers to force a browser download");
+ * gist.github.com/ErikKalkoken/f3ab28617d5099531ded865d111dbac1 (a files-pri
+ * URL fetched with the Bearer header; its comments: without the right token or
+ * permissions "you get a HTML asking you to login"); zulip/zulip's Slack
+ * importer and @slack/web-api's File type for `tombstone`, `slack_audio`,
+ * `duration_ms`. The exact sign-in page is the fake's. Comments below cite
+ * this paragraph as (Files, above).
  */
 
 export interface FakeSlackUser {
@@ -60,7 +84,42 @@ export interface FakeSlackMessage {
   readonly user: string;
   readonly bot_id?: string;
   readonly text: string;
+  /** Files shared with it (the message is then a `file_share`). */
+  readonly files?: readonly FakeSlackFile[];
   /** When the fake stored it (ms). */
+  readonly at: number;
+}
+
+/** A file a person shares (FakeSlack.userSays `files`). */
+export interface FakeSlackFileInput {
+  readonly name: string;
+  readonly mime: string;
+  readonly bytes: Buffer;
+  /** A clip recorded in Slack: `subtype: "slack_audio"` with its duration. */
+  readonly audioClip?: { readonly durationMs: number };
+}
+
+/** A file as the fake keeps it. */
+export interface FakeSlackFile {
+  readonly id: string;
+  readonly name: string;
+  readonly mimetype: string;
+  readonly filetype: string;
+  readonly bytes: Buffer;
+  readonly user: string;
+  readonly created: number;
+  readonly audioClip?: { readonly durationMs: number };
+}
+
+/** One request on the files route, whatever was answered (0: held and never answered). */
+export interface FileDownload {
+  readonly path: string;
+  readonly fileId: string | undefined;
+  readonly status: number;
+  /** What it was served as: the file, the sign-in page, or nothing (404, 405, held). */
+  readonly served: 'file' | 'sign-in page' | 'nothing';
+  /** Which credentials came: the bot token, another Authorization header, or none (the token itself is never kept). */
+  readonly authorization: 'bot token' | 'other' | 'none';
   readonly at: number;
 }
 
@@ -127,6 +186,10 @@ export class FakeSlack {
   readonly dropped: string[] = [];
   /** Socket Mode connections opened (hello sent), in all. */
   connectionsOpened = 0;
+  /** Every request on the files route, in order. */
+  readonly downloads: FileDownload[] = [];
+  /** Whether the bot token has the files:read scope; without it the files route answers the sign-in page. */
+  filesRead = true;
   private readonly ackTimeoutMs: number;
   private readonly retryDelaysMs: readonly number[];
   private readonly postBucket: { limit: number; windowMs: number };
@@ -146,6 +209,10 @@ export class FakeSlack {
   private readonly faults = new Set<Fault>();
   private readonly historyFailures: number[] = [];
   private readonly sendListeners = new Set<(message: FakeSlackMessage) => void>();
+  private readonly files = new Map<string, FakeSlackFile>();
+  private readonly deletedFiles = new Set<string>();
+  /** While set, requests on the files route wait here unanswered. */
+  private heldDownloads: (() => void)[] | undefined;
   /** Whether new envelopes are acknowledged-or-not as usual, or held back (not sent) until released. */
   private holdEvents = false;
   /** While true, acknowledgements are lost on the way: Slack never sees them and keeps re-sending. */
@@ -274,13 +341,35 @@ export class FakeSlack {
   /**
    * A person writes (`text` as typed: Slack escapes `&`, `<`, `>` in the event
    * [formatting]); `mentionBot` puts `<@bot>` first, as the client does for `@app`.
+   * With `files`, a file_share message carrying them, `text` possibly empty (Files, above).
    */
-  userSays(input: { from: FakeSlackUser; channelId: string; text: string; mentionBot?: boolean; threadTs?: string }): FakeSlackMessage {
+  userSays(input: { from: FakeSlackUser; channelId: string; text: string; mentionBot?: boolean; threadTs?: string; files?: readonly FakeSlackFileInput[] }): FakeSlackMessage {
     const state = this.state(input.channelId);
     const text = `${input.mentionBot ? `<@${this.bot.id}> ` : ''}${escapeText(input.text)}`;
-    const message = this.store(state, { user: input.from.id, text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
+    const files = (input.files ?? []).map((file) => this.addFile(file, input.from));
+    const message = this.store(state, { user: input.from.id, text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}), ...(files.length > 0 ? { files } : {}) });
     this.announce(state, message);
     return message;
+  }
+
+  /** A file is deleted: messages show it as a tombstone, and its URLs answer 404 (Files, above). */
+  deleteFile(fileId: string): void {
+    this.deletedFiles.add(fileId);
+  }
+
+  /** From now on requests on the files route are taken and left unanswered, until the returned function is called (they are then served). */
+  holdDownloads(): () => void {
+    this.heldDownloads ??= [];
+    return () => {
+      const held = this.heldDownloads ?? [];
+      this.heldDownloads = undefined;
+      for (const serve of held) serve();
+    };
+  }
+
+  /** A file's `url_private` or `url_private_download` (Slack's shape: files.slack.com/files-pri/<team>-<file>/[download/]<name>). */
+  fileUrl(file: FakeSlackFile, download = true): string {
+    return `http://127.0.0.1:${this.port}/files-pri/${this.teamId}-${file.id}/${download ? 'download/' : ''}${encodeURIComponent(file.name)}`;
   }
 
   /** Messages of a channel (a thread's replies among them), oldest first. */
@@ -317,6 +406,7 @@ export class FakeSlack {
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     req.on('error', () => res.destroy());
+    if ((req.url ?? '').startsWith('/files-pri/')) return this.onFileRequest(req, res);
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
@@ -510,6 +600,45 @@ export class FakeSlack {
     };
   }
 
+  /**
+   * The files route (Files, above): the bytes to the bot token (with files:read), a
+   * download for url_private_download; Slack's sign-in page (HTTP 200,
+   * text/html) to any other request; 404 for a file deleted or unknown.
+   */
+  private onFileRequest(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const match = /^\/files-pri\/(T[A-Z0-9]+)-(F[A-Z0-9]+)\/(download\/)?([^/]+)$/.exec(url.pathname);
+    const header = req.headers.authorization;
+    const authorization = header === undefined ? 'none' : header === `Bearer ${this.botToken}` ? 'bot token' : 'other';
+    const record = (status: number, served: FileDownload['served']) =>
+      this.downloads.push({ path: url.pathname, fileId: match?.[2], status, served, authorization, at: Date.now() });
+    const serve = () => {
+      if (res.destroyed) return;
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        record(405, 'nothing');
+        return void res.writeHead(405).end();
+      }
+      if (authorization !== 'bot token' || !this.filesRead) {
+        record(200, 'sign-in page');
+        return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(SIGN_IN_PAGE) }).end(req.method === 'HEAD' ? undefined : SIGN_IN_PAGE);
+      }
+      const file = match && match[1] === this.teamId ? this.files.get(match[2]!) : undefined;
+      if (!file || this.deletedFiles.has(file.id) || match![4] !== encodeURIComponent(file.name)) {
+        record(404, 'nothing');
+        return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+      }
+      record(200, 'file');
+      const download = match![3] !== undefined ? { 'content-disposition': `attachment; filename="${file.name.replace(/[^\x20-\x7e]|"/g, '_')}"` } : {};
+      res.writeHead(200, { 'content-type': file.mimetype, 'content-length': file.bytes.length, ...download }).end(req.method === 'HEAD' ? undefined : file.bytes);
+    };
+    if (this.heldDownloads) {
+      record(0, 'nothing');
+      this.heldDownloads.push(serve);
+      return;
+    }
+    serve();
+  }
+
   private reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     if (res.headersSent) return;
     const text = JSON.stringify(body);
@@ -665,9 +794,57 @@ export class FakeSlack {
       ts: message.ts,
       team: this.teamId,
       ...(message.bot_id ? { bot_id: message.bot_id, app_id: this.appId } : { client_msg_id: randomUUID() }),
+      ...(message.files ? { subtype: 'file_share', files: message.files.map((file) => this.filePayload(file, state)), upload: true, display_as_bot: false } : {}),
       ...(message.thread_ts ? { thread_ts: message.thread_ts } : replies.length > 0 ? { thread_ts: message.ts } : {}),
       ...(replies.length > 0 ? { reply_count: replies.length, latest_reply: replies.at(-1)!.ts, reply_users: [...new Set(replies.map((reply) => reply.user))] } : {}),
       ...(!inHistory && user && !message.bot_id ? { user_profile: { display_name: user.name, real_name: user.name } } : {}),
+    };
+  }
+
+  private addFile(input: FakeSlackFileInput, from: FakeSlackUser): FakeSlackFile {
+    const file: FakeSlackFile = {
+      id: slackId('F'),
+      name: input.name,
+      mimetype: input.mime,
+      filetype: /\.([a-z0-9]{1,8})$/i.exec(input.name)?.[1]?.toLowerCase() ?? 'binary',
+      bytes: Buffer.from(input.bytes),
+      user: from.id,
+      created: Math.floor(Date.now() / 1000),
+      ...(input.audioClip ? { audioClip: input.audioClip } : {}),
+    };
+    this.files.set(file.id, file);
+    return file;
+  }
+
+  /** A file object as a message carries it; a deleted one as a tombstone (Files, above). */
+  private filePayload(file: FakeSlackFile, state: ChannelState): Record<string, unknown> {
+    if (this.deletedFiles.has(file.id)) return { id: file.id, mode: 'tombstone' };
+    return {
+      id: file.id,
+      created: file.created,
+      timestamp: file.created,
+      name: file.name,
+      title: file.name,
+      mimetype: file.mimetype,
+      filetype: file.filetype,
+      pretty_type: file.filetype.toUpperCase(),
+      user: file.user,
+      user_team: this.teamId,
+      editable: false,
+      size: file.bytes.length,
+      mode: 'hosted',
+      is_external: false,
+      external_type: '',
+      is_public: state.channel.kind !== 'im',
+      public_url_shared: false,
+      display_as_bot: false,
+      username: '',
+      url_private: this.fileUrl(file, false),
+      url_private_download: this.fileUrl(file, true),
+      ...(file.audioClip ? { subtype: 'slack_audio', media_display_type: 'audio', duration_ms: file.audioClip.durationMs } : {}),
+      permalink: `https://homing-test.slack.com/files/${file.user}/${file.id}/${encodeURIComponent(file.name)}`,
+      has_rich_preview: false,
+      file_access: 'visible',
     };
   }
 
@@ -683,6 +860,9 @@ export class FakeSlack {
     this.handed.set(ts, times);
   }
 }
+
+/** What Slack answers a file request it does not accept the token for (Files, above: the gist's comments); its text is the fake's. */
+const SIGN_IN_PAGE = '<!DOCTYPE html><html lang="en-US"><head><title>Slack</title></head><body><h1>Sign in to Homing Test</h1><form action="/signin" method="post"><input type="email" name="email"><button>Sign in</button></form></body></html>';
 
 /** Orders two Slack timestamps: seconds, then the six-digit fraction. */
 export function compareTs(a: string, b: string): number {

@@ -6,10 +6,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeDiscord, type FakeChannel, type FakeDiscordUser, type FakeMessage } from '../../../../../test/support/fake-discord';
 import { waitUntil } from '../../../../../test/support/wait';
 import type { InboundMessage } from '../adapter';
-import { MediaFetchError, type MediaBody, type MediaOffer } from '../../media/media';
+import { MediaFetchError, type MediaOffer } from '../../media/media';
 import { discordConfigSchema } from './config-schema';
 import { DiscordAdapter } from './discord-adapter';
 import { openDiscordMedia } from './open-media';
+import { bytesOf, refusal } from '../../media/fixtures/media-bodies';
 
 /**
  * Files from Discord against the fake Discord (its signed CDN links on real
@@ -65,20 +66,7 @@ describe('Discord media', () => {
 
   const open = (on: DiscordAdapter, offer: MediaOffer, maxBytes = 50 * MB, signal = new AbortController().signal) => on.openMedia(offer, { signal, maxBytes });
 
-  async function bytesOf(body: MediaBody): Promise<Buffer> {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of body.stream) chunks.push(chunk);
-    return Buffer.concat(chunks);
-  }
 
-  async function refusal(attempt: Promise<unknown>): Promise<MediaFetchError> {
-    const error = await attempt.then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
-    expect(error).toBeInstanceOf(MediaFetchError);
-    return error as MediaFetchError;
-  }
 
   /** The offer the adapter hands on for a person's message with a file. */
   async function offerFor(on: DiscordAdapter, messages: InboundMessage[], send: () => FakeMessage): Promise<MediaOffer> {

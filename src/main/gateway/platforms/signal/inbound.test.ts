@@ -52,6 +52,29 @@ describe('received Signal messages', () => {
     for (const entry of ignored) expect(parseReceived(entry, self).kind, JSON.stringify(entry)).toBe('ignore');
   });
 
+  it('hands on a message with only a file, described in words, with its offer; its body as the text when it has one', () => {
+    const photo = { contentType: 'image/jpeg', filename: null, id: 'p1.jpg', size: 10, width: 1, height: 1, caption: null, uploadTimestamp: 1 };
+    const bare = parseReceived(item({ message: null, attachments: [photo] }), self);
+    expect(bare).toMatchObject({ kind: 'message', message: { text: '[photo]', media: [{ kind: 'image', source: `sg:p1.jpg:10:${alice.uuid}`, mime: 'image/jpeg', size: 10 }] } });
+    const captioned = parseReceived(item({ message: null, attachments: [{ ...photo, caption: 'my cat' }] }), self);
+    expect(captioned).toMatchObject({ message: { text: 'my cat' } });
+    const said = parseReceived(item({ message: 'what plant?', attachments: [photo] }), self);
+    expect(said).toMatchObject({ message: { text: 'what plant?', media: [{ kind: 'image' }] } });
+    // In a group, the bot's mention alone with a file: the file stands for the text, and the message is addressed.
+    const mention = parseReceived(item({ message: '\uFFFC', mentions: [{ number: self.number, uuid: self.uuid, start: 0, length: 1 }], attachments: [photo], groupInfo: { groupId: GROUP } }), self);
+    expect(mention).toMatchObject({ message: { text: '[photo]', addressed: true, media: [{ source: `sg:p1.jpg:10:group:${GROUP}` }] } });
+    expect(parseReceived(item({ message: 'no files' }), self)).not.toHaveProperty('message.media');
+  });
+
+  it('keeps a message whose attachments are hostile, naming what it cannot fetch', () => {
+    const parsed = parseReceived(item({ message: null, attachments: [{ id: '../../secret', contentType: 'image/png' }, 'junk'] }), self);
+    expect(parsed).toMatchObject({ kind: 'message', message: { text: '[photo: Homing cannot fetch it]\n[document: Homing cannot fetch it]' } });
+    expect(parsed).not.toHaveProperty('message.media');
+    expect(parseReceived(item({ message: 'hi', attachments: 'not a list' }), self)).toMatchObject({ message: { text: 'hi' } });
+    // A long text's attachment alone is no file: its text is the body.
+    expect(parseReceived(item({ message: '', attachments: [{ id: 'l.txt', contentType: 'text/x-signal-plain' }] }), self).kind).toBe('ignore');
+  });
+
   it('finds the objects in a receive answer, an automatic notification and a subscription notification', () => {
     const one = item({ message: 'x' });
     expect(receivedItems('result', [one, one])).toEqual([one, one]);

@@ -6,14 +6,20 @@
  * signal-cli-jsonrpc(5), "Basic usage"). Fields as signal-cli's records name
  * them: JsonMessageEnvelope (sourceNumber, sourceUuid, sourceName, timestamp,
  * dataMessage), JsonDataMessage (timestamp, message, quote, mentions,
- * groupInfo), JsonQuote (id, authorNumber, authorUuid), JsonMention (number,
- * uuid, start, length), JsonGroupInfo (groupId, groupName).
+ * groupInfo, attachments), JsonQuote (id, authorNumber, authorUuid), JsonMention
+ * (number, uuid, start, length), JsonGroupInfo (groupId, groupName),
+ * JsonAttachment (attachments.ts).
  *
  * A message is identified by its author and its timestamp (Signal has no
  * message ids: a quote names the quoted message by both). Only data messages
- * with text are for the agent; receipts, typing, reactions, calls, stories and
- * sync messages (the account's own phone writing) are passed over.
+ * with text or attachments are for the agent; receipts, typing, reactions,
+ * calls, stories and sync messages (the account's own phone writing) are
+ * passed over. A message with files and no text is described in words
+ * (`[photo]`), so it reaches the agent like any other.
  */
+
+import type { MediaOffer } from '../../media/media';
+import { attachmentOffers } from './attachments';
 
 export interface SignalIdentity {
   readonly number: string;
@@ -33,6 +39,8 @@ export interface IncomingSignalMessage {
   readonly groupName: string | undefined;
   /** The bot was mentioned, or its message quoted. */
   readonly addressed: boolean;
+  /** Its files (attachments.ts), fetched later with `getAttachment`; kept in the inbox journal with the message. */
+  readonly media?: readonly MediaOffer[] | undefined;
 }
 
 export type ParsedReceive = { readonly kind: 'message'; readonly message: IncomingSignalMessage } | { readonly kind: 'ignore'; readonly why: string };
@@ -84,12 +92,18 @@ export function parseReceived(item: unknown, self: SignalIdentity): ParsedReceiv
   if (isSelf(self, authorNumber, authorUuid)) return { kind: 'ignore', why: 'from the account itself' };
   const timestamp = typeof envelope.timestamp === 'number' && Number.isSafeInteger(envelope.timestamp) && envelope.timestamp > 0 ? envelope.timestamp : undefined;
   if (timestamp === undefined) return { kind: 'ignore', why: 'no timestamp' };
-  const body = typeof data.message === 'string' ? data.message.slice(0, MAX_TEXT) : '';
-  if (body.trim() === '') return { kind: 'ignore', why: 'no text' };
   const group = record(data.groupInfo);
   const groupId = typeof group?.groupId === 'string' && GROUP_ID.test(group.groupId) ? group.groupId : undefined;
   if (group && !groupId) return { kind: 'ignore', why: 'a group without a readable id' };
+  const files = attachmentOffers(data.attachments, chatIdOf({ author, groupId }));
+  const body = typeof data.message === 'string' ? data.message.slice(0, MAX_TEXT) : '';
+  if (body.trim() === '' && files.labels.length === 0 && files.notes.length === 0) return { kind: 'ignore', why: 'no text' };
   const mentions = Array.isArray(data.mentions) ? data.mentions.map(record).filter((entry) => entry !== undefined) : [];
+  const said = withMentions(body, mentions, self);
+  // Nothing said (or only the bot's mention): the attachments' captions, else what they are, stand for the text.
+  const words = said.trim() !== '' || files.labels.length === 0 ? said : files.captions.length > 0 ? files.captions.join('\n') : files.labels.join(' ');
+  // A file Homing cannot fetch is named, so nothing the person sent goes unmentioned.
+  const shown = [words, ...files.notes].filter((part) => part.trim() !== '').join('\n');
   const quote = record(data.quote);
   const mentioned = mentions.some((mention) => isSelf(self, mention.number, mention.uuid));
   const quoted = quote !== undefined && isSelf(self, quote.authorNumber ?? quote.author, quote.authorUuid);
@@ -101,10 +115,11 @@ export function parseReceived(item: unknown, self: SignalIdentity): ParsedReceiv
       authorUuid,
       authorName: text(envelope.sourceName),
       timestamp,
-      text: withMentions(body, mentions, self),
+      text: shown,
       groupId,
       groupName: group ? text(group.groupName) : undefined,
       addressed: mentioned || quoted,
+      ...(files.offers.length > 0 ? { media: files.offers } : {}),
     },
   };
 }

@@ -58,6 +58,21 @@ describe('the Signal inbox journal', () => {
     expect(again.unsaved().map((entry) => entry.ref)).toEqual(['b']);
   });
 
+  it('gives a message back with its files’ offers after a restart, and drops only an offer that no longer reads', () => {
+    const dir = dataDir();
+    const offer = { kind: 'image' as const, source: 'sg:p1.jpg:10:+15550000002', mime: 'image/jpeg', size: 10 };
+    const first = InboxJournal.forAccount(dir, '+15550000001', silentLogger);
+    first.got('a', { ...message(1), media: [offer] });
+    appendFileSync(first.path, `${JSON.stringify({ t: 'got', ref: 'b', message: { ...message(2), media: [offer, { kind: 'image', source: '/etc/passwd' }, 'junk'] } })}\n`);
+    appendFileSync(first.path, `${JSON.stringify({ t: 'got', ref: 'c', message: { ...message(3), media: 'not a list' } })}\n`);
+    const second = InboxJournal.forAccount(dir, '+15550000001', silentLogger);
+    expect(second.unsaved().map((entry) => [entry.ref, entry.message.text, entry.message.media])).toEqual([
+      ['a', 'text 1', [offer]],
+      ['b', 'text 2', [offer]],
+      ['c', 'text 3', undefined],
+    ]);
+  });
+
   it('keeps one journal per account, named by a hash and not by the number', () => {
     const dir = dataDir();
     const journal = InboxJournal.forAccount(dir, '+15550000001', silentLogger);

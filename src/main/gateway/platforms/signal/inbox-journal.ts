@@ -2,6 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync, ftr
 import { join } from 'node:path';
 import { digest } from '../platform-module';
 import type { Logger } from '../../logger';
+import { journaledOffer } from './attachments';
 import type { IncomingSignalMessage } from './inbound';
 
 /**
@@ -18,7 +19,10 @@ import type { IncomingSignalMessage } from './inbound';
  * start, what is here without its `done` is handed on again, flagged
  * `maybeSeen` (the pipeline looks for it before saving it twice). A torn last
  * line (a crash mid-write) is skipped; the file is emptied whenever nothing is
- * pending.
+ * pending. A message's media offers are written with it (signal-cli's
+ * attachment ids, attachments.ts): after a restart the message offers its
+ * files as it did, and an offer that does not read back as one is dropped
+ * without its message.
  */
 export class InboxJournal {
   private readonly fd: number;
@@ -58,7 +62,7 @@ export class InboxJournal {
         continue;
       }
       if (typeof entry.ref !== 'string') continue;
-      if (entry.t === 'got' && isMessage(entry.message)) this.pending.set(entry.ref, entry.message);
+      if (entry.t === 'got' && isMessage(entry.message)) this.pending.set(entry.ref, withReadableMedia(entry.message));
       else if (entry.t === 'done') this.pending.delete(entry.ref);
     }
     if (this.pending.size === 0) this.empty();
@@ -111,4 +115,11 @@ export class InboxJournal {
 function isMessage(value: unknown): value is IncomingSignalMessage {
   const message = value as Partial<IncomingSignalMessage> | null;
   return typeof message === 'object' && message !== null && typeof message.author === 'string' && typeof message.timestamp === 'number' && typeof message.text === 'string';
+}
+
+/** The message with only the offers that read back as offers (a damaged or hand-edited line keeps its text). */
+function withReadableMedia(message: IncomingSignalMessage): IncomingSignalMessage {
+  const { media, ...rest } = message as IncomingSignalMessage & { media?: unknown };
+  const offers = (Array.isArray(media) ? media : []).map(journaledOffer).filter((offer) => offer !== undefined);
+  return offers.length > 0 ? { ...rest, media: offers } : rest;
 }

@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../logger';
-import { RpcClosedError, RpcConnection, RpcError } from './json-rpc-connection';
+import { RpcAnswerTooLongError, RpcClosedError, RpcConnection, RpcError } from './json-rpc-connection';
 
 function recordingLogger(): Logger & { readonly lines: string[] } {
   const lines: string[] = [];
@@ -64,6 +64,44 @@ describe('the JSON-RPC line connection to signal-cli', () => {
     expect(error).toBeInstanceOf(RpcError);
     expect((error as RpcError).code).toBe(-5);
     expect(notified).toEqual(['receive']);
+    connection.close();
+  });
+
+  it('takes a longer answer only for the call that allows it, and keeps the usual bound for every other line meanwhile', async () => {
+    const big = 'A'.repeat(20_000);
+    const port = await daemon((socket, request) => {
+      if (request.method !== 'getAttachment') return;
+      // While the big call waits: a long notification and a long answer to another id, both over the usual bound.
+      socket.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'receive', params: { pad: big } })}\n`);
+      socket.write(`${JSON.stringify({ jsonrpc: '2.0', result: { pad: big }, id: 999 })}\n`);
+      socket.write(`${JSON.stringify({ jsonrpc: '2.0', result: { data: big }, id: request.id })}\n`);
+    });
+    const logger = recordingLogger();
+    const notified: string[] = [];
+    const connection = await RpcConnection.open({ kind: 'tcp', host: '127.0.0.1', port }, { logger, maxLineBytes: 4096, onNotification: (method) => notified.push(method) });
+    await expect(connection.call('getAttachment', {}, 10_000, { maxAnswerBytes: 30_000 })).resolves.toEqual({ data: big });
+    expect(notified).toEqual([]);
+    expect(logger.lines).toEqual(['warn signal: skipped a line from signal-cli longer than the limit', 'warn signal: skipped a line from signal-cli longer than the limit']);
+    connection.close();
+  });
+
+  it('fails a call at once when its answer is longer than it allows, and stops waiting when its signal aborts', async () => {
+    const port = await daemon((socket, request) => {
+      if (request.method === 'getAttachment') socket.write(`${JSON.stringify({ jsonrpc: '2.0', result: { data: 'B'.repeat(50_000) }, id: request.id })}\n`);
+      if (request.method === 'version') socket.write(`${JSON.stringify({ jsonrpc: '2.0', result: { version: '0.13.22' }, id: request.id })}\n`);
+    });
+    const connection = await RpcConnection.open({ kind: 'tcp', host: '127.0.0.1', port }, { logger: recordingLogger(), maxLineBytes: 4096 });
+    const started = Date.now();
+    const error = await connection.call('getAttachment', {}, 30_000, { maxAnswerBytes: 10_000 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RpcAnswerTooLongError);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // The connection reads on after the dropped line.
+    await expect(connection.call('version')).resolves.toEqual({ version: '0.13.22' });
+    const stop = new AbortController();
+    const waiting = connection.call('hang', {}, 30_000, { signal: stop.signal }).catch((caught: unknown) => caught);
+    stop.abort();
+    expect(await waiting).toMatchObject({ name: 'RpcClosedError', message: 'hang was stopped' });
+    await expect(connection.call('x', {}, 1_000, { signal: stop.signal })).rejects.toBeInstanceOf(RpcClosedError);
     connection.close();
   });
 

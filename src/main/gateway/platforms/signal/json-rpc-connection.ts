@@ -12,7 +12,11 @@ import type { DaemonAddress } from './daemon-address';
  * The daemon is trusted no more than any server: a line longer than
  * `maxLineBytes` is dropped up to its end, a line that is not JSON, or not an
  * object, is logged and skipped, and a socket error closes the connection
- * instead of throwing.
+ * instead of throwing. One call may allow a longer answer (`maxAnswerBytes`:
+ * `getAttachment`'s base64): while it waits, lines up to its allowance are
+ * read, and a line longer than `maxLineBytes` is taken only if it is that
+ * call's answer (its `id`, which signal-cli writes last: JsonRpcResponse's
+ * field order); every other line, and notifications, keep the usual bound.
  */
 
 export class RpcError extends Error {
@@ -34,6 +38,22 @@ export class RpcClosedError extends Error {
   }
 }
 
+/** An answer longer than its call allows: it was dropped unread. */
+export class RpcAnswerTooLongError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`signal-cli's answer was longer than ${limitBytes} bytes`);
+    this.name = 'RpcAnswerTooLongError';
+  }
+}
+
+/** How one call may differ from the usual. */
+export interface RpcCallOptions {
+  /** The longest answer line taken for this call (default: the connection's `maxLineBytes`). */
+  readonly maxAnswerBytes?: number;
+  /** Stops waiting: the call fails with RpcClosedError (a late answer is ignored). */
+  readonly signal?: AbortSignal;
+}
+
 export interface RpcConnectionOptions {
   readonly logger: Logger;
   /** Called for every notification (a request without an id): `receive` in automatic mode. */
@@ -50,9 +70,14 @@ interface Pending {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
   readonly timer: ReturnType<typeof setTimeout> | undefined;
+  /** Set when this call allows an answer longer than the usual line. */
+  readonly maxAnswerBytes: number | undefined;
+  readonly unlisten: () => void;
 }
 
 const DEFAULT_MAX_LINE = 4 * 1024 * 1024;
+/** How much of a dropped line's end is kept to read its `id` (`,"id":123}` and room). */
+const TAIL_BYTES = 64;
 
 export class RpcConnection {
   private readonly pending = new Map<number, Pending>();
@@ -61,6 +86,8 @@ export class RpcConnection {
   private buffered = 0;
   /** Inside a line that is too long: everything up to its newline is dropped. */
   private skipping = false;
+  /** The last bytes of the line being dropped: its `id`, to fail the call it answered. */
+  private tail = Buffer.alloc(0);
   private closed = false;
 
   private constructor(
@@ -99,19 +126,27 @@ export class RpcConnection {
     return !this.closed;
   }
 
-  /** Calls `method`; resolves with its `result`, rejects with an RpcError (the daemon's error) or RpcClosedError. */
-  call(method: string, params?: Record<string, unknown>, timeoutMs = 60_000): Promise<unknown> {
+  /** Calls `method`; resolves with its `result`, rejects with an RpcError (the daemon's error), RpcClosedError or RpcAnswerTooLongError. */
+  call(method: string, params?: Record<string, unknown>, timeoutMs = 60_000, options: RpcCallOptions = {}): Promise<unknown> {
     if (this.closed) return Promise.reject(new RpcClosedError('not connected to signal-cli'));
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(new RpcClosedError(`${method} was stopped`));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const timer =
-        timeoutMs > 0
-          ? setTimeout(() => {
-              this.pending.delete(id);
-              reject(new RpcClosedError(`signal-cli did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`));
-            }, timeoutMs)
-          : undefined;
-      this.pending.set(id, { resolve, reject, timer });
+      const fail = (error: Error) => {
+        const pending = this.pending.get(id);
+        if (!pending) return;
+        this.pending.delete(id);
+        clearTimeout(pending.timer);
+        pending.unlisten();
+        reject(error);
+      };
+      const timer = timeoutMs > 0 ? setTimeout(() => fail(new RpcClosedError(`signal-cli did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs) : undefined;
+      const onAbort = () => fail(new RpcClosedError(`${method} was stopped`));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const unlisten = () => signal?.removeEventListener('abort', onAbort);
+      const maxAnswerBytes = options.maxAnswerBytes !== undefined && options.maxAnswerBytes > this.maxLine ? options.maxAnswerBytes : undefined;
+      this.pending.set(id, { resolve, reject: fail, timer, maxAnswerBytes, unlisten });
       this.socket.write(`${JSON.stringify({ jsonrpc: '2.0', method, id, ...(params ? { params } : {}) })}\n`);
     });
   }
@@ -121,40 +156,56 @@ export class RpcConnection {
     if (this.closed) return;
     this.closed = true;
     this.socket.destroy();
-    for (const [id, pending] of this.pending) {
-      clearTimeout(pending.timer);
-      this.pending.delete(id);
-      pending.reject(new RpcClosedError(reason));
-    }
+    for (const pending of [...this.pending.values()]) pending.reject(new RpcClosedError(reason));
     this.buffer = [];
     this.buffered = 0;
     this.options.onClose?.(reason);
   }
 
+  private get maxLine(): number {
+    return this.options.maxLineBytes ?? DEFAULT_MAX_LINE;
+  }
+
+  /** The longest line read now: the usual bound, or the largest allowance of a call still waiting. */
+  private lineLimit(): number {
+    let limit = this.maxLine;
+    for (const pending of this.pending.values()) if (pending.maxAnswerBytes !== undefined && pending.maxAnswerBytes > limit) limit = pending.maxAnswerBytes;
+    return limit;
+  }
+
   private onData(chunk: Buffer): void {
-    const max = this.options.maxLineBytes ?? DEFAULT_MAX_LINE;
     let start = 0;
     for (let newline = chunk.indexOf(10, start); newline !== -1; newline = chunk.indexOf(10, start)) {
       const piece = chunk.subarray(start, newline);
       start = newline + 1;
       if (this.skipping) {
         this.skipping = false;
+        this.endLongLine(piece);
         continue;
       }
-      if (this.buffered + piece.length > max) {
-        this.dropLongLine(max);
+      const limit = this.lineLimit();
+      if (this.buffered + piece.length > limit) {
+        this.dropLongLine(limit);
+        this.endLongLine(piece);
         continue;
       }
-      const line = Buffer.concat([...this.buffer, piece]).toString('utf8');
+      const line = this.buffer.length === 0 ? piece : Buffer.concat([...this.buffer, piece]);
       this.buffer = [];
       this.buffered = 0;
-      this.onLine(line);
+      if (line.length > this.maxLine && !this.allowedLong(line)) continue;
+      this.onLine(line.toString('utf8'));
       if (this.closed) return;
     }
     const rest = chunk.subarray(start);
-    if (rest.length === 0 || this.skipping) return;
-    if (this.buffered + rest.length > max) {
-      this.dropLongLine(max);
+    if (rest.length === 0) return;
+    if (this.skipping) {
+      this.keepTail(rest);
+      return;
+    }
+    const limit = this.lineLimit();
+    if (this.buffered + rest.length > limit) {
+      this.dropLongLine(limit);
+      this.keepTail(rest);
       this.skipping = true;
       return;
     }
@@ -165,7 +216,32 @@ export class RpcConnection {
   private dropLongLine(max: number): void {
     this.buffer = [];
     this.buffered = 0;
+    this.tail = Buffer.alloc(0);
     this.options.logger.warn('signal: skipped a line from signal-cli longer than the limit', { maxBytes: max });
+  }
+
+  private keepTail(bytes: Buffer): void {
+    this.tail = Buffer.from(Buffer.concat([this.tail, bytes.subarray(-TAIL_BYTES)]).subarray(-TAIL_BYTES));
+  }
+
+  /** A dropped line ended: the call it answered (its `id` at the end) fails now instead of waiting for its timeout. */
+  private endLongLine(last: Buffer): void {
+    this.keepTail(last);
+    const id = answerIdOf(this.tail);
+    this.tail = Buffer.alloc(0);
+    if (id === undefined) return;
+    const pending = this.pending.get(id);
+    pending?.reject(new RpcAnswerTooLongError(pending.maxAnswerBytes ?? this.maxLine));
+  }
+
+  /** A line over the usual bound is read only as the answer of the call that allowed it. */
+  private allowedLong(line: Buffer): boolean {
+    const id = answerIdOf(line.subarray(-TAIL_BYTES));
+    const pending = id === undefined ? undefined : this.pending.get(id);
+    if (pending?.maxAnswerBytes !== undefined && line.length <= pending.maxAnswerBytes) return true;
+    this.options.logger.warn('signal: skipped a line from signal-cli longer than the limit', { maxBytes: this.maxLine });
+    pending?.reject(new RpcAnswerTooLongError(this.maxLine));
+    return false;
   }
 
   private onLine(line: string): void {
@@ -193,15 +269,23 @@ export class RpcConnection {
     }
     const pending = this.pending.get(id);
     if (!pending) return;
-    this.pending.delete(id);
-    clearTimeout(pending.timer);
     if (error !== undefined && error !== null) {
       const shape = typeof error === 'object' ? (error as { code?: unknown; message?: unknown; data?: unknown }) : {};
+      // `reject` settles the call: it leaves the waiting list, its timer and abort listener go.
       pending.reject(new RpcError(typeof shape.code === 'number' ? shape.code : 0, typeof shape.message === 'string' ? shape.message.slice(0, 1_000) : 'an error without words', shape.data));
       return;
     }
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+    pending.unlisten();
     pending.resolve(result);
   }
+}
+
+/** The `id` a JSON-RPC answer ends with (`…,"id":12}`), read from the line's last bytes. */
+function answerIdOf(end: Buffer): number | undefined {
+  const match = /"id"\s*:\s*(\d{1,15})\s*\}\s*$/.exec(end.toString('latin1'));
+  return match ? Number(match[1]) : undefined;
 }
 
 function errorWords(error: unknown): string {

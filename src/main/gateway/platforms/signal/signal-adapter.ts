@@ -11,6 +11,8 @@ import { InboxJournal } from './inbox-journal';
 import { chatIdOf, destinationOf, messageRefOf, parseReceived, parseReplyTo, receivedItems, replyToOf, type IncomingSignalMessage, type SignalIdentity } from './inbound';
 import { signalIntake } from './intake';
 import { RpcConnection, RpcError } from './json-rpc-connection';
+import { openSignalMedia } from './open-media';
+import type { MediaBody, MediaOffer } from '../../media/media';
 import { classifySendFailure, redactNumbers, toSendResult } from './send-errors';
 import { signalBody } from './signal-text';
 import { howToStartSignalCli, isOutdated, MIN_SIGNAL_CLI_TEXT, parseVersion, versionText } from './version';
@@ -53,6 +55,11 @@ export const SIGNAL_MAX_BYTES = 2000;
  *
  * Sends: `send` has no idempotency key (PLATFORMS.md), so a part whose answer
  * did not come back may have arrived: its resend carries the marker.
+ *
+ * Files (attachments.ts, open-media.ts): signal-cli downloads a message's
+ * attachments before it hands the message over; the message is journaled and
+ * handed on with offers naming signal-cli's attachment ids, and `openMedia`
+ * asks the daemon for the bytes (`getAttachment`) over the same connection.
  */
 export class SignalAdapter implements PlatformAdapter {
   readonly platform = 'signal';
@@ -372,6 +379,7 @@ export class SignalAdapter implements PlatformAdapter {
         messageRef: ref,
         replyTo: replyToOf(message),
         ...(fromJournal ? { maybeSeen: true } : {}),
+        ...(message.media !== undefined && message.media.length > 0 ? { media: message.media } : {}),
       });
       if (outcome !== 'not-now') {
         journal?.done(ref);
@@ -391,6 +399,16 @@ export class SignalAdapter implements PlatformAdapter {
     const place = this.config.groups[message.groupId];
     return ids.some((id) => this.admission.inPlace(id, place, () => message.addressed) === 'agent') ? 'agent' : 'ignore';
   }
+
+  // ---- files -----------------------------------------------------------
+
+  /**
+   * Fetches a file a message offered (open-media.ts): `getAttachment` over the
+   * daemon connection, which must be open (otherwise the fetch is tried again
+   * later). The daemon's copy stays where signal-cli keeps it.
+   */
+  readonly openMedia = (offer: Pick<MediaOffer, 'kind' | 'source' | 'mime' | 'name'>, options: { readonly signal: AbortSignal; readonly maxBytes: number }): Promise<MediaBody> =>
+    openSignalMedia(offer, options, this.connection);
 
   // ---- sending ---------------------------------------------------------
 

@@ -1,11 +1,15 @@
 import { z } from 'zod';
+import type { MediaOffer } from '../../media/media';
+import { MAX_FILES_READ, messageFiles } from './files';
 
 /**
  * Slack's `message` event (and a message in a `conversations.history` /
  * `conversations.replies` page, which has the same shape without `channel`)
  * as the adapter sees it: validated (the network is hostile), reduced to what a
  * conversation needs. Facts: docs.slack.dev, reference/events/message and its
- * subtypes; ids as in test/fixtures/slack-api.md.
+ * subtypes; ids as in test/fixtures/slack-api.md. Its files (a `file_share`
+ * message, a recorded clip) become media offers, each read on its own
+ * (files.ts): a malformed file, or too many, never lose the message.
  */
 
 /** Slack keeps at most 40 000 characters of a message's text; beyond this a message is cut, not trusted. */
@@ -26,8 +30,15 @@ const messageSchema = z.object({
   text: z.string().max(MAX_TEXT * 4).default(''),
   ts,
   thread_ts: ts.optional(),
-  files: z.array(z.object({ name: z.string().max(1024).optional() })).max(50).optional(),
-  user_profile: z.object({ display_name: z.string().max(256).optional(), real_name: z.string().max(256).optional() }).optional(),
+  files: z
+    .unknown()
+    .transform((files) => (Array.isArray(files) ? (files as unknown[]).slice(0, MAX_FILES_READ) : []))
+    .optional(),
+  // A profile Homing cannot read loses the sender's name, not the message.
+  user_profile: z
+    .object({ display_name: z.string().max(256).optional(), real_name: z.string().max(256).optional() })
+    .optional()
+    .catch(undefined),
 });
 
 /** Plain messages, files with text, and thread replies also sent to the channel; edits, deletions, joins and the like are not for the agent. */
@@ -48,14 +59,20 @@ export interface IncomingSlackMessage {
   readonly text: string;
   /** Mentions the bot (`<@U…>`). */
   readonly mentionsBot: boolean;
+  /** The files it carries that Homing can fetch, as offers (empty for none; the others are described in `text`). */
+  readonly media: readonly MediaOffer[];
 }
 
 export type ParsedSlackMessage =
   | { readonly kind: 'message'; readonly message: IncomingSlackMessage }
   | { readonly kind: 'ignore'; readonly reason: string; readonly ts?: string; readonly threadTs?: string };
 
-/** One message; `channel` is where it was read from when the payload has none (history pages). */
-export function parseSlackMessage(raw: unknown, botUserId: string, channel?: string): ParsedSlackMessage {
+/**
+ * One message; `channel` is where it was read from when the payload has none
+ * (history pages); `apiUrl` the configured Web API, whose origin may serve
+ * files (the fake Slack in tests).
+ */
+export function parseSlackMessage(raw: unknown, botUserId: string, channel?: string, apiUrl = 'https://slack.com/api/'): ParsedSlackMessage {
   const parsed = messageSchema.safeParse(raw);
   if (!parsed.success) return { kind: 'ignore', reason: 'not a message Homing can read' };
   const m = parsed.data;
@@ -64,9 +81,9 @@ export function parseSlackMessage(raw: unknown, botUserId: string, channel?: str
   if (!inChannel) return { kind: 'ignore', reason: 'a message without a channel', ...where };
   if (!CONVERSATION_SUBTYPES.has(m.subtype)) return { kind: 'ignore', reason: `a ${m.subtype} message`, ...where };
   if (!m.user) return { kind: 'ignore', reason: 'a message without an author', ...where };
-  const files = (m.files ?? []).map((file) => `[attachment${file.name ? `: ${file.name.slice(0, 256)}` : ''}]`);
+  const files = messageFiles(m.files ?? [], apiUrl);
   const cut = m.text.length > MAX_TEXT ? `${m.text.slice(0, MAX_TEXT)} […]` : m.text;
-  const text = [fromSlackText(cut), ...files].filter((part) => part.trim() !== '').join('\n');
+  const text = [fromSlackText(cut), ...files.lines].filter((part) => part.trim() !== '').join('\n');
   if (text === '') return { kind: 'ignore', reason: 'an empty message', ...where };
   const mention = new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`);
   const stripped = text.replace(new RegExp(`^\\s*<@${botUserId}(?:\\|[^>]*)?>[\\s,:]*`), '');
@@ -83,6 +100,7 @@ export function parseSlackMessage(raw: unknown, botUserId: string, channel?: str
       direct: inChannel.startsWith('D'),
       text: stripped.trim() === '' ? text : stripped,
       mentionsBot: mention.test(m.text),
+      media: files.offers,
     },
   };
 }

@@ -10,6 +10,8 @@ import type { SlackConfig } from './config-schema';
 import { compareTs, conversationKey, ConversationPositions, parseConversationKey } from './conversation-positions';
 import { parseSlackMessage, SLACK_TS, type IncomingSlackMessage } from './inbound';
 import { slackIntake } from './intake';
+import { openSlackMedia } from './open-media';
+import { MediaFetchError, type MediaBody, type MediaOffer } from '../../media/media';
 import { classifyFailure, describe, toSendResult } from './send-errors';
 import { newSocketModeClient, newWebClient } from './slack-clients';
 import { markdownToSlackMrkdwn } from '../../format/slack-mrkdwn';
@@ -462,7 +464,7 @@ export class SlackAdapter implements PlatformAdapter {
     const bot = this.bot;
     if (!positions || !bot) return 'left';
     if (this.stalled) return 'left';
-    const parsed = parseSlackMessage(raw, bot.userId);
+    const parsed = parseSlackMessage(raw, bot.userId, undefined, this.config.apiUrl);
     if (parsed.kind === 'ignore') {
       const channel = (raw as { channel?: unknown }).channel;
       if (!fetched && parsed.ts && typeof channel === 'string') this.passOver(conversationKey(channel, parsed.threadTs), parsed.ts);
@@ -507,6 +509,7 @@ export class SlackAdapter implements PlatformAdapter {
       messageRef: `sl:${message.channel}:${message.ts}`,
       replyTo: message.ts,
       ...(fetched ? { maybeSeen: true } : {}),
+      ...(message.media.length > 0 ? { media: message.media } : {}),
     });
     if (outcome === 'not-now') {
       // Not saved (the gateway is stopping, the disk failed): nothing after it is taken until a
@@ -575,6 +578,21 @@ export class SlackAdapter implements PlatformAdapter {
       return false;
     }
   }
+
+  /**
+   * Fetches a file a message offered (open-media.ts): a GET with the bot token
+   * to Slack's file host. Needs no connection (a file of a message saved before
+   * a restart is fetched while Socket Mode is still connecting).
+   */
+  readonly openMedia = async (offer: Pick<MediaOffer, 'kind' | 'source' | 'mime' | 'name'>, options: { readonly signal: AbortSignal; readonly maxBytes: number }): Promise<MediaBody> => {
+    try {
+      return await openSlackMedia(offer, options, { botToken: this.options.botToken, apiUrl: this.config.apiUrl });
+    } catch (error) {
+      // Its words go to the agent and the log: never the token.
+      if (error instanceof MediaFetchError) throw new MediaFetchError(this.redactor(error.message), error.permanent);
+      throw new MediaFetchError(`the file could not be downloaded from Slack: ${this.redactor(describe(error))}`, false);
+    }
+  };
 
   // Slack has no "typing…" for bots outside the RTM API (retired for new apps): no `typing` here.
 

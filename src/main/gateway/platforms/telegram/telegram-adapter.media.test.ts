@@ -7,9 +7,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeTelegram, type FakeFile, type FakeUser } from '../../../../../test/support/fake-telegram';
 import { waitUntil } from '../../../../../test/support/wait';
 import type { InboundMessage } from '../adapter';
-import { MediaFetchError, type MediaBody, type MediaOffer } from '../../media/media';
+import { MediaFetchError, type MediaOffer } from '../../media/media';
 import { telegramConfigSchema } from './config-schema';
 import { TelegramAdapter } from './telegram-adapter';
+import { bytesOf, refusal } from '../../media/fixtures/media-bodies';
 
 /**
  * Photos, voice notes and files from Telegram, against the fake Bot API
@@ -52,21 +53,7 @@ describe('Telegram media', () => {
   const offerOf = (file: FakeFile, kind: MediaOffer['kind'] = 'image'): MediaOffer => ({ kind, source: file.fileId });
   const open = (on: TelegramAdapter, offer: MediaOffer, maxBytes = 50 * MB, signal = quietSignal()) => on.openMedia(offer, { signal, maxBytes });
 
-  async function bytesOf(body: MediaBody): Promise<Buffer> {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of body.stream) chunks.push(chunk);
-    return Buffer.concat(chunks);
-  }
 
-  /** The MediaFetchError `attempt` fails with (anything else fails the test). */
-  async function refusal(attempt: Promise<unknown>): Promise<MediaFetchError> {
-    const error = await attempt.then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
-    expect(error).toBeInstanceOf(MediaFetchError);
-    return error as MediaFetchError;
-  }
 
   function expectNoToken(error: MediaFetchError, token = fake.token): void {
     expect(error.message).not.toContain(token);

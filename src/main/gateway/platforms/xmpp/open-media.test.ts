@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpFileServer } from '../../../../../test/support/http-file-server';
 import { waitUntil } from '../../../../../test/support/wait';
-import { MediaFetchError, type MediaBody } from '../../media/media';
 import { isLoopback, openXmppMedia } from './open-media';
+import { bytesOf, refusal } from '../../media/fixtures/media-bodies';
 
 /**
  * Fetching a file an XMPP message offered (XEP-0066), against a real HTTP
@@ -26,20 +26,7 @@ describe('openXmppMedia', () => {
   const open = (source: string, options: { maxBytes?: number; signal?: AbortSignal; allowHttp?: boolean; fetch?: typeof fetch } = {}) =>
     openXmppMedia({ kind: 'image', source }, { signal: options.signal ?? new AbortController().signal, maxBytes: options.maxBytes ?? 50 * MB }, { allowHttp: options.allowHttp ?? true, ...(options.fetch ? { fetch: options.fetch } : {}) });
 
-  async function bytesOf(body: MediaBody): Promise<Buffer> {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of body.stream) chunks.push(chunk);
-    return Buffer.concat(chunks);
-  }
 
-  async function refusal(attempt: Promise<unknown>): Promise<MediaFetchError> {
-    const error = await attempt.then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
-    expect(error).toBeInstanceOf(MediaFetchError);
-    return error as MediaFetchError;
-  }
 
   const photo = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 13) % 256));
 
