@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { silentWav } from '../src/main/gateway/media/transcribe';
 import { userTurns } from './support/api-socket';
 import { startDovecotRelay, type DovecotRelay } from './support/dovecot';
 import { bodyOf, EmailWorld } from './support/email-world';
@@ -23,6 +24,9 @@ import { waitUntil } from './support/wait';
 const AGENT = { address: 'agent@test.local', password: 'agentpw' };
 const ALICE = 'alice@example.org';
 const NOTES = readFileSync(fileURLToPath(new URL('./fixtures/media/notes.txt', import.meta.url)), 'utf8');
+const PDF = readFileSync(fileURLToPath(new URL('./fixtures/media/hello.pdf', import.meta.url)));
+/** A speech "engine" that prints one transcript for any audio (config `speech`, type command). */
+const SPEECH = fileURLToPath(new URL('./window-fixtures/speech-hello.mjs', import.meta.url));
 
 /** A small JPEG-signed file (Homing checks the type by the bytes), different for every seed. */
 function photo(seed: number): Buffer {
@@ -135,6 +139,20 @@ describe('the headless gateway handing mail attachments to the agent (real dovec
     const answer = await answerTo(messageId);
     expect(answer).toContain(`[text of the document “notes.txt”]:\n${NOTES.trim()}`);
     expect(answer).toContain(fileLine('document', 'text/plain', Buffer.from(NOTES)));
+  }, 60_000);
+
+  it('gives the agent a PDF’s text and an audio file’s transcript', async () => {
+    await world.start(dataDir({ speech: { type: 'command', command: process.execPath, args: [SPEECH, '{file}'] } }), AGENT.address);
+    const wav = silentWav(0.5);
+    const { messageId } = await mailWith('the report, and a voice memo', [
+      { name: 'report.pdf', type: 'application/pdf', content: PDF },
+      { name: 'memo.wav', type: 'audio/wav', content: wav },
+    ]);
+    const answer = await answerTo(messageId);
+    expect(answer).toContain('[text of the document “report.pdf”]:');
+    expect(answer).toContain('The quick brown fox jumps over the lazy dog.');
+    expect(answer).toContain('[transcript of the audio “memo.wav”]: hello from the walk');
+    expect(answer).toContain(fileLine('audio', 'audio/wav', wav));
   }, 60_000);
 
   it('tells the agent a file over media.maxFileMB is too large, and still answers the text', async () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { silentWav } from '../src/main/gateway/media/transcribe';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,9 @@ import { waitUntil } from './support/wait';
  */
 
 const REPLY_AGENT = fileURLToPath(new URL('./fixtures/reply-agent.mjs', import.meta.url));
+/** A speech "engine" that prints one transcript for any audio (config `speech`, type command). */
+const SPEECH = fileURLToPath(new URL('./window-fixtures/speech-hello.mjs', import.meta.url));
+const PDF = readFileSync(fileURLToPath(new URL('./fixtures/media/hello.pdf', import.meta.url)));
 const TOKEN_ENV = 'MATRIX_TOKEN';
 
 /** A small JPEG-signed file, different each time (its hash tells the answers apart). */
@@ -66,6 +70,7 @@ describe('Matrix media reaching the agent (headless gateway, fake homeserver)', 
       JSON.stringify({
         agent: { type: 'command', command: process.execPath, args: [REPLY_AGENT] },
         platforms: { matrix: { homeserver: fake.baseUrl, user: bot, accessTokenEnv: TOKEN_ENV, allowFrom: [alice], pollTimeoutSeconds: 2 } },
+        speech: { type: 'command', command: process.execPath, args: [SPEECH, '{file}'] },
         media,
       }),
     );
@@ -101,6 +106,21 @@ describe('Matrix media reaching the agent (headless gateway, fake homeserver)', 
     expect(answer).toContain(fileLine('image', 'image/jpeg', photo));
     expect(fake.downloads.slice(downloadsBefore).map((download) => [download.route, download.userId])).toEqual([['v1', bot]]);
     expect(gateway.output()).not.toContain(token);
+  }, 90_000);
+
+  it('gives the agent a voice message’s transcript and a PDF’s text', async () => {
+    configure();
+    await start();
+    const room = await directChat();
+    const wav = silentWav(0.5);
+    fake.userSendsFile(alice, room, { msgtype: 'm.audio', bytes: wav, mime: 'audio/wav', name: 'Voice message.wav', voice: { durationMs: 3_000 } });
+    await waitUntil('the answer to the voice message', () => replies(room).length > 0, 30_000);
+    expect(replies(room)[0]).toContain('[transcript of the voice note, 3 s]: hello from the walk');
+    expect(replies(room)[0]).toContain(fileLine('voice', 'audio/wav', wav));
+    fake.userSendsFile(alice, room, { msgtype: 'm.file', bytes: PDF, mime: 'application/pdf', name: 'report.pdf', caption: 'summarise this' });
+    await waitUntil('the answer to the PDF', () => replies(room).length > 1, 30_000);
+    expect(replies(room)[1]).toContain('[text of the document “report.pdf”]:');
+    expect(replies(room)[1]).toContain('The quick brown fox jumps over the lazy dog.');
   }, 90_000);
 
   it('tells the agent a file declared over the limit is too large, and never downloads it', async () => {

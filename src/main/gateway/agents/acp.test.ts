@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +14,8 @@ afterEach(async () => {
   await Promise.all(agents.splice(0).map((a) => a.close()));
 });
 
-function acpAgent(): Agent {
-  const agent = createAcpAgent({ command: process.execPath, args: [fixture], killGraceMs: 300, cancelGraceMs: 1_000 });
+function acpAgent(...flags: string[]): Agent {
+  const agent = createAcpAgent({ command: process.execPath, args: [fixture, ...flags], killGraceMs: 300, cancelGraceMs: 1_000 });
   agents.push(agent);
   return agent;
 }
@@ -144,6 +144,20 @@ describe('acp agent', () => {
     expect(isAlive(before.pid)).toBe(false);
     // A fresh ACP session on the new process, given the history as context.
     expect(after).toMatchObject({ turn: 1, rest: 'back? [with history]' });
+  });
+
+  it('sends a message’s images as image blocks to an agent that takes images, and a line to one that does not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'homing-acp-image-'));
+    try {
+      const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(300, 1)]);
+      writeFileSync(join(dir, 'a.png'), png);
+      const message: TurnMessage = { role: 'user', text: 'what is this?', attachments: [{ kind: 'image', path: join(dir, 'a.png'), mime: 'image/png', size: png.length }] };
+      const run = (agent: Agent) => runTurnWithTimeout(agent, { sessionId: 's_img', history: [], message, onToken: () => {} }, { timeoutMs: 10_000 });
+      expect(parseReply(textOf(await run(acpAgent('--images')))).rest).toBe(`what is this? [image image/png ${png.length}]`);
+      expect(parseReply(textOf(await run(acpAgent()))).rest).toBe('[a photo came with this message; this agent does not take images, so it is not shown]');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses permission requests from the agent', async () => {
