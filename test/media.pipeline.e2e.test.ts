@@ -123,6 +123,13 @@ describe('media from the window’s own chat reach the agent', () => {
     expect(textOf(message)).toContain('[transcript of the audio “memo.wav”]: hello from the walk');
     const page = await call<TranscriptPage>('getTranscript', { sessionId });
     expect(page.messages.find((item) => item.role === 'user')).toMatchObject({ media: [{ kind: 'audio', transcript: 'hello from the walk', state: 'ready' }] });
+    // The next turn's history still has what was said, without transcribing it again.
+    const requests = speech.requests.length;
+    await harness!.waitFor('delivery.changed', (event) => event.delivery.state === 'delivered', 10_000);
+    await ask('what did I say?', []);
+    const history = (stub.requests.at(-1) as unknown as { messages: VisionMessage[] }).messages.map(textOf);
+    expect(history.some((text) => text.includes('[transcript of the audio “memo.wav”]: hello from the walk'))).toBe(true);
+    expect(speech.requests.length).toBe(requests);
   });
 
   it('gives the agent a PDF’s text', async () => {

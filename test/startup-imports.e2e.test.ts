@@ -13,6 +13,8 @@ const RECORD_IMPORTS = pathToFileURL(join(import.meta.dirname, 'support', 'recor
 const PLATFORM_LIBRARIES = ['grammy', 'irc-framework', '@xmpp/client', 'discord.js', '@slack/web-api', '@slack/socket-mode', 'imapflow', 'nodemailer', 'mailparser'];
 /** Loaded only at an ACP agent's first turn. */
 const ACP_SDK = '@agentclientprotocol/sdk';
+/** pdf.js (through unpdf): loaded only when a message's PDF is first read (media/document-text.ts). */
+const PDF_READER = 'unpdf';
 
 /** A loopback port nothing listens on (bound, then closed): a platform pointed there fails to connect at once. */
 async function closedPort(): Promise<number> {
@@ -51,11 +53,11 @@ describe('what a start loads', () => {
     return { imported: () => readFileSync(log, 'utf8').split('\n').filter(Boolean) };
   }
 
-  it('a gateway on the built-in chat and agent loads no platform client library, nor the ACP SDK', async () => {
+  it('a gateway on the built-in chat and agent loads no platform client library, nor the ACP SDK, nor the PDF reader', async () => {
     const imported = (await start(undefined)).imported();
     // The recorder works: the database's binding is imported at every start.
     expect(imported).toContain('better-sqlite3');
-    for (const library of [...PLATFORM_LIBRARIES, ACP_SDK]) expect(imported, library).not.toContain(library);
+    for (const library of [...PLATFORM_LIBRARIES, ACP_SDK, PDF_READER]) expect(imported, library).not.toContain(library);
   });
 
   it('a gateway with IRC, Telegram and XMPP configured loads their libraries as they connect, and nothing else', async () => {

@@ -158,10 +158,12 @@ export interface TranscriptMedia {
   readonly mime: string | null;
   readonly size: number | null;
   readonly durationS: number | null;
-  /** `ready`: its file is kept; `expired`: removed after `media.keepDays`; `pending`: not fetched (yet, or fetching failed). */
-  readonly state: 'ready' | 'expired' | 'pending';
+  /** `ready`: its file is kept; `expired`: removed after `media.keepDays`; `failed`: fetching it failed (`error`); `pending`: not fetched yet. */
+  readonly state: 'ready' | 'expired' | 'failed' | 'pending';
   /** A voice note's or audio file's transcript, once made. */
   readonly transcript: string | null;
+  /** Why fetching it failed, in the words the agent was told, when `state` is `failed`. */
+  readonly error: string | null;
 }
 
 /** A fetched file as `getMedia` hands it to the window. */

@@ -75,9 +75,16 @@ describe('mediaForAgent', () => {
 
   it('says why a file could not be fetched, and goes on with the others', async () => {
     files.set('p', PNG);
-    const found = await mediaForAgent('s_1', [ref('document', 'gone', { name: 'old.pdf' }), ref('image', 'p')], options());
+    const gone = ref('document', 'gone', { name: 'old.pdf' });
+    const found = await mediaForAgent('s_1', [gone, ref('image', 'p')], options());
     expect(found.lines).toEqual(['[document “old.pdf”: could not be fetched — the file could not be downloaded (HTTP 404: deleted, expired or not allowed)]']);
     expect(found.attachments).toHaveLength(1);
+    // The window says so too, in the same words; a later fetch that works clears it.
+    expect(store.state('s_1', gone)).toBe('failed');
+    expect(store.failure('s_1', gone)).toBe('the file could not be downloaded (HTTP 404: deleted, expired or not allowed)');
+    files.set('gone', PNG);
+    await mediaForAgent('s_1', [gone], options());
+    expect([store.state('s_1', gone), store.failure('s_1', gone)]).toEqual(['ready', undefined]);
   });
 
   it('keeps all of a message’s files within its limit', async () => {

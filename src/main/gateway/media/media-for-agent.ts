@@ -67,7 +67,10 @@ export async function mediaForAgent(sessionId: string, refs: readonly MediaRef[]
       file = await options.store.fetch(sessionId, ref, options.open, { signal: options.signal, maxBytes, ...options.fetch });
     } catch (error) {
       const why = error instanceof MediaFetchError ? error.message : String(error);
-      if (!options.signal.aborted) options.logger.warn('a file of a message could not be fetched', { sessionId, kind: ref.kind, error: why });
+      if (!options.signal.aborted) {
+        options.logger.warn('a file of a message could not be fetched', { sessionId, kind: ref.kind, error: why });
+        rememberFailure(options.store, sessionId, ref, why, options.logger);
+      }
       lines.push(`[${label}: could not be fetched — ${why}]`);
       continue;
     }
@@ -96,6 +99,15 @@ export async function mediaForAgent(sessionId: string, refs: readonly MediaRef[]
     }
   }
   return { lines, attachments };
+}
+
+/** Notes the failure for the window; a note that cannot be written is only logged (the agent has the line). */
+function rememberFailure(store: MediaStore, sessionId: string, ref: MediaRef, why: string, logger: Logger): void {
+  try {
+    store.markFailed(sessionId, ref, why);
+  } catch (error) {
+    logger.warn('a failed fetch could not be noted for the window', { sessionId, error });
+  }
 }
 
 /** How a file is named to the agent: `photo`, `voice note, 12 s`, `document “report.pdf”`. */
@@ -128,7 +140,27 @@ async function transcriptLine(sessionId: string, ref: MediaRef, file: FetchedMed
     text = result.text.trim();
     options.store.saveDerived(sessionId, ref, 'transcript', text);
   }
+  return transcriptWords(label, text);
+}
+
+/** How a transcript reaches the agent, marked as one. */
+function transcriptWords(label: string, text: string): string {
   return text === '' ? `[${label}: transcribed, no speech heard]` : `[transcript of the ${label}]: ${text}`;
+}
+
+/**
+ * The transcripts kept for an earlier message's voice notes and audio, as the
+ * agent was shown them when it answered that message: later turns see what
+ * was said in them too (a photo or a document is not shown again).
+ */
+export function keptTranscripts(store: MediaStore, sessionId: string, refs: readonly MediaRef[]): string[] {
+  const lines: string[] = [];
+  for (const ref of refs) {
+    if (ref.kind !== 'voice' && ref.kind !== 'audio') continue;
+    const text = store.derived(sessionId, ref, 'transcript');
+    if (text !== undefined) lines.push(transcriptWords(labelOf(ref), text));
+  }
+  return lines;
 }
 
 async function documentLine(sessionId: string, ref: MediaRef, file: FetchedMedia, label: string, charsLeft: number, options: MediaForAgentOptions): Promise<string> {

@@ -89,16 +89,33 @@ export class MediaStore {
   }
 
   /**
-   * Where a file stands: `ready` (fetched), `expired` (removed by retention; a
-   * line says so), `pending` (not fetched yet, or its fetch failed).
+   * Where a file stands: `ready` (fetched), `expired` (removed by retention),
+   * `failed` (its last fetch failed: `failure` says why), `pending` (not
+   * fetched yet).
    */
-  state(sessionId: string, ref: Pick<MediaRef, 'id'>): 'ready' | 'expired' | 'pending' {
+  state(sessionId: string, ref: Pick<MediaRef, 'id'>): 'ready' | 'expired' | 'failed' | 'pending' {
     if (this.fetched(sessionId, ref)) return 'ready';
     try {
-      return existsSync(resolveInside(this.dirOf(sessionId), ref.id, '.expired')) ? 'expired' : 'pending';
+      const dir = this.dirOf(sessionId);
+      if (existsSync(resolveInside(dir, ref.id, '.expired'))) return 'expired';
+      return existsSync(resolveInside(dir, ref.id, '.failed')) ? 'failed' : 'pending';
     } catch {
       return 'pending';
     }
+  }
+
+  /** Why the last fetch of a file failed, in words (what the agent was told), when it did. */
+  failure(sessionId: string, ref: Pick<MediaRef, 'id'>): string | undefined {
+    try {
+      return readFileSync(resolveInside(this.dirOf(sessionId), ref.id, '.failed'), 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Notes that fetching a file failed, and why (the window shows it); a later fetch that works leaves it behind. */
+  markFailed(sessionId: string, ref: Pick<MediaRef, 'id'>, why: string): void {
+    writePrivateFile(resolveInside(this.ensureDir(sessionId), ref.id, '.failed'), why.slice(0, 1_000));
   }
 
   /** Text worked out from a file (a transcript, a document's text), kept beside it as `<id>.<what>.txt`. */
@@ -238,6 +255,7 @@ export class MediaStore {
     syncDir(dir);
     const meta: MediaMeta = { mime, size, fetchedAt: this.clock.now() };
     writePrivateFile(resolveInside(dir, ref.id, '.json'), JSON.stringify(meta));
+    rmSync(resolveInside(dir, ref.id, '.failed'), { force: true });
     return { ...meta, path };
   }
 }

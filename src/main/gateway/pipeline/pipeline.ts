@@ -8,7 +8,7 @@ import type { DeliveryService } from '../delivery/delivery-service';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
 import type { MediaOpener, MediaRef } from '../media/media';
-import { mediaForAgent, type MediaLimits } from '../media/media-for-agent';
+import { keptTranscripts, mediaForAgent, type MediaLimits } from '../media/media-for-agent';
 import { MediaStore } from '../media/media-store';
 import type { SpeechConfig } from '../media/transcribe';
 import type { InboundMessage, IntakeOutcome, PlatformAdapter } from '../platforms/adapter';
@@ -524,7 +524,7 @@ export class Pipeline {
     // Only after summaries failed many turns in a row: the oldest messages are past what is read.
     if (truncated) this.options.logger.warn('older messages no summary stands for are past the read limit; the agent is not shown them', { sessionId: context.sessionId });
     const seen = (turn: Turn) => (turn.type === 'assistant' ? !turn.notice : !isCommandOnly(turn.text));
-    const view = agentView(turns, context.messageRef, seen);
+    const view = this.withTranscripts(agentView(turns, context.messageRef, seen), context.sessionId);
     const answered = view.at < 0 ? undefined : turns[view.at];
     const current = answered ? toTurnMessage(answered) : { role: 'user' as const, text: context.text };
     const session = sessions.get(context.sessionId);
@@ -543,6 +543,19 @@ export class Pipeline {
       subject: { platform: context.platform, chat: conversation.chat, sender: current.sender?.pseudonym },
       media: answered?.type === 'user' ? (answered.media ?? []) : [],
     };
+  }
+
+  /** Earlier messages with the transcripts of their voice notes, as the agent was shown them then. */
+  private withTranscripts(view: AgentView, sessionId: string): AgentView {
+    const store = this.options.media?.store;
+    if (!store || !view.history.some((placed) => placed.turn.type === 'user' && placed.turn.media)) return view;
+    const history = view.history.map((placed) => {
+      const { turn } = placed;
+      if (turn.type !== 'user' || !turn.media) return placed;
+      const lines = keptTranscripts(store, sessionId, turn.media);
+      return lines.length === 0 ? placed : { ...placed, turn: { ...turn, text: [turn.text, ...lines].join('\n\n') } };
+    });
+    return { ...view, history };
   }
 
   private readInstructions(): string | undefined {

@@ -27,14 +27,20 @@ export function sessionApiHandlers(reader: () => SessionReader, media?: MediaSto
   };
 }
 
-/** A page's media as they stand: kept, expired or not fetched, with a voice note's transcript once made. */
+/** A page's media as they stand: kept, expired, failed (and why) or not fetched yet, with a voice note's transcript once made. */
 function withMediaStates(page: TranscriptPage, store: MediaStore): TranscriptPage {
   const sessionId = page.session.sessionId;
   return {
     ...page,
     messages: page.messages.map((message) =>
       message.role === 'user' && message.media
-        ? { ...message, media: message.media.map((item) => ({ ...item, state: store.state(sessionId, item), transcript: store.derived(sessionId, item, 'transcript') ?? null })) }
+        ? {
+            ...message,
+            media: message.media.map((item) => {
+              const state = store.state(sessionId, item);
+              return { ...item, state, transcript: store.derived(sessionId, item, 'transcript') ?? null, error: state === 'failed' ? (store.failure(sessionId, item) ?? null) : null };
+            }),
+          }
         : message,
     ),
   };

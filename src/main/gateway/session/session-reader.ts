@@ -122,6 +122,7 @@ export function toMessage(turn: Turn | SummaryTurn): TranscriptMessage {
                 durationS: ref.durationS ?? null,
                 state: 'pending' as const,
                 transcript: null,
+                error: null,
               })),
             }
           : {}),

@@ -65,21 +65,25 @@ function labelOf(item: TranscriptMedia): string {
   return item.name ?? KIND_WORD[item.kind];
 }
 
-/** Removed after the retention time, or never fetched: said, not read. */
+/** Removed after the retention time, failed, or not fetched yet: said, not read. */
 function UnavailableItem({ item }: { item: TranscriptMedia }) {
-  const expired = item.state === 'expired';
+  const [state, title] = UNAVAILABLE[item.state === 'ready' ? 'pending' : item.state];
   return (
-    <div
-      className="media-item media-chip media-unavailable"
-      data-testid="media-unavailable"
-      title={expired ? 'Removed after the time files are kept (media.keepDays in config.json).' : 'Homing could not fetch this file from its platform.'}
-    >
+    <div className="media-item media-chip media-unavailable" data-testid="media-unavailable" title={title}>
       <FileIcon kind={item.kind} />
       <span className="media-name">{labelOf(item)}</span>
-      <span className="media-state">{expired ? 'expired' : 'not fetched'}</span>
+      <span className="media-state">{state}</span>
+      {item.state === 'failed' && item.error ? <span className="media-error">{item.error}</span> : null}
     </div>
   );
 }
+
+/** What a file not shown says, and its tooltip. */
+const UNAVAILABLE: Record<Exclude<TranscriptMedia['state'], 'ready'>, readonly [string, string]> = {
+  expired: ['expired', 'Removed after the time files are kept (media.keepDays in config.json).'],
+  failed: ['could not be fetched', 'Homing could not fetch this file from its platform; the agent was told why.'],
+  pending: ['not fetched yet', 'Homing fetches it before the agent answers the message.'],
+};
 
 /** What a file shown in place says while it is not shown (yet): loading, or why not. */
 function Pending({ view, what }: { view: MediaView; what: string }) {
