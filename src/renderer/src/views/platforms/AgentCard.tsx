@@ -3,6 +3,7 @@ import type { ConfigView, GatewayOverview, HomingApi } from '../../../../shared/
 import { useGatewayEvents } from '../../hooks/useGatewayEvents';
 import { useFocusBackOnClose } from './form-focus';
 import { describeAgent } from './platform-list';
+import { describeSpeech } from './speech-section';
 
 interface AgentCardProps {
   readonly api: HomingApi;
@@ -45,6 +46,11 @@ export function AgentCard({ api, view, overview, editing, onEdit, children }: Ag
       {agent?.type === 'openai' && (
         <p className="muted" data-testid="agent-key">
           API key: {view?.secretsSet.includes('agent.apiKey') ? 'set' : 'not set (fine for a local server)'}
+        </p>
+      )}
+      {view && (
+        <p className="muted" data-testid="speech-line">
+          {describeSpeech((view.config as { speech?: unknown }).speech)}
         </p>
       )}
       {running > 0 && <p className="muted">Answering {running === 1 ? 'one conversation' : `${running} conversations`} now.</p>}

@@ -14,6 +14,8 @@ interface AgentFields {
   model: string;
   command: string;
   args: string;
+  /** openai only: the model takes images, so photos are sent to it as image content. */
+  images: boolean;
 }
 
 function fieldsFrom(config: Record<string, unknown>): AgentFields {
@@ -24,6 +26,7 @@ function fieldsFrom(config: Record<string, unknown>): AgentFields {
     model: String(agent.model ?? ''),
     command: String(agent.command ?? ''),
     args: ((agent.args as string[] | undefined) ?? []).join(' '),
+    images: agent.images === true,
   };
 }
 
@@ -32,8 +35,11 @@ function toSection(fields: AgentFields, previous: Record<string, unknown>): Reco
   switch (fields.type) {
     case 'builtin':
       return { type: 'builtin' };
-    case 'openai':
-      return { ...keep, type: 'openai', baseUrl: fields.baseUrl.trim(), model: fields.model.trim() };
+    case 'openai': {
+      // Off is the key left out (config.json's default), not `false` written.
+      const { images: _images, ...rest } = keep;
+      return { ...rest, type: 'openai', baseUrl: fields.baseUrl.trim(), model: fields.model.trim(), ...(fields.images ? { images: true } : {}) };
+    }
     case 'command':
     case 'acp':
       return { ...keep, type: fields.type, command: fields.command.trim(), args: fields.args.split(/\s+/).filter(Boolean) };
@@ -107,6 +113,18 @@ export function AgentForm({ api, view, onSaved, onClose }: { api: HomingApi; vie
             Model
             <input value={fields.model} aria-invalid={form.invalidField === 'model' || undefined} onChange={(event) => set('model', event.target.value)} placeholder="llama3.2" />
           </label>
+        </div>
+      )}
+      {fields.type === 'openai' && (
+        <div className="field hinted">
+          <label className="check">
+            <input type="checkbox" checked={fields.images} aria-describedby="agent-images-hint" onChange={(event) => set('images', event.target.checked)} />
+            Takes images (vision)
+          </label>
+          {/* The label leaves "model" out: the Model field above is found by that word. */}
+          <span id="agent-images-hint" className="muted">
+            Tick for a vision model, like llava, Gemma 3 or Qwen-VL: photos are then sent to it. A text-only model answers an image with an error.
+          </span>
         </div>
       )}
       {fields.type === 'openai' && (

@@ -12,6 +12,7 @@ import { addablePlatforms, hasPairing, isConfigured, listedPlatforms } from './p
 import { LocalChatCard, PlatformCard } from './PlatformCard';
 import { PlatformForm } from './PlatformForm';
 import { removePlatform } from './remove-platform';
+import { SpeechForm } from './SpeechForm';
 import './platforms.css';
 
 /** A form open on the list: the agent's, or a platform's (being edited, or added). */
@@ -71,6 +72,7 @@ export function PlatformsView({ api, overview, onSetup }: { api: HomingApi; over
       )}
       <AgentCard api={api} view={view} overview={overview} editing={opened.has('agent')} onEdit={() => toggle('agent')}>
         {view && opened.has('agent') && <AgentForm api={api} view={view} onSaved={config.reload} onClose={() => close('agent')} />}
+        {view && opened.has('agent') && <SpeechForm api={api} view={view} onSaved={config.reload} />}
       </AgentCard>
       <ul className="platform-list" aria-label="Where your agent answers">
         {local && (
