@@ -1,9 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocket as WsClient, WebSocketServer, type WebSocket } from 'ws';
 import { rawWebSocket, type RawWebSocket } from '../../../test/support/raw-websocket';
 import type { Logger } from '../gateway/logger';
-import { webSocketPipe } from './websocket-pipe';
+import { MAX_MEDIA_SHOWN_BYTES } from '../gateway/media/api-handlers';
+import { SEND_BUFFER_LIMITS, webSocketPipe } from './websocket-pipe';
 
 const LIMITS = { pauseAbove: 64 << 10, resumeBelow: 16 << 10, dropAbove: 1 << 20 };
 
@@ -60,5 +61,28 @@ describe('the WebSocket pipe with a client that stops reading (real ws server, r
     expect(ws.readyState).not.toBe(ws.OPEN);
     expect(lines).toContain('closed a WebSocket whose client stopped reading');
     expect(ws.bufferedAmount).toBeLessThanOrEqual(LIMITS.dropAbove + (64 << 10));
+  });
+});
+
+describe('the WebSocket pipe with the real limits', () => {
+  it('hands the window the largest file getMedia answers, in one message, without closing the connection', async () => {
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((resolve) => wss.once('listening', resolve));
+    const serverSide = new Promise<WebSocket>((resolve) => wss.once('connection', resolve));
+    const client = new WsClient(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, { maxPayload: 64 << 20 });
+    try {
+      const received = new Promise<string>((resolve) => client.once('message', (data) => resolve(data.toString())));
+      const lines: string[] = [];
+      const pipe = webSocketPipe(await serverSide, recordingLogger(lines), SEND_BUFFER_LIMITS);
+      // What getMedia answers for a file of the largest size it hands over (media/api-handlers.ts).
+      const dataBase64 = Buffer.alloc(MAX_MEDIA_SHOWN_BYTES, 7).toString('base64');
+      pipe.send({ id: 1, ok: true, value: { mime: 'application/pdf', size: MAX_MEDIA_SHOWN_BYTES, name: null, inline: false, dataBase64 } });
+      const answer = JSON.parse(await received) as { value: { dataBase64: string } };
+      expect(answer.value.dataBase64.length).toBe(dataBase64.length);
+      expect(lines).not.toContain('closed a WebSocket whose client stopped reading');
+    } finally {
+      client.close();
+      await new Promise((resolve) => wss.close(resolve));
+    }
   });
 });

@@ -4,8 +4,13 @@ import { isSessionId } from '../session/session-id';
 import type { MediaStore } from './media-store';
 import { isImageMime } from './mime';
 
-/** The largest file the window is handed through the API (larger ones stay in the data directory). */
-export const MAX_MEDIA_SHOWN_BYTES = 25_000_000;
+/**
+ * The largest file the window is handed through the API (larger ones stay in
+ * the data directory, and the window says where). Its base64 answer (4/3 of it,
+ * ~21 MB) stays well under what one WebSocket client may have waiting unread
+ * before the headless server closes it (SEND_BUFFER_LIMITS.dropAbove, 32 MiB).
+ */
+export const MAX_MEDIA_SHOWN_BYTES = 16_000_000;
 
 /** Audio the window may play in place: types its bytes showed (media/mime.ts). */
 const PLAYABLE = new Set(['audio/ogg', 'audio/wav', 'audio/flac', 'audio/mpeg', 'audio/mp4']);
