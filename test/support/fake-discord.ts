@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { DownloadHold } from './download-hold';
 
 /**
  * Discord on 127.0.0.1, written from the facts in PLATFORMS.md (copied to
@@ -256,7 +257,7 @@ export class FakeDiscord {
   /** Added to the wall clock for links (issuing and checking them): moves their expiry closer. */
   private linkClockOffsetMs = 0;
   /** While set, CDN requests wait here unanswered. */
-  private heldDownloads: (() => void)[] | undefined;
+  private readonly downloadHold = new DownloadHold();
 
   constructor(options: FakeDiscordOptions = {}) {
     this.token = options.token ?? 'MTAxNDcxNjE1NzQ4MDAwMDAwMA.GfakeT.0123456789abcdefghijklmnopqrstuvwxyzABCD';
@@ -416,12 +417,7 @@ export class FakeDiscord {
 
   /** From now on CDN requests are taken and left unanswered, until the returned function is called (they are then served). */
   holdDownloads(): () => void {
-    this.heldDownloads ??= [];
-    return () => {
-      const held = this.heldDownloads ?? [];
-      this.heldDownloads = undefined;
-      for (const release of held) release();
-    };
+    return this.downloadHold.hold();
   }
 
   /** The signed link to an attachment, issued now (docs reference.mdx, the example URL's shape). */
@@ -1085,12 +1081,8 @@ export class FakeDiscord {
       record(200);
       res.writeHead(200, { 'content-type': file.content_type, 'content-length': file.bytes.length }).end(req.method === 'HEAD' ? undefined : Buffer.from(file.bytes));
     };
-    if (this.heldDownloads) {
-      record(0);
-      this.heldDownloads.push(serve);
-      return;
-    }
-    serve();
+    if (this.downloadHold.keep(serve)) record(0);
+    else serve();
   }
 
   private attachment(channelId: string, attachmentId: string): FakeAttachment | undefined {

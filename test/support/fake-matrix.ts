@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DownloadHold } from './download-hold';
 
 /**
  * A Matrix homeserver (client-server API v3) on 127.0.0.1, written from the
@@ -215,7 +216,7 @@ export class FakeMatrix {
   /** Every download the server took (on the v1 route: with a valid token), in order, held ones included. */
   readonly downloads: MediaDownloadRecord[] = [];
   /** Downloads waiting for `holdDownloads`'s release, when it holds. */
-  private heldDownloads: Set<() => void> | undefined;
+  private readonly downloadHold = new DownloadHold();
 
   get baseUrl(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -522,13 +523,7 @@ export class FakeMatrix {
    * the returned function is called (then those still connected are served).
    */
   holdDownloads(): () => void {
-    const held = new Set<() => void>();
-    this.heldDownloads = held;
-    return () => {
-      if (this.heldDownloads === held) this.heldDownloads = undefined;
-      for (const resume of [...held]) resume();
-      held.clear();
-    };
+    return this.downloadHold.hold();
   }
 
   /** Adds a fault; returns a function that removes it. */
@@ -810,18 +805,8 @@ export class FakeMatrix {
       if (!auth || auth.revoked) return fail(401, 'M_UNKNOWN_TOKEN', 'Unrecognised access token');
     }
     this.downloads.push({ route: download.route, mediaId: download.mediaId, userId: auth && !auth.revoked ? auth.userId : undefined, at: Date.now() });
-    const held = this.heldDownloads;
-    if (held) {
-      await new Promise<void>((resolve) => {
-        const resume = () => {
-          held.delete(resume);
-          resolve();
-        };
-        held.add(resume);
-        res.once('close', resume);
-      });
-      if (res.destroyed || res.writableEnded) return;
-    }
+    await this.downloadHold.wait(res);
+    if (res.destroyed || res.writableEnded) return;
     const file = download.serverName === SERVER_NAME ? this.media.get(download.mediaId) : undefined;
     if (!file) return fail(404, 'M_NOT_FOUND', 'Not found');
     const disposition = file.name !== undefined ? `attachment; filename*=utf-8''${encodeURIComponent(file.name)}` : 'attachment';

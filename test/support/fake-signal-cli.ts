@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
+import { DownloadHold } from './download-hold';
 
 /**
  * A fake signal-cli daemon (`signal-cli -a NUMBER daemon --tcp 127.0.0.1:PORT`)
@@ -140,7 +141,7 @@ export class FakeSignalCli {
   readonly attachments = new Map<string, Buffer>();
   readonly downloads: FakeSignalDownload[] = [];
   /** While set, `getAttachment` answers wait here (holdDownloads). */
-  private heldDownloads: (() => void)[] | undefined;
+  private readonly downloadHold = new DownloadHold();
   private server: Server | undefined;
   private unixServer: Server | undefined;
   private receiving = false;
@@ -206,7 +207,7 @@ export class FakeSignalCli {
     for (const socket of this.clients) socket.destroy();
     this.clients.clear();
     for (const release of this.hangs.splice(0)) release();
-    for (const release of this.heldDownloads?.splice(0) ?? []) release();
+    this.downloadHold.releaseAll();
     this.wake();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -274,12 +275,7 @@ export class FakeSignalCli {
    * nothing is written) until the returned function is called or the daemon stops.
    */
   holdDownloads(): () => void {
-    this.heldDownloads ??= [];
-    return () => {
-      const held = this.heldDownloads ?? [];
-      this.heldDownloads = undefined;
-      for (const release of held) release();
-    };
+    return this.downloadHold.hold();
   }
 
   /** signal-cli no longer has the file (deleted from its data directory, or never downloaded). */
@@ -592,10 +588,7 @@ export class FakeSignalCli {
     const id = typeof params.id === 'string' ? params.id : undefined;
     const download: FakeSignalDownload = { id: id ?? '', at: Date.now(), status: 'held' };
     this.downloads.push(download);
-    if (this.heldDownloads) {
-      const held = this.heldDownloads;
-      await new Promise<void>((resolve) => held.push(resolve));
-    }
+    await this.downloadHold.wait();
     if (id === undefined) {
       download.status = 'missing-id';
       return fail(-1, 'Missing attachment id parameter');

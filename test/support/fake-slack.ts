@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { DownloadHold } from './download-hold';
 
 /**
  * Slack on 127.0.0.1, written from Slack's documentation (each behaviour's
@@ -212,7 +213,7 @@ export class FakeSlack {
   private readonly files = new Map<string, FakeSlackFile>();
   private readonly deletedFiles = new Set<string>();
   /** While set, requests on the files route wait here unanswered. */
-  private heldDownloads: (() => void)[] | undefined;
+  private readonly downloadHold = new DownloadHold();
   /** Whether new envelopes are acknowledged-or-not as usual, or held back (not sent) until released. */
   private holdEvents = false;
   /** While true, acknowledgements are lost on the way: Slack never sees them and keeps re-sending. */
@@ -359,12 +360,7 @@ export class FakeSlack {
 
   /** From now on requests on the files route are taken and left unanswered, until the returned function is called (they are then served). */
   holdDownloads(): () => void {
-    this.heldDownloads ??= [];
-    return () => {
-      const held = this.heldDownloads ?? [];
-      this.heldDownloads = undefined;
-      for (const serve of held) serve();
-    };
+    return this.downloadHold.hold();
   }
 
   /** A file's `url_private` or `url_private_download` (Slack's shape: files.slack.com/files-pri/<team>-<file>/[download/]<name>). */
@@ -631,12 +627,8 @@ export class FakeSlack {
       const download = match![3] !== undefined ? { 'content-disposition': `attachment; filename="${file.name.replace(/[^\x20-\x7e]|"/g, '_')}"` } : {};
       res.writeHead(200, { 'content-type': file.mimetype, 'content-length': file.bytes.length, ...download }).end(req.method === 'HEAD' ? undefined : file.bytes);
     };
-    if (this.heldDownloads) {
-      record(0, 'nothing');
-      this.heldDownloads.push(serve);
-      return;
-    }
-    serve();
+    if (this.downloadHold.keep(serve)) record(0, 'nothing');
+    else serve();
   }
 
   private reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { DownloadHold } from './download-hold';
 
 /**
  * A Telegram Bot API server on 127.0.0.1, written from the facts in
@@ -228,7 +229,7 @@ export class FakeTelegram {
   /** Every request on the download route, in the order they were answered. */
   readonly downloads: DownloadRecord[] = [];
   /** Downloads waiting for `holdDownloads`'s release, while it holds. */
-  private heldDownloads: Set<() => void> | undefined;
+  private readonly downloadHold = new DownloadHold();
 
   constructor(
     options: {
@@ -440,13 +441,7 @@ export class FakeTelegram {
    * recorded with status 0).
    */
   holdDownloads(): () => void {
-    const held = new Set<() => void>();
-    this.heldDownloads = held;
-    return () => {
-      if (this.heldDownloads === held) this.heldDownloads = undefined;
-      for (const resume of [...held]) resume();
-      held.clear();
-    };
+    return this.downloadHold.hold();
   }
 
   /** The file as the fake keeps it (by file_id). */
@@ -733,19 +728,9 @@ export class FakeTelegram {
    * nothing may trust it) and a scripted failure's body.
    */
   private onDownload(res: ServerResponse, token: string, rawPath: string): void {
-    const held = this.heldDownloads;
-    if (!held) return this.answerDownload(res, token, rawPath);
-    const gone = () => {
-      held.delete(resume);
-      this.downloads.push({ ...this.downloadTarget(token, rawPath), status: 0, at: Date.now() });
-    };
-    const resume = () => {
-      held.delete(resume);
-      res.off('close', gone);
-      this.answerDownload(res, token, rawPath);
-    };
-    held.add(resume);
-    res.once('close', gone);
+    const answer = () => this.answerDownload(res, token, rawPath);
+    const gone = () => void this.downloads.push({ ...this.downloadTarget(token, rawPath), status: 0, at: Date.now() });
+    if (!this.downloadHold.keep(answer, res, gone)) answer();
   }
 
   private answerDownload(res: ServerResponse, token: string, rawPath: string): void {

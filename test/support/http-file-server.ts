@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DownloadHold } from './download-hold';
 
 /**
  * A file server on 127.0.0.1 standing in for an XMPP server's XEP-0363 upload
@@ -27,7 +28,7 @@ export class HttpFileServer {
   private server: Server | undefined;
   private port = 0;
   private readonly files = new Map<string, { bytes: Uint8Array; mime: string; redirect?: string }>();
-  private held: (() => void)[] | undefined;
+  private readonly downloadHold = new DownloadHold();
   private readonly failures: number[] = [];
 
   get origin(): string {
@@ -77,12 +78,7 @@ export class HttpFileServer {
 
   /** From now on requests are taken and left unanswered, until the returned function is called (they are then served). */
   holdDownloads(): () => void {
-    this.held ??= [];
-    return () => {
-      const held = this.held ?? [];
-      this.held = undefined;
-      for (const serve of held) serve();
-    };
+    return this.downloadHold.hold();
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -114,11 +110,7 @@ export class HttpFileServer {
       record(200);
       res.writeHead(200, { 'content-type': file.mime, 'content-length': file.bytes.length }).end(req.method === 'HEAD' ? undefined : Buffer.from(file.bytes));
     };
-    if (this.held) {
-      record(0);
-      this.held.push(serve);
-      return;
-    }
-    serve();
+    if (this.downloadHold.keep(serve)) record(0);
+    else serve();
   }
 }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { systemClock, type Clock } from '../clock';
 import { PRIVATE_DIR_MODE, writePrivateFile } from '../private-file';
 import { resolveInside } from '../session/path-safety';
-import { MAX_MEDIA_NAME, MAX_MEDIA_PER_MESSAGE, MediaFetchError, tooLarge, type MediaOffer, type MediaOpener, type MediaRef } from './media';
+import { MAX_MEDIA_PER_MESSAGE, MediaFetchError, mediaName, tooLarge, type MediaOffer, type MediaOpener, type MediaRef } from './media';
 import { extensionOf, sniffMime } from './mime';
 
 /** The folder of fetched media in the data directory: `media/<session id>/<media id><ext>`. */
@@ -62,7 +62,7 @@ export class MediaStore {
       kind: offer.kind,
       source: offer.source.slice(0, 8192),
       ...(offer.mime && /^[\w.+-]+\/[\w.+-]+$/.test(offer.mime) ? { mime: offer.mime.toLowerCase().slice(0, 255) } : {}),
-      ...(offer.name ? { name: cleanName(offer.name) } : {}),
+      ...(mediaName(offer.name) !== undefined ? { name: mediaName(offer.name) } : {}),
       ...(offer.size !== undefined && Number.isSafeInteger(offer.size) && offer.size >= 0 ? { size: offer.size } : {}),
       ...(offer.durationS !== undefined && Number.isFinite(offer.durationS) && offer.durationS >= 0 ? { durationS: offer.durationS } : {}),
     }));
@@ -267,13 +267,6 @@ function safeDeclared(mime: string | undefined): string {
   // Only the bytes make an image, audio the agent is sent, or anything a browser would render.
   if (bare.startsWith('image/') || bare.includes('html') || bare.includes('xml') || bare.includes('javascript')) return 'application/octet-stream';
   return bare;
-}
-
-function cleanName(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  const plain = name.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, '').trim();
-  const points = [...plain];
-  return points.length > MAX_MEDIA_NAME ? points.slice(0, MAX_MEDIA_NAME).join('') : plain;
 }
 
 function open_(path: string) {

@@ -5,18 +5,20 @@ import type { MediaStore } from './media-store';
 
 /** How often fetched media are checked against the retention time. */
 export const MEDIA_SWEEP_EVERY_MS = 60 * 60_000;
+/** The first sweep, after the start: walking every conversation's folder is no work for the start itself. */
+const FIRST_SWEEP_MS = 60_000;
 /** How long the counts Status shows are reused before the folder is walked again. */
 const USAGE_FRESH_MS = 60_000;
 
 /**
- * The maintenance sweep of fetched media: at start and every hour, files
+ * The maintenance sweep of fetched media: a minute after the start and then every hour, files
  * fetched longer ago than the retention time (`media.keepDays`) are removed
  * (media-store.ts removeOlderThan: their references then read "expired"), the
  * window's uploads no message took after a day, and what is kept is counted
  * for Status.
  */
 export class MediaUpkeep {
-  private timer: NodeJS.Timeout | undefined;
+  private timers: NodeJS.Timeout[] = [];
   private counted: { at: number; files: number; bytes: number } | undefined;
 
   constructor(
@@ -28,14 +30,12 @@ export class MediaUpkeep {
   ) {}
 
   start(): void {
-    this.sweep();
-    this.timer = setInterval(() => this.sweep(), MEDIA_SWEEP_EVERY_MS);
-    this.timer.unref();
+    this.timers = [setTimeout(() => this.sweep(), FIRST_SWEEP_MS), setInterval(() => this.sweep(), MEDIA_SWEEP_EVERY_MS)];
+    for (const timer of this.timers) timer.unref();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    for (const timer of this.timers.splice(0)) clearTimeout(timer);
   }
 
   /** Removes what is past the retention time; returns how many files went. Never throws. */

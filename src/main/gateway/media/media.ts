@@ -56,6 +56,19 @@ export function theMedia(kind: MediaKind): string {
   }
 }
 
+/**
+ * A file's name as a sender gave it, fit to show and to save: no control,
+ * zero-width or direction-changing characters (they disguise what a name says,
+ * `report\u202egpj.exe`), at most MAX_MEDIA_NAME code points; undefined when
+ * nothing is left or it is no string.
+ */
+export function mediaName(name: unknown): string | undefined {
+  if (typeof name !== 'string') return undefined;
+  const plain = name.slice(0, MAX_MEDIA_NAME * 4).replace(/[\p{Cc}\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu, '').trim();
+  const clean = [...plain].slice(0, MAX_MEDIA_NAME).join('');
+  return clean === '' ? undefined : clean;
+}
+
 /** A media reference as saved in a transcript line: the offer, with the id its file is named by. */
 export const mediaRefSchema = z.object({
   /** 16 hex digits, random: the file's name in `media/<session id>/` (pseudonymous, never the sender's name). */
@@ -131,6 +144,13 @@ export function httpMediaBody(response: Response, maxBytes: number, what = 'the 
   if (!response.body) throw new MediaFetchError(`${what} came with no body`, false);
   const mime = response.headers.get('content-type') ?? undefined;
   return { ...(Number.isFinite(declared) ? { size: declared } : {}), ...(mime ? { mime } : {}), stream: response.body as unknown as AsyncIterable<Uint8Array> };
+}
+
+/** A download that failed before any answer, in words with its cause (undici's "fetch failed" says why only there). */
+export function downloadErrorWords(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${text}${cause}`.slice(0, 300);
 }
 
 /** The permanent refusal of a file over the limit, in words (`50.0 MB; the limit is 20 MB`). */

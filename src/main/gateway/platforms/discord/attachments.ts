@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_MEDIA_NAME, MAX_MEDIA_PER_MESSAGE, type MediaKind, type MediaOffer } from '../../media/media';
+import { MAX_MEDIA_NAME, MAX_MEDIA_PER_MESSAGE, mediaName, type MediaKind, type MediaOffer } from '../../media/media';
 
 /**
  * A Discord message's attachments as media offers. Facts from discord-api-docs
@@ -112,7 +112,7 @@ export function attachmentOffers(raw: readonly unknown[], where: { channelId: st
     if (!parsed.success || !mediaUrlAllowed(parsed.data.url, apiUrl)) continue;
     const file = parsed.data;
     const kind: MediaKind = voice && file.content_type?.startsWith('audio/') ? 'voice' : kindOf(file.content_type, file.filename);
-    const name = cleanName(file.title ?? file.filename);
+    const name = mediaName(file.title ?? file.filename);
     offers.push({
       kind,
       source: attachmentSource({ channelId: where.channelId, messageId: where.messageId, attachmentId: file.id, url: file.url }),
@@ -140,9 +140,3 @@ function kindOf(mime: string | undefined, filename: string | undefined): MediaKi
   return (extension !== undefined ? EXTENSION_KINDS[extension] : undefined) ?? 'document';
 }
 
-/** A file name to show: no control or direction-changing characters, at most MAX_MEDIA_NAME code points. */
-function cleanName(name: string | undefined): string | undefined {
-  if (name === undefined) return undefined;
-  const clean = [...name.replace(/[\p{Cc}\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/gu, '').trim()].slice(0, MAX_MEDIA_NAME).join('');
-  return clean === '' ? undefined : clean;
-}

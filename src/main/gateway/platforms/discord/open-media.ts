@@ -1,4 +1,4 @@
-import { httpMediaBody, MediaFetchError, theMedia, type MediaBody, type MediaOffer } from '../../media/media';
+import { downloadErrorWords, httpMediaBody, MediaFetchError, theMedia, type MediaBody, type MediaOffer } from '../../media/media';
 import { attachmentSchema, linkExpiry, mediaUrlAllowed, parseAttachmentSource, type AttachmentSource } from './attachments';
 
 /**
@@ -60,7 +60,7 @@ async function download(url: string, signal: AbortSignal, what: string, deps: Di
     // No credentials, no redirects: a redirect could lead anywhere (the CDN serves files directly).
     return await (deps.fetch ?? fetch)(url, { signal, redirect: 'error', credentials: 'omit' });
   } catch (error) {
-    throw new MediaFetchError(`${what} could not be downloaded from Discord: ${signal.aborted ? 'stopped' : describeNetworkError(error)}`, false);
+    throw new MediaFetchError(`${what} could not be downloaded from Discord: ${signal.aborted ? 'stopped' : downloadErrorWords(error)}`, false);
   }
 }
 
@@ -73,11 +73,4 @@ async function renewedLink(source: AttachmentSource, signal: AbortSignal, what: 
   if (!match?.success) throw new MediaFetchError(`${what} is no longer on Discord: the link expired and the message no longer carries the file`, true);
   if (!mediaUrlAllowed(match.data.url, deps.apiUrl)) throw new MediaFetchError(`${what} has no Discord link Homing can use (the renewed link points elsewhere)`, true);
   return match.data.url;
-}
-
-/** An error with its cause (undici's "fetch failed" says why only in `cause`). */
-function describeNetworkError(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return `${text}${cause}`.slice(0, 300);
 }

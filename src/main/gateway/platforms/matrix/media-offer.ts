@@ -1,4 +1,4 @@
-import { MAX_MEDIA_NAME, type MediaKind, type MediaOffer } from '../../media/media';
+import { MAX_MEDIA_NAME, mediaName, type MediaKind, type MediaOffer } from '../../media/media';
 
 /**
  * What a media message (`m.image`, `m.audio`, `m.video`, `m.file`) carries:
@@ -66,7 +66,7 @@ export function readMediaMessage(msgtype: string, body: string, content: Record<
   const filename = text(content.filename);
   // The spec: with `filename` present and different, `body` is a caption; else `body` is the name (when it looks like one).
   const caption = filename !== undefined && body.trim() !== '' && body !== filename ? cut(body) : undefined;
-  const name = cleanName(filename ?? (FILE_NAME.test(body.trim()) ? body.trim() : undefined));
+  const name = mediaName(filename ?? (FILE_NAME.test(body.trim()) ? body.trim() : undefined));
   const kind = kindOf(msgtype, content);
   const durationMs = number(info.duration) ?? number(record(content['org.matrix.msc1767.audio']).duration);
   const durationS = durationMs !== undefined ? Math.round(durationMs / 100) / 10 : undefined;
@@ -128,13 +128,6 @@ function mimeType(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const bare = value.split(';')[0]!.trim();
   return /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/.test(bare) ? bare.toLowerCase() : undefined;
-}
-
-/** A file name to show: no control or direction-changing characters, at most MAX_MEDIA_NAME code points. */
-function cleanName(name: string | undefined): string | undefined {
-  if (name === undefined) return undefined;
-  const clean = [...name.replace(/[\p{Cc}\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/gu, '').trim()].slice(0, MAX_MEDIA_NAME).join('');
-  return clean === '' ? undefined : clean;
 }
 
 function number(value: unknown): number | undefined {

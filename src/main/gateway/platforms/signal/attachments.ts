@@ -1,4 +1,4 @@
-import { MAX_MEDIA_NAME, MAX_MEDIA_PER_MESSAGE, MEDIA_KINDS, type MediaKind, type MediaOffer } from '../../media/media';
+import { MAX_MEDIA_PER_MESSAGE, MEDIA_KINDS, mediaName, type MediaKind, type MediaOffer } from '../../media/media';
 import { labelOf } from '../../media/media-for-agent';
 import { destinationOf } from './inbound';
 
@@ -96,7 +96,7 @@ export function attachmentOffers(raw: unknown, chatId: string): SignalAttachment
     const entry = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : {};
     const mime = typeof entry.contentType === 'string' && MIME.test(entry.contentType.split(';')[0]!.trim()) ? entry.contentType.split(';')[0]!.trim().toLowerCase() : undefined;
     if (mime === LONG_TEXT) continue;
-    const name = cleanName(entry.filename);
+    const name = mediaName(entry.filename);
     const caption = typeof entry.caption === 'string' && entry.caption.trim() !== '' ? entry.caption.slice(0, MAX_CAPTION) : undefined;
     if (caption !== undefined) captions.push(caption);
     const size = typeof entry.size === 'number' && Number.isSafeInteger(entry.size) && entry.size >= 0 ? entry.size : undefined;
@@ -128,7 +128,7 @@ export function journaledOffer(value: unknown): MediaOffer | undefined {
   if (typeof offer.kind !== 'string' || !(MEDIA_KINDS as readonly string[]).includes(offer.kind)) return undefined;
   if (typeof offer.source !== 'string' || !parseAttachmentSource(offer.source)) return undefined;
   const mime = typeof offer.mime === 'string' && MIME.test(offer.mime) ? offer.mime : undefined;
-  const name = cleanName(offer.name);
+  const name = mediaName(offer.name);
   const size = typeof offer.size === 'number' && Number.isSafeInteger(offer.size) && offer.size >= 0 ? offer.size : undefined;
   return {
     kind: offer.kind as MediaKind,
@@ -147,9 +147,3 @@ function kindOf(mime: string | undefined): MediaKind {
   return 'document';
 }
 
-/** A file name to show: no control or direction-changing characters, at most MAX_MEDIA_NAME code points. */
-function cleanName(name: unknown): string | undefined {
-  if (typeof name !== 'string') return undefined;
-  const clean = [...name.slice(0, MAX_MEDIA_NAME * 4).replace(/[\p{Cc}\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/gu, '').trim()].slice(0, MAX_MEDIA_NAME).join('');
-  return clean === '' ? undefined : clean;
-}

@@ -1,4 +1,4 @@
-import { httpMediaBody, MediaFetchError, theMedia, tooLarge, type MediaBody, type MediaOffer } from '../../media/media';
+import { downloadErrorWords, httpMediaBody, MediaFetchError, theMedia, tooLarge, type MediaBody, type MediaOffer } from '../../media/media';
 import { parseFileSource, tokenUrlAllowed } from './files';
 
 /**
@@ -68,7 +68,7 @@ async function download(url: string, withToken: boolean, signal: AbortSignal, wh
       ...(withToken ? { headers: { authorization: `Bearer ${deps.botToken}` } } : {}),
     });
   } catch (error) {
-    const reason = signal.aborted ? 'stopped' : describeNetworkError(error).split(deps.botToken).join('[token]');
+    const reason = signal.aborted ? 'stopped' : downloadErrorWords(error).split(deps.botToken).join('[token]');
     throw new MediaFetchError(`${what} could not be downloaded from Slack: ${reason}`, false);
   }
 }
@@ -117,7 +117,7 @@ async function jsonChecked(response: Response, maxBytes: number, what: string): 
     }
   } catch (error) {
     void reader.cancel().catch(() => undefined);
-    throw new MediaFetchError(`${what} could not be downloaded from Slack: ${describeNetworkError(error)}`, false);
+    throw new MediaFetchError(`${what} could not be downloaded from Slack: ${downloadErrorWords(error)}`, false);
   }
   const refusal = done ? webApiError(Buffer.concat(head).toString('utf8')) : undefined;
   if (refusal !== undefined) {
@@ -187,11 +187,4 @@ function bareType(type: string | null): string | undefined {
 
 function isDownload(response: Response): boolean {
   return /^\s*attachment\b/i.test(response.headers.get('content-disposition') ?? '');
-}
-
-/** An error with its cause (undici's "fetch failed" says why only in `cause`). */
-function describeNetworkError(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return `${text}${cause}`.slice(0, 300);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ChatType } from '../../session/source';
-import { MAX_MEDIA_NAME, type MediaKind, type MediaOffer } from '../../media/media';
+import { MAX_MEDIA_NAME, mediaName, type MediaKind, type MediaOffer } from '../../media/media';
 
 /**
  * Telegram updates as the adapter sees them: validated (the network is
@@ -273,13 +273,6 @@ function offer(kind: MediaKind, source: string | undefined, details: Omit<MediaO
     ...(details.size !== undefined ? { size: details.size } : {}),
     ...(details.durationS !== undefined ? { durationS: details.durationS } : {}),
   };
-}
-
-/** A file name to show: no control or direction-changing characters, at most MAX_MEDIA_NAME code points. */
-function mediaName(name: string | undefined): string | undefined {
-  if (name === undefined) return undefined;
-  const clean = [...name.replace(/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, '').trim()].slice(0, MAX_MEDIA_NAME).join('');
-  return clean === '' ? undefined : clean;
 }
 
 function formatDuration(total: number): string {

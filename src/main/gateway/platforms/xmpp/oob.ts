@@ -1,5 +1,5 @@
 import type { Element } from '@xmpp/client';
-import { MAX_MEDIA_NAME, type MediaKind, type MediaOffer } from '../../media/media';
+import { mediaName, type MediaKind, type MediaOffer } from '../../media/media';
 
 /**
  * Files in XMPP messages: XEP-0066 Out of Band Data, `<x xmlns='jabber:x:oob'>
@@ -100,6 +100,5 @@ function nameOf(url: URL): string | undefined {
   } catch {
     decoded = segment;
   }
-  const clean = [...decoded.replace(/[\p{Cc}\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/gu, '').trim()].slice(0, MAX_MEDIA_NAME).join('');
-  return clean === '' ? undefined : clean;
+  return mediaName(decoded);
 }

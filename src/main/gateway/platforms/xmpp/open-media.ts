@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { httpMediaBody, MediaFetchError, theMedia, type MediaBody, type MediaOffer } from '../../media/media';
+import { downloadErrorWords, httpMediaBody, MediaFetchError, theMedia, type MediaBody, type MediaOffer } from '../../media/media';
 import { MAX_OOB_URL } from './oob';
 
 /**
@@ -34,7 +34,7 @@ export async function openXmppMedia(
     try {
       response = await (settings.fetch ?? fetch)(url, { signal: options.signal, redirect: 'manual', credentials: 'omit' });
     } catch (error) {
-      throw new MediaFetchError(`${what} could not be downloaded from ${hostOf(url)}: ${options.signal.aborted ? 'stopped' : describeNetworkError(error)}`, false);
+      throw new MediaFetchError(`${what} could not be downloaded from ${hostOf(url)}: ${options.signal.aborted ? 'stopped' : downloadErrorWords(error)}`, false);
     }
     const location = response.headers.get('location');
     if (response.status >= 300 && response.status < 400 && location !== null) {
@@ -88,11 +88,4 @@ function hostOf(url: string): string {
   } catch {
     return 'the server';
   }
-}
-
-/** An error with its cause (undici's "fetch failed" says why only in `cause`). */
-function describeNetworkError(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return `${text}${cause}`.slice(0, 300);
 }
