@@ -69,6 +69,22 @@ describe('group commit', () => {
     db.close();
   });
 
+  it('runs one-write work without a savepoint: its failing statement is undone by SQLite alone, and fails alone', async () => {
+    const db = table();
+    const group = new CommitGroup(db);
+    const errors: unknown[] = [];
+    const good = group.committed(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('x'), { oneWrite: true });
+    // A multi-row statement that fails on its second row: SQLite undoes its first too.
+    group.later(() => db.prepare(`INSERT INTO t (v) VALUES ('z'), ('x')`).run(), (error) => errors.push(error), { oneWrite: true });
+    group.later(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('y'), undefined, { oneWrite: true });
+    await good;
+    await group.flushed();
+    expect(values(db)).toEqual(['x', 'y']);
+    expect(String(errors[0])).toMatch(/UNIQUE/);
+    expect(errors).toHaveLength(1);
+    db.close();
+  });
+
   it('fails every piece of work when the commit itself cannot happen (the database is locked)', async () => {
     const db = table();
     const file = db.name;

@@ -25,7 +25,9 @@ import { LogSync, type LogSyncOptions } from './log-sync';
  *    FULL commit or checkpoint fsyncs the WAL.
  *
  * Each piece of work runs in its own savepoint: one that throws is rolled back
- * alone and fails alone. A commit that fails fails every piece in it.
+ * alone and fails alone — but bookkeeping that writes with one statement,
+ * which SQLite undoes by itself when it fails, runs without one (`oneWrite`).
+ * A commit that fails fails every piece in it.
  * Everything queued runs in the order it was queued.
  */
 export class CommitGroup {
@@ -59,10 +61,11 @@ export class CommitGroup {
    * at the commit: with its result and `onDisk`, which settles once the commit
    * is on the disk (rejects if the disk said no). Whatever must not happen
    * before a power cut could no longer undo the work waits for `onDisk`.
+   * `oneWrite`: as for `later`.
    */
-  committed<T>(work: () => T): Promise<{ readonly value: T; readonly onDisk: Promise<void> }> {
+  committed<T>(work: () => T, options: WorkOptions = {}): Promise<{ readonly value: T; readonly onDisk: Promise<void> }> {
     return new Promise((resolve, reject) => {
-      this.push({ work, durable: true, resolve: resolve as (value: unknown) => void, reject });
+      this.push({ work, durable: true, resolve: resolve as (value: unknown) => void, reject, savepoint: options.oneWrite !== true });
     });
   }
 
@@ -75,13 +78,19 @@ export class CommitGroup {
    */
   soon<T>(work: () => T): Promise<T> {
     return new Promise((resolve, reject) => {
-      this.push({ work, durable: false, resolve: resolve as (value: unknown) => void, reject }, 'soon');
+      this.push({ work, durable: false, resolve: resolve as (value: unknown) => void, reject, savepoint: true }, 'soon');
     });
   }
 
-  /** Runs `work` in the next group commit; `onError` hears if it (or the commit) failed. */
-  later(work: () => void, onError?: (error: unknown) => void): void {
-    this.push({ work, durable: false, resolve: () => {}, reject: onError ?? (() => {}) });
+  /**
+   * Runs `work` in the next group commit; `onError` hears if it (or the commit)
+   * failed. `oneWrite`: the work writes with one statement at most (or opens
+   * its own transaction for anything more), and nothing after that statement
+   * can throw — it needs no savepoint of its own: a failing statement is
+   * undone by SQLite, and it is the work's last step.
+   */
+  later(work: () => void, onError?: (error: unknown) => void, options: WorkOptions = {}): void {
+    this.push({ work, durable: false, resolve: () => {}, reject: onError ?? (() => {}), savepoint: options.oneWrite !== true });
   }
 
   /**
@@ -116,13 +125,13 @@ export class CommitGroup {
     try {
       (durable && !this.log ? durably : transact)(this.db, () =>
         batch.forEach((item, index) => {
-          run('SAVEPOINT work');
+          if (item.savepoint) run('SAVEPOINT work');
           try {
             outcomes[index] = { ok: true, value: item.work() };
-            run('RELEASE work');
+            if (item.savepoint) run('RELEASE work');
           } catch (error) {
             outcomes[index] = { ok: false, error };
-            if (this.db.inTransaction) {
+            if (item.savepoint && this.db.inTransaction) {
               run('ROLLBACK TO work');
               run('RELEASE work');
             }
@@ -182,10 +191,17 @@ export class CommitGroup {
  */
 export const LATER_MS = 2;
 
+interface WorkOptions {
+  /** The work writes with one statement at most and cannot throw after it: no savepoint of its own (see `later`). */
+  readonly oneWrite?: boolean;
+}
+
 interface Work {
   readonly work: () => unknown;
   /** Durable work is resolved at the commit with `{ value, onDisk }` (see `committed`). */
   readonly durable: boolean;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+  /** Whether it runs in a savepoint of its own (see `later`'s `oneWrite`). */
+  readonly savepoint: boolean;
 }

@@ -160,7 +160,8 @@ export class Deliverer {
       return { id, platform, reply, result, claim: result?.claim };
     }
     try {
-      const { value: result, onDisk } = await this.group.committed(record);
+      // One INSERT (recording it, claimed or not): no savepoint needed around it.
+      const { value: result, onDisk } = await this.group.committed(record, { oneWrite: true });
       this.monitor.succeeded();
       if (result.created) {
         this.recording.set(id, onDisk);
@@ -392,10 +393,16 @@ export class Deliverer {
       this.write(operation, id, call, ...facts);
       return;
     }
-    this.group.later(call, (error) => {
-      this.monitor.failed(operation, id, error);
-      this.facts.push(...facts);
-    });
+    // Each of these is one UPDATE of the reply's row (markDelivered's move to the history
+    // has a transaction of its own): no savepoint needed around it.
+    this.group.later(
+      call,
+      (error) => {
+        this.monitor.failed(operation, id, error);
+        this.facts.push(...facts);
+      },
+      { oneWrite: true },
+    );
   }
 
   /** A write that must be durable before the send it precedes: in the group commit of this turn, awaited. */

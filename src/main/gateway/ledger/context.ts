@@ -3,7 +3,7 @@ import type { Clock } from '../clock';
 import type { Db } from '../db/database';
 import type { LedgerPolicy } from './policy';
 import type { ProcessProbe } from './process-identity';
-import { loadObligation, toDeliveryRow, type ObligationSql } from './rows';
+import { loadObligation, toDeliveryRow, type InsertedRow } from './rows';
 
 /** What the ledger's parts (send path, sweep, operator actions) share. */
 export interface LedgerContext {
@@ -14,7 +14,7 @@ export interface LedgerContext {
   /** The instance this process owns rows as. */
   instanceId(): string;
   /** Announces a row's new state (after the write committed); `row` when the caller has just read it. */
-  changed(id: string, row?: ObligationSql): void;
+  changed(id: string, row?: InsertedRow): void;
   /** This process holds the row (a claim in hand): its own sweep leaves it alone. */
   holds(id: string): boolean;
   /** Replies still owed (states.ts OWED), counted when the ledger may have changed since the last count (sweep.ts countOwed). */

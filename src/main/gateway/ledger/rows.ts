@@ -40,6 +40,13 @@ export interface ObligationSql {
   message_ref: string | null;
 }
 
+/**
+ * A reply's row as the ledger knows it without reading it back: every column
+ * but the awake clock's reading, which SQLite fills in when the row is
+ * recorded (transitions.ts RECORD_SQL) and only the sweep reads.
+ */
+export type InsertedRow = Omit<ObligationSql, 'owed_since_awake'>;
+
 /** Every column of a reply's row but its number, in the tables' order (ledger-009). */
 export const REPLY_COLUMNS = `id, session_key, message_ref, platform, chat_id, thread_id, reply_to, content, parts, state, attempts, owner_instance,
   fence, created_at, updated_at, last_attempt_at, next_attempt_at, delivered_at, owed_since_awake, last_error, abandon_reason,
@@ -64,7 +71,7 @@ export interface DeliveryTarget {
   readonly replyTo: string | null;
 }
 
-export function toDeliveryRow(row: ObligationSql): DeliveryRow {
+export function toDeliveryRow(row: InsertedRow): DeliveryRow {
   return {
     id: row.id,
     state: row.state,

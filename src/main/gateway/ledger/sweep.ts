@@ -5,7 +5,7 @@ import { judgeOwner, type JudgeContext } from './liveness';
 import type { LedgerPolicy } from './policy';
 import { cachedStatement, type Db } from '../db/database';
 import type { Receipt } from './receipt';
-import { chunksOf, loadRow, type Chunk, type DeliveryTarget, type ObligationSql } from './rows';
+import { chunksOf, loadRow, type Chunk, type DeliveryTarget, type InsertedRow, type ObligationSql } from './rows';
 import { OWED, OWED_ROWS } from './states';
 import { HEAD_ROW, MOVE_SQL, obligationSql } from './transitions';
 
@@ -348,11 +348,10 @@ export class OwedCount {
  * leaves the outbox only once the history holds its id.
  */
 export function moveDelivered(db: LedgerContext['db'], limit = MOVE_BATCH): number {
-  const rows = JSON.stringify(
-    (cachedStatement(db, `SELECT row FROM ledger_outbox WHERE state = 'delivered' LIMIT ?`).all(limit) as { row: number }[]).map(({ row }) => row),
-  );
-  cachedStatement(db, MOVE_SQL.copy).run({ rows });
-  return cachedStatement(db, MOVE_SQL.remove).run({ rows }).changes;
+  const { upto } = cachedStatement(db, MOVE_SQL.upto).get({ limit }) as { upto: number | null };
+  if (upto === null) return 0;
+  cachedStatement(db, MOVE_SQL.copy).run({ upto });
+  return cachedStatement(db, MOVE_SQL.remove).run({ upto }).changes;
 }
 
 /**
@@ -398,7 +397,7 @@ function creditAndPrune(ctx: LedgerContext, now: number, suspendedMs: number, mo
     .immediate();
 }
 
-export function describeClaim(row: ObligationSql, platforms: ReadonlyMap<string, DeliverablePlatform>): ClaimedObligation {
+export function describeClaim(row: InsertedRow, platforms: ReadonlyMap<string, DeliverablePlatform>): ClaimedObligation {
   const chunks = chunksOf(row);
   // Settled rows never get here (every chunk delivered → 'settle'), so one is owed.
   const firstChunk = chunks.find((chunk) => chunk.state !== 'delivered') ?? chunks[chunks.length - 1]!;

@@ -66,8 +66,9 @@ export const AWAKE_NOW = `COALESCE((SELECT value FROM ledger_meta WHERE key = 'a
 /**
  * record: a reply, last in the outbox: its row number is the next one, which orders it
  * after every reply recorded before in its conversation. Not when its id is
- * known already, in the outbox (the unique index) or the history. The two
- * values SQLite chooses come back (Ledger.insertReply builds the rest).
+ * known already, in the outbox (the unique index) or the history. Nothing
+ * comes back (Ledger.insertReply builds the row from what it bound, and the
+ * row number SQLite chose, the insert's rowid).
  */
 export const RECORD_SQL = `INSERT INTO ledger_outbox
      (id, session_key, platform, chat_id, thread_id, reply_to, content, parts, state, owner_instance, fence, last_attempt_at,
@@ -75,16 +76,20 @@ export const RECORD_SQL = `INSERT INTO ledger_outbox
    SELECT @id, @sessionKey, @platform, @chatId, @threadId, @replyTo, @content, @parts, @state, @me, @fence, @lastAttemptAt,
           @now, @now, @chunks, @sending, ${AWAKE_NOW}, @messageRef
    WHERE NOT EXISTS (SELECT 1 FROM ledger_history WHERE id = @id)
-   ON CONFLICT (id) DO NOTHING
-   RETURNING row, owed_since_awake`;
+   ON CONFLICT (id) DO NOTHING`;
 /**
- * move: delivered rows (the JSON array of rows @rows) from the outbox to the
- * history, which numbers them itself; a row leaves the outbox only once the
- * history holds its id (sweep.ts moveDelivered runs both, in one transaction).
+ * move: the delivered rows of the outbox up to row @upto into the history,
+ * which numbers them itself, in their order; a row leaves the outbox only once
+ * the history holds its id (sweep.ts moveDelivered runs both, in one
+ * transaction). Both read the outbox whole — it holds what is in flight and
+ * the few hundred replies delivered since the last move — rather than a list
+ * of rows built for them.
  */
 export const MOVE_SQL = {
-  copy: `INSERT OR IGNORE INTO ledger_history (${REPLY_COLUMNS}) SELECT ${REPLY_COLUMNS} FROM ledger_outbox WHERE row IN (SELECT value FROM json_each(@rows))`,
-  remove: `DELETE FROM ledger_outbox WHERE row IN (SELECT value FROM json_each(@rows))
+  upto: `SELECT max(row) AS upto FROM (SELECT row FROM ledger_outbox WHERE state = 'delivered' ORDER BY row LIMIT @limit)`,
+  copy: `INSERT OR IGNORE INTO ledger_history (${REPLY_COLUMNS})
+         SELECT ${REPLY_COLUMNS} FROM ledger_outbox WHERE state = 'delivered' AND row <= @upto ORDER BY row`,
+  remove: `DELETE FROM ledger_outbox WHERE state = 'delivered' AND row <= @upto
            AND EXISTS (SELECT 1 FROM ledger_history WHERE ledger_history.id = ledger_outbox.id)`,
 } as const;
 

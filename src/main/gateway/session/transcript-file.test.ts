@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, fdatasync, fstatSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -95,6 +95,50 @@ describe('TranscriptFiles', () => {
     files.closeAll();
     if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readContext(file).turns).toEqual([turn(0), turn(1)]);
+  });
+
+  it('shares fdatasyncs: a burst of durable appends costs two, each resolved by one that started after its line', async () => {
+    // Each sync notes how much of the file it covers (its size when it starts).
+    const syncs: number[] = [];
+    const files = new TranscriptFiles({
+      fdatasync: (fd, done) => {
+        syncs.push(fstatSync(fd).size);
+        fdatasync(fd, done);
+      },
+    });
+    const ends: number[] = [];
+    const covered: Promise<number>[] = [];
+    for (let i = 0; i < 50; i++) {
+      const durable = files.append(file, formatRecord(turn(i)), true);
+      ends.push(statSync(file).size);
+      covered.push(durable.then(() => Math.max(...syncs)));
+    }
+    const seen = await Promise.all(covered);
+    expect(syncs).toHaveLength(2);
+    seen.forEach((size, i) => expect(size).toBeGreaterThanOrEqual(ends[i]!));
+    // Later, alone: a sync of its own.
+    await files.append(file, formatRecord(turn(50)), true);
+    expect(syncs).toHaveLength(3);
+    files.closeAll();
+    expect(readContext(file, { maxTurns: 100 }).turns).toHaveLength(51);
+  });
+
+  it('rejects every append that shared a failed fdatasync, and syncs again for the next', async () => {
+    let calls = 0;
+    const files = new TranscriptFiles({
+      fdatasync: (fd, done) => {
+        calls += 1;
+        if (calls === 2) done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+        else fdatasync(fd, done);
+      },
+    });
+    const first = files.append(file, formatRecord(turn(0)), true);
+    const shared = Promise.allSettled([1, 2, 3].map((i) => files.append(file, formatRecord(turn(i)), true)));
+    await expect(first).resolves.toBeUndefined();
+    for (const outcome of await shared) expect(outcome).toMatchObject({ status: 'rejected', reason: { code: 'EIO' } });
+    await expect(files.append(file, formatRecord(turn(4)), true)).resolves.toBeUndefined();
+    expect(calls).toBe(3);
+    files.closeAll();
   });
 });
 

@@ -1,5 +1,6 @@
 import { close, closeSync, constants, existsSync, fdatasync, fstatSync, fsync, fsyncSync, ftruncateSync, open, openSync, readSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { SyncFile } from '../db/log-sync';
 
 /**
  * Byte-level I/O of append-only JSONL files. A line is complete only when its
@@ -20,10 +21,14 @@ const MAX_OPEN = 64;
 interface OpenTranscript {
   readonly fd: number;
   size: number;
-  /** fdatasyncs in flight: the file is not closed under them. */
+  /** Appends waiting for an fdatasync: the file is not closed under them. */
   syncing: number;
   /** Created by this handle and its directory entry not yet synced. */
   newFile: boolean;
+  /** The fdatasync running now, if any. */
+  running?: Promise<void> | undefined;
+  /** The one that starts when it ends, shared by every append made meanwhile. */
+  next?: Promise<void> | undefined;
 }
 
 /**
@@ -36,10 +41,21 @@ interface OpenTranscript {
  * promise that settles once they are on disk (an fdatasync, run off the event
  * loop; for a new file its directory entry too), for what must survive a power
  * cut before Homing acts on it. An fdatasync covers everything written to the
- * file before it, so lines appended without one become durable with the next.
+ * file before it, so lines appended without one become durable with the next,
+ * and syncs are shared: while one runs, every durable append waits for one
+ * more that starts when it ends — a burst of messages to one conversation (a
+ * platform handing over what it held during an outage) costs two fdatasyncs,
+ * not one per message, and leaves libuv's threads to the other conversations
+ * and the ledger's log.
  */
 export class TranscriptFiles {
   private readonly files = new Map<string, OpenTranscript>();
+  private readonly fdatasync: SyncFile;
+
+  /** `fdatasync`: node:fs's, or a test's that counts or fails them. */
+  constructor(options: { readonly fdatasync?: SyncFile } = {}) {
+    this.fdatasync = options.fdatasync ?? fdatasync;
+  }
 
   /** Whether the file is empty or absent (a new transcript starts with its header). Opens it for the append to come. */
   isEmpty(path: string): boolean {
@@ -62,7 +78,7 @@ export class TranscriptFiles {
     if (!durable) return Promise.resolve();
     const opened = file;
     opened.syncing += 1;
-    const synced = new Promise<void>((resolve, reject) => fdatasync(opened.fd, (error) => (error ? reject(error) : resolve())));
+    const synced = this.syncShared(opened);
     // A new file's directory entry goes to disk with its first durable line.
     const directory = opened.newFile ? syncDirectory(dirname(path)) : Promise.resolve();
     opened.newFile = false;
@@ -72,6 +88,32 @@ export class TranscriptFiles {
         opened.syncing -= 1;
         if (!this.files.has(path) || this.files.get(path) !== opened) this.closeIfIdle(opened);
       });
+  }
+
+  /**
+   * Resolves once everything written to the file before the call is on disk: the
+   * fdatasync running now covers it only if it started after, so a call made
+   * while one runs shares the next one, started when it ends.
+   */
+  private syncShared(file: OpenTranscript): Promise<void> {
+    if (file.next) return file.next;
+    if (!file.running) return this.startSync(file);
+    const next = file.running.then(noop, noop).then(() => {
+      file.next = undefined;
+      return this.startSync(file);
+    });
+    file.next = next;
+    return next;
+  }
+
+  private startSync(file: OpenTranscript): Promise<void> {
+    const run = new Promise<void>((resolve, reject) => this.fdatasync(file.fd, (error) => (error ? reject(error) : resolve())));
+    file.running = run;
+    const settled = () => {
+      if (file.running === run) file.running = undefined;
+    };
+    run.then(settled, settled);
+    return run;
   }
 
   /** The file's open handle, most recently used last (the map's order is the eviction order). */
@@ -119,6 +161,8 @@ export class TranscriptFiles {
     }
   }
 }
+
+function noop(): void {}
 
 /** fsync of a directory, off the event loop (a new file's entry must be on disk too). */
 function syncDirectory(dir: string): Promise<void> {
