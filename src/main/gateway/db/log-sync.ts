@@ -1,5 +1,6 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { Db } from './database';
+import { SharedSync } from './shared-sync';
 
 /** The fdatasync a log sync makes (node:fs's; a test's failing disk stands in for it). */
 export type SyncFile = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
@@ -29,9 +30,9 @@ export class LogNotDurableError extends Error {
  * Node cannot ask for, and Windows needs a handle opened for writing; there the
  * group commits at FULL as before (`forDatabase` says undefined).
  *
- * Syncs are shared: while one runs, every caller that asks waits for one more
- * that starts when it ends (it covers them all), so a burst of conversations
- * costs at most two fdatasyncs, however many commits it made.
+ * Syncs are shared (shared-sync.ts): while one runs, every caller that asks
+ * waits for one more that starts when it ends (it covers them all), so a burst
+ * of conversations costs at most two fdatasyncs, however many commits it made.
  *
  * **A failed fdatasync is not carried past.** On Linux a failed writeback
  * marks the pages clean and reports the error once: a later fdatasync can
@@ -46,8 +47,7 @@ export class LogNotDurableError extends Error {
  */
 export class LogSync {
   private fd: number | undefined;
-  private running: Promise<void> | undefined;
-  private next: Promise<void> | undefined;
+  private readonly syncs = new SharedSync(() => this.start());
   /** The disk's error that put the log into the failing state, until a heal succeeds. */
   private failure: Error | undefined;
   private healing: Promise<void> | undefined;
@@ -79,13 +79,7 @@ export class LogSync {
    */
   sync(): Promise<void> {
     if (this.failure) return this.heal();
-    if (this.next) return this.next;
-    if (!this.running) return this.start();
-    this.next = this.running.then(noop, noop).then(() => {
-      this.next = undefined;
-      return this.start();
-    });
-    return this.next;
+    return this.syncs.sync();
   }
 
   /**
@@ -94,7 +88,7 @@ export class LogSync {
    * disk may still wait for one when the gateway stops.
    */
   close(): void {
-    const pending = this.next ?? this.running;
+    const pending = this.syncs.pending;
     if (pending) {
       void pending.then(noop, noop).then(() => this.close());
       return;
@@ -113,8 +107,9 @@ export class LogSync {
     }
   }
 
+  /** One fdatasync of the log; its failure puts the log into the failing state. */
   private start(): Promise<void> {
-    const run = new Promise<void>((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       let fd: number;
       try {
         fd = this.open();
@@ -128,12 +123,6 @@ export class LogSync {
         reject(error);
       });
     });
-    this.running = run;
-    const settled = () => {
-      if (this.running === run) this.running = undefined;
-    };
-    run.then(settled, settled);
-    return run;
   }
 
   /** One heal at a time: every sync asked for while one runs shares it. */
@@ -161,7 +150,7 @@ export class LogSync {
       throw notDurable(`the checkpoint failed (${describe(error)})`);
     }
     // The descriptor that saw the failure goes; fresh ones report only what comes after.
-    await (this.next ?? this.running)?.then(noop, noop);
+    await this.syncs.pending?.then(noop, noop);
     this.closeFd();
     for (const file of [this.db.name, this.path]) {
       try {

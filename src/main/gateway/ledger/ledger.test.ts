@@ -3,6 +3,7 @@ import type { DeliveryRow } from '../../../shared/api';
 import { claim, EVERY_ROW, IRC, MATRIX, ManualClock, openTestDb, preparedPlans, removeTempDirs, reply, replyIn, sendAll, testLedger } from './fixtures/test-ledger';
 import { MAX_ERROR_CHARS } from './ledger';
 import { loadObligation } from './rows';
+import { moveDelivered } from './sweep';
 
 afterEach(removeTempDirs);
 
@@ -36,6 +37,35 @@ describe('chunk texts', () => {
     // A claim (what a send reads) carries the text too.
     const claimed = ledger.markAttempting(one.obligationId, [IRC]);
     expect(claimed.ok && claimed.claim.chunks.map((chunk) => chunk.text)).toEqual([one.content]);
+  });
+});
+
+describe('moving delivered replies to the history', () => {
+  it('moves the oldest `limit` delivered replies, in their order and whole, and leaves every other reply in the outbox', () => {
+    const { db, ledger } = setup();
+    const inputs = [1, 2, 3, 4, 5, 6].map((n) => replyIn(`chat-${n}`, n));
+    for (const input of inputs) ledger.recordObligation(input);
+    // Delivered: 1, 2, 4 and 5; 3 stays owed, 6 fails for good.
+    for (const n of [1, 2, 4, 5]) sendAll(ledger, claim(ledger, inputs[n - 1]!.obligationId));
+    const six = claim(ledger, inputs[5]!.obligationId);
+    ledger.markFailed(six.receipt, { error: 'chat not found', retryable: false, permanent: true });
+    const before = inputs.map((input) => loadObligation(db, input.obligationId)!);
+    const inTable = (table: string) => (db.prepare(`SELECT id FROM ${table} ORDER BY row`).all() as { id: string }[]).map((row) => row.id);
+    const ids = (...ns: number[]) => ns.map((n) => inputs[n - 1]!.obligationId);
+
+    expect(db.transaction(() => moveDelivered(db, 3))()).toBe(3);
+    expect(inTable('ledger_history')).toEqual(ids(1, 2, 4));
+    expect(inTable('ledger_outbox')).toEqual(ids(3, 5, 6));
+    expect(db.transaction(() => moveDelivered(db, 3))()).toBe(1);
+    expect(db.transaction(() => moveDelivered(db, 3))()).toBe(0);
+    expect(inTable('ledger_history')).toEqual(ids(1, 2, 4, 5));
+    expect(inTable('ledger_outbox')).toEqual(ids(3, 6));
+    // Every column but the row number (the history numbers its own) as it was in the outbox.
+    for (const n of [1, 2, 4, 5]) {
+      const { row: _outboxRow, ...moved } = before[n - 1]!;
+      const { row: _historyRow, ...found } = loadObligation(db, inputs[n - 1]!.obligationId)!;
+      expect(found).toEqual(moved);
+    }
   });
 });
 

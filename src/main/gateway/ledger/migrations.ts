@@ -237,7 +237,7 @@ export const ledgerMigrations: readonly Migration[] = [
       db.exec('CREATE UNIQUE INDEX ledger_outbox_id ON ledger_outbox (id)');
       // OWED (states.ts), verbatim. By owner first: a sweep seeks the rows of the
       // owners it may take and never reads a live sender's; a conversation's
-      // head is the lowest row among each owner's seek (outbox.ts HEAD_ROW).
+      // head is the lowest row among each owner's seek (transitions.ts HEAD_ROW).
       db.exec(`CREATE INDEX ledger_outbox_owed ON ledger_outbox (owner_instance, session_key)
                WHERE state IN ('pending', 'attempting') OR (state = 'failed' AND next_attempt_at IS NOT NULL)`);
       db.exec('CREATE UNIQUE INDEX ledger_history_id ON ledger_history (id)');

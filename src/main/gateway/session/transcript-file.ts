@@ -1,6 +1,7 @@
 import { close, closeSync, constants, existsSync, fdatasync, fstatSync, fsync, fsyncSync, ftruncateSync, open, openSync, readSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SyncFile } from '../db/log-sync';
+import { SharedSync } from '../db/shared-sync';
 
 /**
  * Byte-level I/O of append-only JSONL files. A line is complete only when its
@@ -25,10 +26,8 @@ interface OpenTranscript {
   syncing: number;
   /** Created by this handle and its directory entry not yet synced. */
   newFile: boolean;
-  /** The fdatasync running now, if any. */
-  running?: Promise<void> | undefined;
-  /** The one that starts when it ends, shared by every append made meanwhile. */
-  next?: Promise<void> | undefined;
+  /** Its fdatasyncs, shared by the appends made while one runs. */
+  readonly syncs: SharedSync;
 }
 
 /**
@@ -78,7 +77,7 @@ export class TranscriptFiles {
     if (!durable) return Promise.resolve();
     const opened = file;
     opened.syncing += 1;
-    const synced = this.syncShared(opened);
+    const synced = opened.syncs.sync();
     // A new file's directory entry goes to disk with its first durable line.
     const directory = opened.newFile ? syncDirectory(dirname(path)) : Promise.resolve();
     opened.newFile = false;
@@ -90,32 +89,6 @@ export class TranscriptFiles {
       });
   }
 
-  /**
-   * Resolves once everything written to the file before the call is on disk: the
-   * fdatasync running now covers it only if it started after, so a call made
-   * while one runs shares the next one, started when it ends.
-   */
-  private syncShared(file: OpenTranscript): Promise<void> {
-    if (file.next) return file.next;
-    if (!file.running) return this.startSync(file);
-    const next = file.running.then(noop, noop).then(() => {
-      file.next = undefined;
-      return this.startSync(file);
-    });
-    file.next = next;
-    return next;
-  }
-
-  private startSync(file: OpenTranscript): Promise<void> {
-    const run = new Promise<void>((resolve, reject) => this.fdatasync(file.fd, (error) => (error ? reject(error) : resolve())));
-    file.running = run;
-    const settled = () => {
-      if (file.running === run) file.running = undefined;
-    };
-    run.then(settled, settled);
-    return run;
-  }
-
   /** The file's open handle, most recently used last (the map's order is the eviction order). */
   private open(path: string): OpenTranscript {
     let file = this.files.get(path);
@@ -124,7 +97,8 @@ export class TranscriptFiles {
     } else {
       const newFile = !existsSync(path);
       const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NO_FOLLOW, 0o600);
-      file = { fd, size: fstatSync(fd).size, syncing: 0, newFile };
+      const syncs = new SharedSync(() => new Promise<void>((resolve, reject) => this.fdatasync(fd, (error) => (error ? reject(error) : resolve()))));
+      file = { fd, size: fstatSync(fd).size, syncing: 0, newFile, syncs };
     }
     this.files.set(path, file);
     return file;
@@ -161,8 +135,6 @@ export class TranscriptFiles {
     }
   }
 }
-
-function noop(): void {}
 
 /** fsync of a directory, off the event loop (a new file's entry must be on disk too). */
 function syncDirectory(dir: string): Promise<void> {
