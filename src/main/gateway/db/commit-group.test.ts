@@ -85,6 +85,40 @@ describe('group commit', () => {
     db.close();
   });
 
+  it('fails every piece of work, and runs none after it, when a failure rolled the whole transaction back', async () => {
+    const db = table();
+    const group = new CommitGroup(db);
+    const errors: unknown[] = [];
+    const before = group.durable(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('a'));
+    // What SQLite does on SQLITE_FULL or an I/O error inside a transaction: it rolls it all back.
+    const failing = group.committed(
+      () => {
+        db.exec('ROLLBACK');
+        throw new Error('database or disk is full');
+      },
+      { oneWrite: true },
+    );
+    let ranAfter = false;
+    group.later(
+      () => {
+        ranAfter = true;
+        db.prepare('INSERT INTO t (v) VALUES (?)').run('c');
+      },
+      (error) => errors.push(error),
+      { oneWrite: true },
+    );
+    const outcomes = await Promise.allSettled([before, failing]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect(errors.map(String)).toEqual(['Error: database or disk is full']);
+    expect(ranAfter).toBe(false);
+    expect(values(db)).toEqual([]);
+    expect(db.inTransaction).toBe(false);
+    // The group goes on with the next batch.
+    await group.durable(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('d'));
+    expect(values(db)).toEqual(['d']);
+    db.close();
+  });
+
   it('fails every piece of work when the commit itself cannot happen (the database is locked)', async () => {
     const db = table();
     const file = db.name;

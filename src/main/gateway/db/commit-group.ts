@@ -27,7 +27,8 @@ import { LogSync, type LogSyncOptions } from './log-sync';
  * Each piece of work runs in its own savepoint: one that throws is rolled back
  * alone and fails alone — but bookkeeping that writes with one statement,
  * which SQLite undoes by itself when it fails, runs without one (`oneWrite`).
- * A commit that fails fails every piece in it.
+ * A commit that fails fails every piece in it, and so does a piece whose
+ * failure made SQLite roll the whole transaction back (nothing after it runs).
  * Everything queued runs in the order it was queued.
  */
 export class CommitGroup {
@@ -135,6 +136,10 @@ export class CommitGroup {
               run('ROLLBACK TO work');
               run('RELEASE work');
             }
+            // SQLite rolled the whole transaction back (a full disk, an I/O error): what ran
+            // before is gone too, and what follows must not run outside it, in commits of
+            // its own. The batch fails as a commit fails: every piece of it.
+            if (!this.db.inTransaction) throw error;
           }
         }),
       );
