@@ -119,6 +119,31 @@ describe('group commit', () => {
     db.close();
   });
 
+  it('fails the batch too when the work caught the failure that rolled the transaction back', async () => {
+    const db = table();
+    const group = new CommitGroup(db);
+    const errors: unknown[] = [];
+    // Like the ledger's delivered mark, whose move to the history swallows its own failure.
+    group.later(
+      () => {
+        db.prepare('INSERT INTO t (v) VALUES (?)').run('marked');
+        try {
+          db.exec('ROLLBACK');
+          throw new Error('database or disk is full');
+        } catch {
+          // the work goes on as if only its extra had failed
+        }
+      },
+      (error) => errors.push(error),
+      { oneWrite: true },
+    );
+    const after = group.durable(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('after'));
+    await expect(after).rejects.toThrow(/rolled back/);
+    expect(errors.map(String)).toEqual([expect.stringMatching(/rolled back/)]);
+    expect(values(db)).toEqual([]);
+    db.close();
+  });
+
   it('fails every piece of work when the commit itself cannot happen (the database is locked)', async () => {
     const db = table();
     const file = db.name;

@@ -136,10 +136,14 @@ export class CommitGroup {
               run('ROLLBACK TO work');
               run('RELEASE work');
             }
-            // SQLite rolled the whole transaction back (a full disk, an I/O error): what ran
-            // before is gone too, and what follows must not run outside it, in commits of
-            // its own. The batch fails as a commit fails: every piece of it.
-            if (!this.db.inTransaction) throw error;
+          }
+          // SQLite rolled the whole transaction back (a full disk, an I/O error — also under
+          // work that caught the error itself): what ran before is gone too, and what follows
+          // must not run outside it, in commits of its own. The batch fails as a commit
+          // fails: every piece of it.
+          if (!this.db.inTransaction) {
+            const outcome = outcomes[index]!;
+            throw outcome.ok ? new Error('the group commit was rolled back under a piece of work (the disk failed)') : outcome.error;
           }
         }),
       );
