@@ -109,6 +109,31 @@ describe.runIf(process.platform === 'linux')('log sync', () => {
       db.close();
     });
 
+    it('reports nothing durable for a sync asked for while the failing one ran, though its own fdatasync would succeed', async () => {
+      const disk = failingDisk();
+      const db = openTestDb(join(tempDir(), 'homing.db'), 50);
+      db.exec('CREATE TABLE t (v TEXT)');
+      const log = LogSync.forDatabase(db, { fdatasync: disk.sync })!;
+      // A reader holds the log: no heal can succeed meanwhile.
+      const reader = new Database(db.name);
+      reader.exec('BEGIN');
+      reader.prepare('SELECT count(*) FROM t').get();
+      disk.failNext();
+      db.prepare('INSERT INTO t (v) VALUES (?)').run('a');
+      const failing = log.sync();
+      db.prepare('INSERT INTO t (v) VALUES (?)').run('b');
+      const queued = log.sync(); // shares the sync that starts once the failing one ends
+      await expect(failing).rejects.toThrow(/EIO/);
+      await expect(queued).rejects.toBeInstanceOf(LogNotDurableError);
+      expect(disk.calls).toHaveLength(1); // no plain fdatasync after the failure: only a heal may say durable again
+      reader.exec('COMMIT');
+      reader.close();
+      await log.sync(); // healed
+      expect(log.failing).toBeUndefined();
+      log.close();
+      db.close();
+    });
+
     it('stays failing while the heal’s own sync fails', async () => {
       const disk = failingDisk();
       const { db, group, insert } = groupOn(disk);

@@ -107,8 +107,14 @@ export class LogSync {
     }
   }
 
-  /** One fdatasync of the log; its failure puts the log into the failing state. */
+  /**
+   * One fdatasync of the log; its failure puts the log into the failing state.
+   * A sync asked for while the failing one ran starts after it: it heals, or
+   * reports nothing durable — a plain fdatasync now could succeed over the
+   * frames the failed one dropped.
+   */
   private start(): Promise<void> {
+    if (this.failure) return this.heal();
     return new Promise<void>((resolve, reject) => {
       let fd: number;
       try {
