@@ -72,6 +72,8 @@ describe('group commit', () => {
   it('runs one-write work without a savepoint: its failing statement is undone by SQLite alone, and fails alone', async () => {
     const db = table();
     const group = new CommitGroup(db);
+    // A fresh connection: the group prepares `SAVEPOINT work` the first time it opens one.
+    const prepared = vi.spyOn(db, 'prepare');
     const errors: unknown[] = [];
     const good = group.committed(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('x'), { oneWrite: true });
     // A multi-row statement that fails on its second row: SQLite undoes its first too.
@@ -82,6 +84,7 @@ describe('group commit', () => {
     expect(values(db)).toEqual(['x', 'y']);
     expect(String(errors[0])).toMatch(/UNIQUE/);
     expect(errors).toHaveLength(1);
+    expect(prepared.mock.calls.map(([sql]) => sql)).not.toContain('SAVEPOINT work');
     db.close();
   });
 

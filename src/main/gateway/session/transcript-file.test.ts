@@ -98,12 +98,17 @@ describe('TranscriptFiles', () => {
   });
 
   it('shares fdatasyncs: a burst of durable appends costs two, each resolved by one that started after its line', async () => {
-    // Each sync notes how much of the file it covers (its size when it starts).
+    // Each sync notes how much of the file it covers (its size when it starts), and the
+    // syncs that have ended are counted: an append resolves on the last one that ended.
     const syncs: number[] = [];
+    let ended = 0;
     const files = new TranscriptFiles({
       fdatasync: (fd, done) => {
         syncs.push(fstatSync(fd).size);
-        fdatasync(fd, done);
+        fdatasync(fd, (error) => {
+          ended += 1;
+          done(error);
+        });
       },
     });
     const ends: number[] = [];
@@ -111,7 +116,7 @@ describe('TranscriptFiles', () => {
     for (let i = 0; i < 50; i++) {
       const durable = files.append(file, formatRecord(turn(i)), true);
       ends.push(statSync(file).size);
-      covered.push(durable.then(() => Math.max(...syncs)));
+      covered.push(durable.then(() => syncs[ended - 1]!));
     }
     const seen = await Promise.all(covered);
     expect(syncs).toHaveLength(2);
