@@ -14,6 +14,7 @@ import { moveDelivered } from '../src/main/gateway/ledger/sweep';
 import { silentLogger } from '../src/main/gateway/logger';
 import { registerInstance } from '../src/main/gateway/ledger/instances';
 import { createSystemProbe } from '../src/main/gateway/ledger/process-identity';
+import { bareCycles, minimalOutbox } from './support/minimal-outbox';
 import { countWalFrames, perTurn, type WalCount } from './support/wal-frames';
 
 const CYCLES = 2_000;
@@ -41,6 +42,9 @@ const CPU_WINDOWS = 5;
  *  - the same cycles with the database in memory (no file, no fsync): the
  *    ceiling, the most any way of committing could reach with these statements,
  *    and the log frames a durable cycle's fsync writes out beside a raw commit's;
+ *  - the same cycles through the least outbox that keeps the rule (issue 35's,
+ *    support/minimal-outbox.ts) on the same disk and group commit: how near raw
+ *    commits the rule itself lets anything come here;
  *  - the sweep with 100 000 rows a live instance is sending (it reads none of them)
  *    and with 1 000 owed rows among 10 000 and 1 000 000, alternated (the ratio
  *    stays near 1).
@@ -56,8 +60,12 @@ const bench: Bench = {
     const many = await cycles(join(context.tmpDir(), 'homing.db'), CONVERSATIONS);
     const oneInMemory = await cycles(':memory:', 1);
     const manyInMemory = await cycles(':memory:', CONVERSATIONS);
+    const minimalOne = minimalOutbox(join(context.tmpDir(), 'minimal.db'), instantSend, REPLY);
+    const minimalMany = minimalOutbox(join(context.tmpDir(), 'minimal.db'), instantSend, REPLY);
+    const minimalInMemory = minimalOutbox(':memory:', instantSend, REPLY);
+    const bare = bareCycles(join(context.tmpDir(), 'bare.db'), instantSend, REPLY);
     const perRound = CYCLES / ROUNDS;
-    const rounds: { raw: number; one: number; many: number; oneInMemory: number; manyInMemory: number }[] = [];
+    const rounds: Round[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       rounds.push({
         raw: raw.rate(perRound),
@@ -65,6 +73,9 @@ const bench: Bench = {
         many: await many.rate(perRound),
         oneInMemory: await oneInMemory.rate(perRound),
         manyInMemory: await manyInMemory.rate(perRound),
+        minimalOne: await minimalOne.rate(perRound, 1),
+        minimalMany: await minimalMany.rate(perRound, CONVERSATIONS),
+        bare: await bare.rate(perRound),
       });
     }
     const rawFrames = await countWalFrames(raw.db, async () => void raw.rate(FRAME_CYCLES));
@@ -73,8 +84,11 @@ const bench: Bench = {
     // The CPU a cycle costs with no disk to wait for: process time (this thread, SQLite's and libuv's) over the cycles.
     const cpuOne = await cpuMicrosPerCycle(oneInMemory, CPU_CYCLES);
     const cpuMany = await cpuMicrosPerCycle(manyInMemory, CPU_CYCLES);
+    const minimalFrames = await countWalFrames(minimalOne.db, async () => void (await minimalOne.rate(FRAME_CYCLES, 1)));
+    const minimalCpu = await cpuMicrosPerCycle({ rate: (n) => minimalInMemory.rate(n, CONVERSATIONS) }, CPU_CYCLES);
     raw.close();
     for (const run of [one, many, oneInMemory, manyInMemory]) await run.close();
+    for (const run of [minimalOne, minimalMany, minimalInMemory, bare]) run.close();
     context.report(`cycles, ${REPLY.length}-char replies, ${CYCLES} cycles each in ${ROUNDS} rounds`, {
       raw_commits_per_s: median(rounds.map((r) => r.raw)),
       one_conversation_per_s: median(rounds.map((r) => r.one)),
@@ -108,6 +122,24 @@ const bench: Bench = {
       cpu_us_1: cpuOne,
       [`cpu_us_${CONVERSATIONS}`]: cpuMany,
       target: `≤ 40 µs at ${CONVERSATIONS}`,
+    });
+
+    // The rule's own price on this disk, in the same rounds: the least outbox that records a
+    // reply durably before sending it (support/minimal-outbox.ts), on Homing's group commit and
+    // log sync, and the barest cycle (its record committed at FULL on the event loop, as a raw
+    // commit is). Their ratios bound the ledger's here, whatever it dropped.
+    context.report('  the least outbox keeping the rule (bound)', {
+      ratio_1: median(rounds.map((r) => r.minimalOne / r.raw)),
+      [`ratio_${CONVERSATIONS}`]: median(rounds.map((r) => r.minimalMany / r.raw)),
+      bare_ratio_1: median(rounds.map((r) => r.bare / r.raw)),
+      wal_frames_1: minimalFrames.frames / FRAME_CYCLES,
+      [`cpu_us_${CONVERSATIONS}`]: minimalCpu,
+    });
+    // The ledger's rate over the least outbox's, round by round: the ledger's own cost, less
+    // the disk's (the ratios to raw commits move with the disk's fsync; these much less).
+    context.report('    the ledger against it', {
+      share_1: median(rounds.map((r) => r.one / r.minimalOne)),
+      [`share_${CONVERSATIONS}`]: median(rounds.map((r) => r.many / r.minimalMany)),
     });
 
     const live = liveOwnedSweepMs(context);
@@ -175,14 +207,24 @@ function rawCommits(dir: string): { readonly db: Db; rate(n: number): number; cl
   };
 }
 
-/** A platform that confirms every chunk on the next turn of the event loop (no network: the ledger's cost alone). */
+interface Round {
+  readonly raw: number;
+  readonly one: number;
+  readonly many: number;
+  readonly oneInMemory: number;
+  readonly manyInMemory: number;
+  readonly minimalOne: number;
+  readonly minimalMany: number;
+  readonly bare: number;
+}
+
+let sent = 0;
+/** A send confirmed on the next turn of the event loop (no network: the ledger's cost alone). */
+const instantSend = () => new Promise<{ ok: true; platformMessageId: string }>((resolve) => setImmediate(() => resolve({ ok: true, platformMessageId: `m${sent++}` })));
+
+/** A platform that confirms every chunk as `instantSend` does. */
 function instantPlatform(): PlatformSender {
-  let n = 0;
-  return {
-    name: 'bench',
-    serverIdempotency: false,
-    send: () => new Promise((resolve) => setImmediate(() => resolve({ ok: true, platformMessageId: `m${n++}` }))),
-  };
+  return { name: 'bench', serverIdempotency: false, send: instantSend };
 }
 
 /**
