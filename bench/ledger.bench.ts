@@ -127,7 +127,7 @@ const bench: Bench = {
     // The rule's own price on this disk, in the same rounds: the least outbox that records a
     // reply durably before sending it (support/minimal-outbox.ts), on Homing's group commit and
     // log sync, and the barest cycle (its record committed at FULL on the event loop, as a raw
-    // commit is). Their ratios bound the ledger's here, whatever it dropped.
+    // commit is). A ledger keeps at least what they keep: their ratios bound the ledger's here.
     context.report('  the least outbox keeping the rule (bound)', {
       ratio_1: median(rounds.map((r) => r.minimalOne / r.raw)),
       [`ratio_${CONVERSATIONS}`]: median(rounds.map((r) => r.minimalMany / r.raw)),
