@@ -1,7 +1,7 @@
 import { freePort } from '../support/ports';
 import { startProsody, type RunningProsody } from '../support/prosody';
 import { XmppRelay } from '../support/xmpp-relay';
-import { XmppUser } from '../support/xmpp-user';
+import { XmppUser, type ReceivedMessage } from '../support/xmpp-user';
 import type { BotLine, KillRecord } from './analyze';
 import { isMidReply, outage, pollUntil, type ChaosPlatform } from './platform';
 
@@ -47,8 +47,8 @@ export async function startXmppPlatform(users: readonly string[], register: (dis
   await Promise.all(everyone.map((user) => user.join(room)));
 
   const isBot = (from: string) => from.startsWith(`${room}/${BOT}`) || from === bare || from.startsWith(`${bare}/`);
-  const linesOf = (user: XmppUser, conversation: 'room' | 'direct'): BotLine[] =>
-    user.received
+  const linesOf = (user: XmppUser, conversation: 'room' | 'direct', written: ReadonlyMap<string, number>): BotLine[] =>
+    asShown(user.received, written, server.domain)
       .filter((message) => message.body !== null && isBot(message.from) && (conversation === 'room' ? message.type === 'groupchat' : message.type !== 'groupchat'))
       .flatMap((message) => message.body!.split('\n').map((text) => ({ at: message.at, text })));
 
@@ -98,8 +98,10 @@ export async function startXmppPlatform(users: readonly string[], register: (dis
       return last;
     },
     streams() {
-      const map = new Map<string, BotLine[]>([[room, linesOf(watcher, 'room')]]);
-      for (const [name, user] of people) map.set(name, linesOf(user, 'direct'));
+      const written = new Map<string, number>();
+      for (const entry of liveRelay.sent) written.set(stanzaKey(entry.id, entry.body), (written.get(stanzaKey(entry.id, entry.body)) ?? 0) + 1);
+      const map = new Map<string, BotLine[]>([[room, linesOf(watcher, 'room', written)]]);
+      for (const [name, user] of people) map.set(name, linesOf(user, 'direct', written));
       return map;
     },
     handed(kills: readonly KillRecord[]) {
@@ -130,4 +132,32 @@ export async function startXmppPlatform(users: readonly string[], register: (dis
     },
     dispose,
   };
+}
+
+/**
+ * A person's messages as their client shows them. Prosody hands a person a message a second time
+ * when the server stopped before their client acknowledged it: at shutdown mod_smacks gives each
+ * unacknowledged message of a user's last session to the offline store ("server-stopping" →
+ * handle_unacked_stanzas → "delivery/failure" → "message/offline/handle"; mod_offline is always
+ * loaded), and mod_offline sends it at the next login with a `<delay from="<server>">` (prosody
+ * 0.12.3: core/modulemanager.lua autoload_modules, modules/mod_smacks.lua, modules/mod_offline.lua).
+ * The person's client had it already and drops the copy by its id, as XEP-0359 ids are for. So does
+ * this, and only for such a copy: one with the server's delay, of a stanza (id and body) the person
+ * already holds as many times as the gateway wrote it (`written`, seen by the relay). A stanza the
+ * gateway wrote again is counted again, delayed or not.
+ */
+export function asShown(received: readonly ReceivedMessage[], written: ReadonlyMap<string, number>, server: string): ReceivedMessage[] {
+  const held = new Map<string, number>();
+  return received.filter((message) => {
+    if (message.body === null || message.id === undefined) return true;
+    const key = stanzaKey(message.id, message.body);
+    const copies = held.get(key) ?? 0;
+    if (message.delayFrom === server && copies > 0 && copies >= (written.get(key) ?? 0)) return false;
+    held.set(key, copies + 1);
+    return true;
+  });
+}
+
+export function stanzaKey(id: string, body: string): string {
+  return `${id}\n${body}`;
 }

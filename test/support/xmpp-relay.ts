@@ -8,7 +8,8 @@ export interface RelayedBody {
   readonly connection: number;
   /** The body's text, XML entities decoded. */
   readonly body: string;
-  /** The message's `to`, `from` and `type`, as written. */
+  /** The message's `id`, `to`, `from` and `type`, as written. */
+  readonly id: string;
   readonly to: string;
   readonly from: string;
   readonly type: string;
@@ -151,7 +152,7 @@ export class XmppRelay {
 class BodyScanner {
   private text = '';
 
-  constructor(private readonly found: (message: { body: string; to: string; from: string; type: string; delayFrom: string | undefined }) => void) {}
+  constructor(private readonly found: (message: { body: string; id: string; to: string; from: string; type: string; delayFrom: string | undefined }) => void) {}
 
   push(data: Buffer): void {
     this.text += data.toString('utf8');
@@ -164,7 +165,7 @@ class BodyScanner {
       const attr = (name: string) => decode(new RegExp(`\\s${name}=(?:"([^"]*)"|'([^']*)')`).exec(match[1]!)?.slice(1).find((v) => v !== undefined) ?? '');
       const delay = /<delay\b([^>]*)/.exec(match[2] ?? '')?.[1];
       const delayFrom = delay === undefined ? undefined : /\sfrom=(?:"([^"]*)"|'([^']*)')/.exec(delay)?.slice(1).find((v) => v !== undefined);
-      this.found({ body: decode(body), to: attr('to'), from: attr('from'), type: attr('type') || 'normal', delayFrom: delayFrom === undefined ? undefined : decode(delayFrom) });
+      this.found({ body: decode(body), id: attr('id'), to: attr('to'), from: attr('from'), type: attr('type') || 'normal', delayFrom: delayFrom === undefined ? undefined : decode(delayFrom) });
     }
     // Keep what may be the start of a message not complete yet.
     const open = this.text.lastIndexOf('<message');

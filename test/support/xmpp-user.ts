@@ -11,6 +11,8 @@ export interface ReceivedMessage {
   readonly originId: string | undefined;
   /** The XEP-0085 chat state it carries, if any. */
   readonly chatState: string | undefined;
+  /** The `from` of its XEP-0203 `<delay>`, if it has one (the server's offline store, a room's history). */
+  readonly delayFrom: string | undefined;
 }
 
 /**
@@ -73,6 +75,7 @@ export class XmppUser {
         id: stanza.attrs.id,
         originId: stanza.getChild('origin-id', 'urn:xmpp:sid:0')?.attrs.id,
         chatState: chatState?.name,
+        delayFrom: stanza.getChild('delay', 'urn:xmpp:delay')?.attrs.from,
       });
     });
     return xmpp;
