@@ -60,6 +60,21 @@ export function medianMs(runs: number, fn: () => void): number {
   return median(times);
 }
 
+/**
+ * Runs `conversations` loops at once, each running `cycle` for its share of
+ * `n` cycles one after another, and says how many cycles a second.
+ */
+export async function cyclesPerSecond(n: number, conversations: number, cycle: (conversation: number) => Promise<void>): Promise<number> {
+  const perConversation = Math.ceil(n / conversations);
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: conversations }, async (_, conversation) => {
+      for (let i = 0; i < perConversation; i++) await cycle(conversation);
+    }),
+  );
+  return (perConversation * conversations) / ((performance.now() - start) / 1000);
+}
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Bench, BenchContext } from './harness';
-import { median, medianMs } from './harness';
+import { cyclesPerSecond, median, medianMs } from './harness';
 import { systemClock } from '../src/main/gateway/clock';
 import { openDatabase, setSynchronous, type Db } from '../src/main/gateway/db/database';
 import { homingMigrations } from '../src/main/gateway/db/migrations';
@@ -243,29 +243,20 @@ async function cycles(
   let next = 0;
   return {
     db,
-    async rate(n) {
-      const perConversation = Math.ceil(n / conversations);
-      const start = performance.now();
-      await Promise.all(
-        Array.from({ length: conversations }, async (_, c) => {
-          for (let i = 0; i < perConversation; i++) {
-            const sessionKey = `agent:main:bench:direct:${c}`;
-            const ref = next++;
-            const outcome = await service.deliverReply('bench', {
-              sessionKey,
-              messageRef: `msg-${ref}`,
-              chatId: `chat-${c}`,
-              threadId: null,
-              replyTo: null,
-              content: `${ref} ${REPLY}`,
-              chunks: [],
-            });
-            if (outcome.status !== 'delivered') throw new Error(`bench: reply ${c}/${ref} not delivered: ${outcome.status}`);
-          }
-        }),
-      );
-      return (perConversation * conversations) / ((performance.now() - start) / 1000);
-    },
+    rate: (n) =>
+      cyclesPerSecond(n, conversations, async (c) => {
+        const ref = next++;
+        const outcome = await service.deliverReply('bench', {
+          sessionKey: `agent:main:bench:direct:${c}`,
+          messageRef: `msg-${ref}`,
+          chatId: `chat-${c}`,
+          threadId: null,
+          replyTo: null,
+          content: `${ref} ${REPLY}`,
+          chunks: [],
+        });
+        if (outcome.status !== 'delivered') throw new Error(`bench: reply ${c}/${ref} not delivered: ${outcome.status}`);
+      }),
     async close() {
       await service.stop();
       db.close();

@@ -1,5 +1,6 @@
 import { CommitGroup } from '../../src/main/gateway/db/commit-group';
 import { cachedStatement, openDatabase, setSynchronous, type Db } from '../../src/main/gateway/db/database';
+import { cyclesPerSecond } from '../harness';
 
 /**
  * The least a ledger can do and keep the rule "recorded durably before it is
@@ -58,16 +59,7 @@ export function minimalOutbox(file: string, send: () => Promise<unknown>, reply:
   };
   return {
     db,
-    async rate(n, conversations) {
-      const perConversation = Math.ceil(n / conversations);
-      const start = performance.now();
-      await Promise.all(
-        Array.from({ length: conversations }, async (_, conversation) => {
-          for (let i = 0; i < perConversation; i++) await cycle(conversation);
-        }),
-      );
-      return (perConversation * conversations) / ((performance.now() - start) / 1000);
-    },
+    rate: (n, conversations) => cyclesPerSecond(n, conversations, cycle),
     close() {
       group.close();
       db.close();
@@ -85,19 +77,16 @@ export function minimalOutbox(file: string, send: () => Promise<unknown>, reply:
 export function bareCycles(file: string, send: () => Promise<unknown>, reply: string): { rate(n: number): Promise<number>; close(): void } {
   const db = openOutbox(file);
   let next = 0;
+  const cycle = async (): Promise<void> => {
+    const ref = next++;
+    setSynchronous(db, 'FULL');
+    const row = cachedStatement(db, RECORD).run('bench:0', `msg-${ref}`, `${ref} ${reply}`).lastInsertRowid;
+    await send();
+    setSynchronous(db, 'NORMAL');
+    cachedStatement(db, DELIVERED).run(row);
+  };
   return {
-    async rate(n) {
-      const start = performance.now();
-      for (let i = 0; i < n; i++) {
-        const ref = next++;
-        setSynchronous(db, 'FULL');
-        const row = cachedStatement(db, RECORD).run('bench:0', `msg-${ref}`, `${ref} ${reply}`).lastInsertRowid;
-        await send();
-        setSynchronous(db, 'NORMAL');
-        cachedStatement(db, DELIVERED).run(row);
-      }
-      return n / ((performance.now() - start) / 1000);
-    },
+    rate: (n) => cyclesPerSecond(n, 1, cycle),
     close: () => db.close(),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReceivedMessage } from '../support/xmpp-user';
-import { asShown, stanzaKey } from './xmpp-platform';
+import { asShown, timesWritten } from './xmpp-platform';
 
 /** What the XMPP chaos run counts of a person's messages (no servers: hand-made messages). */
 
@@ -18,12 +18,8 @@ const message = (id: string, body: string, delayFrom?: string): ReceivedMessage 
   delayFrom,
 });
 
-/** The relay's count of what the gateway wrote: each `[id, body]` once per time it appears. */
-const writes = (...stanzas: [string, string][]) => {
-  const written = new Map<string, number>();
-  for (const [id, body] of stanzas) written.set(stanzaKey(id, body), (written.get(stanzaKey(id, body)) ?? 0) + 1);
-  return written;
-};
+/** What the relay saw the gateway write: each `[id, body]` once per time it appears. */
+const writes = (...stanzas: [string, string][]) => timesWritten(stanzas.map(([id, body]) => ({ id, body })));
 
 describe("the XMPP chaos run's view of a person's messages", () => {
   it("drops the server's second copy of a message the person already had (redelivered from the offline store after a restart)", () => {

@@ -98,8 +98,7 @@ export async function startXmppPlatform(users: readonly string[], register: (dis
       return last;
     },
     streams() {
-      const written = new Map<string, number>();
-      for (const entry of liveRelay.sent) written.set(stanzaKey(entry.id, entry.body), (written.get(stanzaKey(entry.id, entry.body)) ?? 0) + 1);
+      const written = timesWritten(liveRelay.sent);
       const map = new Map<string, BotLine[]>([[room, linesOf(watcher, 'room', written)]]);
       for (const [name, user] of people) map.set(name, linesOf(user, 'direct', written));
       return map;
@@ -158,6 +157,13 @@ export function asShown(received: readonly ReceivedMessage[], written: ReadonlyM
   });
 }
 
-export function stanzaKey(id: string, body: string): string {
+/** How many times the gateway wrote each stanza (id and body), from what the relay saw it write. */
+export function timesWritten(sent: readonly { readonly id: string; readonly body: string }[]): Map<string, number> {
+  const written = new Map<string, number>();
+  for (const { id, body } of sent) written.set(stanzaKey(id, body), (written.get(stanzaKey(id, body)) ?? 0) + 1);
+  return written;
+}
+
+function stanzaKey(id: string, body: string): string {
   return `${id}\n${body}`;
 }

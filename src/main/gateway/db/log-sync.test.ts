@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openTestDb, removeTempDirs, tempDir } from '../ledger/fixtures/test-ledger';
 import { openDatabase } from './database';
 import { CommitGroup } from './commit-group';
-import { LogNotDurableError, LogSync, type SyncFile } from './log-sync';
+import { LogNotDurableError, LogSync } from './log-sync';
+import type { SyncFile } from './shared-sync';
 
 afterEach(removeTempDirs);
 

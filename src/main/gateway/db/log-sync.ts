@@ -1,9 +1,6 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { Db } from './database';
-import { SharedSync } from './shared-sync';
-
-/** The fdatasync a log sync makes (node:fs's; a test's failing disk stands in for it). */
-export type SyncFile = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
+import { SharedSync, type SyncFile } from './shared-sync';
 
 export interface LogSyncOptions {
   readonly fdatasync?: SyncFile;

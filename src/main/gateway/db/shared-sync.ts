@@ -1,3 +1,6 @@
+/** An fdatasync of a file (node:fs's; a test's counting or failing disk stands in for it). */
+export type SyncFile = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
+
 /**
  * One sync at a time, shared: a sync covers what was written before it
  * started, so a caller that asks while one runs waits for one more, started

@@ -1,7 +1,6 @@
 import { close, closeSync, constants, existsSync, fdatasync, fstatSync, fsync, fsyncSync, ftruncateSync, open, openSync, readSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { SyncFile } from '../db/log-sync';
-import { SharedSync } from '../db/shared-sync';
+import { SharedSync, type SyncFile } from '../db/shared-sync';
 
 /**
  * Byte-level I/O of append-only JSONL files. A line is complete only when its
